@@ -1,0 +1,28 @@
+#!/bin/sh
+# Build the CRIB kernel selftests (tools/testing/selftests/crib of the
+# patched kernel tree) into OUTDIR, against the vmlinux.h of the release
+# kernel build, with the system libbpf, bpftool and clang.
+#
+# usage: kernel/selftests.sh OUTDIR
+# The binaries (test_dump_task, test_dump_all_socket,
+# test_restore_udp_socket) print TAP (kselftest harness) and must run as
+# root on the CRIB kernel.
+set -eu
+
+out=${1:?usage: $0 OUTDIR}
+cache=${CRIB_CACHE:-/var/cache/crib}
+src=$cache/linux/src
+vmlinux_h=$cache/linux/build-release/vmlinux.h
+
+[ -d "$src/tools/testing/selftests/crib" ] ||
+	{ echo "$0: no CRIB selftests in $src (run kernel/build.sh)" >&2; exit 1; }
+[ -f "$vmlinux_h" ] ||
+	{ echo "$0: no $vmlinux_h (run kernel/build.sh)" >&2; exit 1; }
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
+# vmlinux.h changes with every kernel build; always take the current one
+rm -f "$out/vmlinux.h"
+make -s -C "$src/tools/testing/selftests/crib" OUTPUT="$out" \
+	VMLINUX_H="$vmlinux_h" BPFTOOL="$bpftool" CLANG="${CLANG:-clang}"
