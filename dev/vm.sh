@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Boot the CRIB kernel with the guest image under QEMU (TCG) and run one
+# command in it, or an interactive shell.
+#
+#   dev/vm.sh [--debug] [--timeout SECONDS] [-- CMD [ARGS...]]
+#
+# The checkout is visible in the guest at the same absolute path and is the
+# starting directory (the current one, when that lies inside the checkout).
+# The command's output is streamed; its exit status is ours.  A boot that
+# never reaches our /init is retried; a guest that outlives the timeout is
+# killed; a kernel splat in the guest log fails the run and is printed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+flavour=${CRIB_KERNEL:-release}
+timeout=${CRIB_VM_TIMEOUT:-900}
+boot_timeout=${CRIB_VM_BOOT_TIMEOUT:-120}
+boot_tries=3
+mem=${CRIB_VM_MEM:-1G}
+cpus=${CRIB_VM_CPUS:-2}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--debug) flavour=debug; shift ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	--) shift; break ;;
+	*) break ;;
+	esac
+done
+[ "$flavour" = debug ] && { mem=${CRIB_VM_MEM:-2G}; boot_timeout=${CRIB_VM_BOOT_TIMEOUT:-300}; }
+
+# What a kernel splat looks like in the guest log.
+splat_re='BUG:|WARNING:|KASAN:|UBSAN:|Oops|Kernel panic|general protection fault|'
+splat_re+='possible (recursive|circular) locking|inconsistent lock state|'
+splat_re+='suspicious RCU usage|sleeping function called from invalid context|'
+splat_re+='INFO: task .* blocked|rcu_.*detected stall|Call Trace:'
+
+bzimage=$(kernel_image "$flavour")
+initrd=$CRIB_IMAGE_DIR/initrd.cpio
+[ -f "$bzimage" ] || die "no $flavour kernel at $bzimage: run ./crib-dev kernel"
+[ -f "$initrd" ] || die "no guest image at $initrd: run ./crib-dev image"
+
+run=$(mktemp -d /tmp/crib-vm.XXXXXX)
+qemu_pid=
+cleanup() {
+	[ -n "$qemu_pid" ] && kill "$qemu_pid" 2>/dev/null
+	rm -rf "$run"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+interactive=0
+if [ $# -eq 0 ]; then
+	interactive=1
+	[ -t 0 ] || die "an interactive shell needs a terminal; give a command after --"
+else
+	printf '%s\0' "$@" >"$run/cmd"
+fi
+echo "$CRIB_ROOT" >"$run/repo"
+case "$PWD/" in
+"$CRIB_ROOT"/*) echo "$PWD" >"$run/cwd" ;;
+*) echo "$CRIB_ROOT" >"$run/cwd" ;;
+esac
+: >"$run/env"
+while IFS= read -r -d '' kv; do
+	case "$kv" in CRIB_*=* | TERM=* | V=*) printf '%s\0' "$kv" >>"$run/env" ;; esac
+done < <(env -0)
+
+qemu_args=(
+	-accel tcg -cpu max -smp "$cpus" -m "$mem"
+	-nodefaults -no-reboot -display none -monitor none
+	-kernel "$bzimage" -initrd "$initrd"
+	-append "console=ttyS0 rdinit=/init panic=-1 printk.devkmsg=on"
+	-serial "file:$run/console.log"
+	-virtfs "local,path=$CRIB_ROOT,mount_tag=repo,security_model=none"
+	-virtfs "local,path=$run,mount_tag=run,security_model=none"
+)
+
+# One boot; sets $boot_result: ok, noboot (never reached /init), timeout.
+boot_once() {
+	rm -f "$run/started" "$run/status" "$run/console.log" "$run/output"
+	local tail_pid= start=$SECONDS
+	if [ "$interactive" = 1 ]; then
+		qemu-system-x86_64 "${qemu_args[@]}" \
+			-chardev stdio,id=out,signal=off -serial chardev:out &
+	else
+		: >"$run/output"
+		qemu-system-x86_64 "${qemu_args[@]}" \
+			-chardev "file,id=out,path=$run/output" -serial chardev:out </dev/null &
+	fi
+	qemu_pid=$!
+	[ "$interactive" = 1 ] || { tail -c +1 -F --pid="$qemu_pid" "$run/output" 2>/dev/null & tail_pid=$!; }
+	boot_result=ok
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		if [ ! -e "$run/started" ] && [ $((SECONDS - start)) -ge "$boot_timeout" ]; then
+			boot_result=noboot
+			break
+		fi
+		if [ "$interactive" = 0 ] && [ $((SECONDS - start)) -ge "$timeout" ]; then
+			boot_result=timeout
+			break
+		fi
+		sleep 0.2
+	done
+	if [ "$boot_result" != ok ]; then
+		kill "$qemu_pid" 2>/dev/null || true
+	fi
+	wait "$qemu_pid" 2>/dev/null || true
+	qemu_pid=
+	[ -n "$tail_pid" ] && wait "$tail_pid" 2>/dev/null || true
+	[ "$boot_result" = ok ] && [ ! -e "$run/started" ] && boot_result=noboot
+	return 0
+}
+
+for ((try = 1; try <= boot_tries; try++)); do
+	boot_once
+	[ "$boot_result" = noboot ] || break
+	log "guest did not reach /init (boot $try of $boot_tries); console tail:"
+	tail -n 15 "$run/console.log" >&2 2>/dev/null || true
+done
+
+status=125
+case "$boot_result" in
+noboot) die "guest never reached /init after $boot_tries boots" ;;
+timeout) log "guest still running after ${timeout}s: killed"; status=124 ;;
+ok)
+	if [ -s "$run/status" ]; then
+		status=$(cat "$run/status")
+	else
+		log "guest ended without an exit status (kernel panic or crash?)"
+	fi
+	;;
+esac
+
+if grep -qE "$splat_re" "$run/console.log"; then
+	log "kernel splat in the guest log:"
+	grep -E -B5 -A30 "$splat_re" "$run/console.log" | head -n 120 >&2
+	status=125
+fi
+# Keep the guest's kernel log where asked (tests archive it).
+if [ -n "${CRIB_VM_CONSOLE:-}" ]; then
+	cp "$run/console.log" "$CRIB_VM_CONSOLE"
+fi
+exit "$status"
