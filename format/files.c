@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Open files and pipes. */
+#include "internal.h"
+
+#define R CRIB_FIELD_REQUIRED
+#define ID (CRIB_FIELD_REQUIRED | CRIB_FIELD_ID)
+#define X CRIB_FIELD_HEX
+
+static const struct crib_field file_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_file, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_file, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_BOOL, 0, struct crib_file, cloexec, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, R, struct crib_file, type, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, X, struct crib_file, flags, 0, NULL),
+	CRIB_F(6, CRIB_FT_INT, 0, struct crib_file, pos, 0, NULL),
+	CRIB_F(7, CRIB_FT_PATH, 0, struct crib_file, path, 0, NULL),
+	CRIB_F(8, CRIB_FT_UINT, X, struct crib_file, dev, 0, NULL),
+	CRIB_F(9, CRIB_FT_UINT, 0, struct crib_file, inode, 0, NULL),
+	CRIB_F(10, CRIB_FT_UINT, 0, struct crib_file, size, 0, NULL),
+	CRIB_F(11, CRIB_FT_UINT, X, struct crib_file, mode, 0, NULL),
+	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_file, mnt_id, 0, NULL),
+	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_file, eventfd_count, 0, NULL),
+	CRIB_F(14, CRIB_FT_UINT, X, struct crib_file, sigmask, 0, NULL),
+};
+const struct crib_struct_desc crib_file_desc = CRIB_DESC("file", struct crib_file, file_fields);
+
+static const struct crib_field pipe_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_pipe, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_pipe, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, R, struct crib_pipe, pipe_id, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, R, struct crib_pipe, end, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_pipe, pipe_size, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_pipe, queued, 0, NULL),
+};
+const struct crib_struct_desc crib_pipe_desc = CRIB_DESC("pipe", struct crib_pipe, pipe_fields);
+
+static const struct crib_field pipe_data_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_pipe_data, pipe_id, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_pipe_data, offset, 0, NULL),
+	CRIB_F(3, CRIB_FT_BLOB, R | CRIB_FIELD_BULK, struct crib_pipe_data, data,
+	       CRIB_CHUNK_MAX, NULL),
+};
+const struct crib_struct_desc crib_pipe_data_desc =
+	CRIB_DESC("pipe_data", struct crib_pipe_data, pipe_data_fields);
+
+const char *crib_file_type_name(uint64_t type)
+{
+	static const char *const names[] = {
+		[CRIB_FILE_UNKNOWN] = "unknown",
+		[CRIB_FILE_REGULAR] = "regular",
+		[CRIB_FILE_DIR] = "dir",
+		[CRIB_FILE_CHARDEV] = "chardev",
+		[CRIB_FILE_BLOCKDEV] = "blockdev",
+		[CRIB_FILE_PIPE] = "pipe",
+		[CRIB_FILE_SOCKET] = "socket",
+		[CRIB_FILE_EVENTFD] = "eventfd",
+		[CRIB_FILE_EVENTPOLL] = "eventpoll",
+		[CRIB_FILE_SIGNALFD] = "signalfd",
+		[CRIB_FILE_TIMERFD] = "timerfd",
+		[CRIB_FILE_INOTIFY] = "inotify",
+		[CRIB_FILE_FANOTIFY] = "fanotify",
+		[CRIB_FILE_PIDFD] = "pidfd",
+		[CRIB_FILE_MEMFD] = "memfd",
+		[CRIB_FILE_SYMLINK] = "symlink",
+		[CRIB_FILE_ANON_INODE] = "anon_inode",
+	};
+
+	return type < ARRAY_SIZE(names) ? names[type] : "unknown";
+}
+
+int crib_write_file(struct crib_writer *w, const struct crib_file *f)
+{
+	return crib_writer_record(w, CRIB_REC_FILE, f);
+}
+
+int crib_write_pipe(struct crib_writer *w, const struct crib_pipe *p)
+{
+	return crib_writer_record(w, CRIB_REC_PIPE, p);
+}
+
+int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id, const void *data, size_t len)
+{
+	struct crib_pipe_data d = { .pipe_id = pipe_id };
+
+	while (len) {
+		size_t n = len < CRIB_CHUNK_MAX ? len : CRIB_CHUNK_MAX;
+
+		d.data.data = data;
+		d.data.len = n;
+		if (crib_writer_record(w, CRIB_REC_PIPE_DATA, &d))
+			return -1;
+		d.offset += n;
+		data = (const uint8_t *)data + n;
+		len -= n;
+	}
+	return 0;
+}

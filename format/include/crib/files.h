@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Open files and pipes. */
+#ifndef CRIB_FILES_H
+#define CRIB_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crib/types.h>
+
+struct crib_writer;
+
+enum crib_file_type {
+	CRIB_FILE_UNKNOWN = 0,
+	CRIB_FILE_REGULAR = 1,
+	CRIB_FILE_DIR = 2,
+	CRIB_FILE_CHARDEV = 3,
+	CRIB_FILE_BLOCKDEV = 4,
+	CRIB_FILE_PIPE = 5,
+	CRIB_FILE_SOCKET = 6,
+	CRIB_FILE_EVENTFD = 7,
+	CRIB_FILE_EVENTPOLL = 8,
+	CRIB_FILE_SIGNALFD = 9,
+	CRIB_FILE_TIMERFD = 10,
+	CRIB_FILE_INOTIFY = 11,
+	CRIB_FILE_FANOTIFY = 12,
+	CRIB_FILE_PIDFD = 13,
+	CRIB_FILE_MEMFD = 14,
+	CRIB_FILE_SYMLINK = 15,
+	CRIB_FILE_ANON_INODE = 16,
+};
+
+struct crib_file {
+	uint64_t pid;
+	uint64_t fd;
+	bool cloexec;
+	uint64_t type;			/* enum crib_file_type */
+	uint64_t flags;			/* O_* status flags */
+	int64_t pos;
+	const char *path;
+	uint64_t dev;
+	uint64_t inode;
+	uint64_t size;
+	uint64_t mode;			/* st_mode */
+	uint64_t mnt_id;
+	uint64_t eventfd_count;
+	uint64_t sigmask;		/* signalfd */
+};
+
+enum crib_pipe_end {
+	CRIB_PIPE_READ = 0,
+	CRIB_PIPE_WRITE = 1,
+};
+
+struct crib_pipe {
+	uint64_t pid;
+	uint64_t fd;
+	uint64_t pipe_id;		/* pipefs inode */
+	uint64_t end;			/* enum crib_pipe_end */
+	uint64_t pipe_size;		/* F_GETPIPE_SZ */
+	uint64_t queued;		/* bytes in the pipe; carried by pipe_data */
+};
+
+struct crib_pipe_data {
+	uint64_t pipe_id;
+	uint64_t offset;		/* of this chunk in the queued bytes */
+	struct crib_blob data;
+};
+
+extern const struct crib_struct_desc crib_file_desc;
+extern const struct crib_struct_desc crib_pipe_desc;
+extern const struct crib_struct_desc crib_pipe_data_desc;
+
+const char *crib_file_type_name(uint64_t type);
+
+int crib_write_file(struct crib_writer *w, const struct crib_file *f);
+int crib_write_pipe(struct crib_writer *w, const struct crib_pipe *p);
+/* The queued bytes of a pipe, split into chunks of at most CRIB_CHUNK_MAX. */
+int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id,
+			 const void *data, size_t len);
+
+#endif /* CRIB_FILES_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Framing records: header (first), trailer (last), note (ancillary). */
+#ifndef CRIB_META_H
+#define CRIB_META_H
+
+#include <stdint.h>
+
+#include <crib/types.h>
+#include <stddef.h>
+
+/* Header flags. */
+#define CRIB_HDR_NO_PAGES	0x1	/* memory contents were not dumped */
+
+struct crib_header {
+	/* From the file preamble; filled in by the reader, set by the writer. */
+	uint16_t version_major;
+	uint16_t version_minor;
+	/* Record fields. */
+	const char *kernel_release;	/* uname -r of the source */
+	const char *arch;		/* uname -m of the source, e.g. "x86_64" */
+	uint64_t page_size;
+	const char *tool_name;
+	const char *tool_version;
+	uint64_t time_ns;		/* CLOCK_REALTIME when the dump started */
+	uint64_t flags;			/* CRIB_HDR_* */
+	const char *hostname;
+	uint64_t root_pid;		/* root of the dumped process tree */
+};
+
+struct crib_type_count {
+	uint64_t type;
+	uint64_t count;
+};
+
+struct crib_trailer {
+	uint64_t records;		/* records before the trailer, header included */
+	const struct crib_type_count *counts;	/* ascending by type */
+	size_t n_counts;
+	uint64_t stream_bytes;		/* record stream bytes before the trailer */
+	uint64_t checksum;		/* XXH64, seed 0, of preamble and those bytes */
+};
+
+struct crib_note {
+	const char *name;
+	const char *value;
+};
+
+extern const struct crib_struct_desc crib_header_desc;
+extern const struct crib_struct_desc crib_trailer_desc;
+extern const struct crib_struct_desc crib_note_desc;
+
+#endif /* CRIB_META_H */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Process and thread records. */
+#ifndef CRIB_PROCESS_H
+#define CRIB_PROCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crib/types.h>
+
+struct crib_writer;
+
+struct crib_rlimit {
+	uint64_t resource;		/* RLIMIT_* */
+	uint64_t cur;			/* RLIM_INFINITY is UINT64_MAX */
+	uint64_t max;
+};
+
+struct crib_process {
+	uint64_t pid;
+	uint64_t tgid;
+	uint64_t ppid;
+	uint64_t sid;
+	uint64_t pgid;
+	const char *comm;
+	uint64_t uid, gid, euid, egid, suid, sgid, fsuid, fsgid;
+	const uint64_t *groups;
+	size_t n_groups;
+	uint64_t cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
+	uint64_t sched_policy;
+	int64_t sched_priority;
+	int64_t nice;
+	uint64_t personality;
+	uint64_t umask;
+	const struct crib_rlimit *rlimits;
+	size_t n_rlimits;
+	const char *cwd;
+	const char *root;
+	const char *exe;
+	bool no_new_privs;
+	uint64_t dumpable;
+	uint64_t start_time;		/* ns since boot */
+};
+
+/* x86_64 struct user_regs_struct, field for field. */
+struct crib_regs_x86_64 {
+	uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	uint64_t rax, rcx, rdx, rsi, rdi, orig_rax, rip, cs, eflags, rsp, ss;
+	uint64_t fs_base, gs_base, ds, es, fs, gs;
+};
+
+struct crib_sigaltstack {
+	uint64_t sp;
+	uint64_t size;
+	uint64_t flags;
+};
+
+/* A queued signal: number and the raw 128-byte siginfo_t. */
+struct crib_siginfo {
+	uint64_t signo;
+	struct crib_blob info;
+};
+
+struct crib_thread {
+	uint64_t pid;			/* thread group id */
+	uint64_t tid;
+	const char *comm;
+	struct crib_regs_x86_64 regs_x86_64;	/* when the header arch is x86_64 */
+	const char *regs_arch;		/* other architectures: tag ... */
+	struct crib_blob regs;		/* ... and the ptrace regset bytes */
+	struct crib_blob xstate;	/* FPU/extended state, XSAVE layout on x86 */
+	uint64_t sigmask;		/* blocked; bit n-1 is signal n */
+	struct crib_sigaltstack sigaltstack;
+	const struct crib_siginfo *pending;
+	size_t n_pending;
+	uint64_t clear_child_tid;
+	uint64_t robust_list;
+	uint64_t robust_list_len;
+};
+
+extern const struct crib_struct_desc crib_process_desc;
+extern const struct crib_struct_desc crib_thread_desc;
+
+int crib_write_process(struct crib_writer *w, const struct crib_process *p);
+int crib_write_thread(struct crib_writer *w, const struct crib_thread *t);
+
+#endif /* CRIB_PROCESS_H */

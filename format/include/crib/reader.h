@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Streaming snapshot reader with bounded memory.  It holds at most one
+ * record (CRIB_LIMIT_RECORD encoded, CRIB_LIMIT_DECODED decoded) plus the
+ * zstd window (at most 2^CRIB_LIMIT_WINDOW_LOG); no length or count read from
+ * the input is used for an allocation before it is checked against a limit.
+ */
+#ifndef CRIB_READER_H
+#define CRIB_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <crib/types.h>
+#include <crib/schema.h>
+#include <crib/meta.h>
+#include <crib/process.h>
+#include <crib/mm.h>
+#include <crib/files.h>
+#include <crib/sockets.h>
+#include <crib/signals.h>
+
+struct crib_reader;
+struct crib_decoder;
+
+/* Reads up to len bytes; returns the count, 0 at end of input, -1 with errno. */
+typedef ssize_t (*crib_read_fn)(void *ctx, void *buf, size_t len);
+
+/*
+ * A decoded record.  Pointers (strings, arrays, blobs, raw) stay valid until
+ * the next call that decodes a record with the same reader or decoder.
+ */
+struct crib_record {
+	uint32_t type;
+	const struct crib_record_info *info;	/* NULL for an unknown ancillary record */
+	uint64_t offset;			/* in the uncompressed record stream */
+	const uint8_t *raw;			/* the record's CBOR encoding */
+	size_t raw_len;
+	union {
+		struct crib_header header;
+		struct crib_trailer trailer;
+		struct crib_note note;
+		struct crib_process process;
+		struct crib_thread thread;
+		struct crib_mm mm;
+		struct crib_vma vma;
+		struct crib_pages pages;
+		struct crib_file file;
+		struct crib_pipe pipe;
+		struct crib_pipe_data pipe_data;
+		struct crib_socket socket;
+		struct crib_socket_queue socket_queue;
+		struct crib_sighand sighand;
+		struct crib_sigpending sigpending;
+		struct crib_timers timers;
+	} u;
+};
+
+/*
+ * Open a snapshot: reads and checks the preamble and the header record.
+ * Returns NULL with *err filled on failure (a newer major version, for one).
+ */
+struct crib_reader *crib_reader_open(int fd, struct crib_error *err);
+struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
+					    struct crib_error *err);
+/* Read from a buffer the caller keeps alive until crib_reader_close(). */
+struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err);
+
+const struct crib_header *crib_reader_header(const struct crib_reader *r);
+
+/*
+ * The next record: 1 with *rec filled, 0 after the trailer once the whole
+ * stream has been checked, -1 on error (see crib_reader_error()).  The first
+ * record is the header, the last the trailer.
+ */
+int crib_reader_next(struct crib_reader *r, struct crib_record *rec);
+const struct crib_error *crib_reader_error(const struct crib_reader *r);
+/* Most memory the reader itself had allocated at once, zstd excluded. */
+size_t crib_reader_mem_peak(const struct crib_reader *r);
+void crib_reader_close(struct crib_reader *r);
+
+/*
+ * Decode one record from its raw encoding (e.g. a crib_record.raw kept
+ * aside), applying the same checks as the reader.  page_size is the
+ * header's, used to check pages records.
+ */
+struct crib_decoder *crib_decoder_new(void);
+int crib_decoder_decode(struct crib_decoder *d, const void *raw, size_t len,
+			uint64_t page_size, struct crib_record *rec, struct crib_error *err);
+void crib_decoder_free(struct crib_decoder *d);
+
+#endif /* CRIB_READER_H */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Sockets and their queued data. */
+#ifndef CRIB_SOCKETS_H
+#define CRIB_SOCKETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crib/types.h>
+
+struct crib_writer;
+
+/*
+ * A socket address.  addr holds 4 bytes (AF_INET), 16 bytes (AF_INET6) or
+ * the sun_path bytes (AF_UNIX, abstract names keep their leading NUL).
+ * family 0 means no address.
+ */
+struct crib_sockaddr {
+	uint64_t family;
+	struct crib_blob addr;
+	uint64_t port;
+	uint64_t flowinfo;
+	uint64_t scope_id;
+};
+
+/* A socket option as getsockopt(2) returned it. */
+struct crib_sockopt {
+	uint64_t level;
+	uint64_t name;
+	struct crib_blob value;
+};
+
+/* TCP connection state for TCP_REPAIR. */
+struct crib_tcp {
+	uint64_t snd_una, snd_nxt, rcv_nxt;
+	uint64_t snd_wnd, rcv_wnd, max_window, rcv_wup;
+	uint64_t mss_clamp;
+	uint64_t snd_wscale, rcv_wscale;
+	bool timestamps;
+	uint64_t ts_val;
+	bool sack;
+	uint64_t unsent;		/* bytes in the send queue not yet sent */
+	bool nodelay;
+	bool cork;
+};
+
+struct crib_socket {
+	uint64_t pid;
+	uint64_t fd;
+	uint64_t sock_id;		/* sockfs inode */
+	uint64_t family;		/* AF_* */
+	uint64_t type;			/* SOCK_* */
+	uint64_t protocol;
+	uint64_t state;			/* TCP_* for inet, SS_* otherwise */
+	struct crib_sockaddr local;
+	struct crib_sockaddr peer;
+	const struct crib_sockopt *options;
+	size_t n_options;
+	struct crib_tcp tcp;
+	uint64_t recv_queued;		/* bytes; carried by socket_queue records */
+	uint64_t send_queued;
+	uint64_t shutdown;		/* SHUT_* mask: 1 read, 2 write */
+	uint64_t backlog;
+	uint64_t peer_id;		/* sock_id of a unix peer */
+};
+
+enum crib_queue {
+	CRIB_QUEUE_RECV = 0,
+	CRIB_QUEUE_SEND = 1,
+};
+
+/* One datagram, or a run of stream bytes; src only for datagrams. */
+struct crib_sock_chunk {
+	struct crib_blob data;
+	struct crib_sockaddr src;
+};
+
+struct crib_socket_queue {
+	uint64_t sock_id;
+	uint64_t queue;			/* enum crib_queue */
+	uint64_t seq;			/* 0, 1, 2 ... per queue */
+	const struct crib_sock_chunk *chunks;
+	size_t n_chunks;
+};
+
+extern const struct crib_struct_desc crib_socket_desc;
+extern const struct crib_struct_desc crib_socket_queue_desc;
+
+int crib_write_socket(struct crib_writer *w, const struct crib_socket *s);
+/* One queue record; the chunks' data must total at most CRIB_CHUNK_MAX. */
+int crib_write_socket_queue(struct crib_writer *w, const struct crib_socket_queue *q);
+/* Stream bytes of a queue, split into records of at most CRIB_CHUNK_MAX. */
+int crib_write_socket_stream(struct crib_writer *w, uint64_t sock_id,
+			     uint64_t queue, const void *data, size_t len);
+
+#endif /* CRIB_SOCKETS_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * CRIB snapshot format, version 1: constants, limits, record type numbers,
+ * errors and the shared value types.  spec/format.md is the normative text;
+ * the numbers here must match it.
+ */
+#ifndef CRIB_TYPES_H
+#define CRIB_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* File preamble: 8 magic bytes, major (u16 LE), minor (u16 LE), flags (u32 LE). */
+#define CRIB_MAGIC		"\x89" "CRIB\r\n\x1a"
+#define CRIB_MAGIC_LEN		8
+#define CRIB_PREAMBLE_LEN	16
+
+#define CRIB_VERSION_MAJOR	1
+#define CRIB_VERSION_MINOR	0
+
+/* Limits every reader enforces (spec/format.md, "Limits"). */
+#define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
+#define CRIB_LIMIT_BYTES	(1u << 20)	/* one byte string */
+#define CRIB_LIMIT_TEXT		4096u		/* one text string */
+#define CRIB_LIMIT_PATH		4095u		/* a path (PATH_MAX minus NUL) */
+#define CRIB_LIMIT_DEPTH	8u		/* nesting of arrays and maps */
+#define CRIB_LIMIT_ITEMS	65536u		/* entries of one array or map */
+#define CRIB_LIMIT_TYPES	256u		/* distinct record types per snapshot */
+#define CRIB_LIMIT_DECODED	(8u << 20)	/* memory one decoded record may use */
+#define CRIB_LIMIT_WINDOW_LOG	24		/* zstd window: at most 16 MiB */
+#define CRIB_CHUNK_MAX		(1u << 20)	/* bulk data carried by one record */
+#define CRIB_PAGE_SIZE_MIN	512u
+#define CRIB_PAGE_SIZE_MAX	65536u
+
+/*
+ * Record types.  Bit 15 set marks an ancillary record: a reader that does not
+ * know it skips it.  An unknown record with bit 15 clear is critical and the
+ * reader refuses the snapshot.  Each resource kind owns a block of 0x100.
+ */
+#define CRIB_REC_ANCILLARY	0x8000u
+#define CRIB_REC_TYPE_MAX	0xffffu
+
+enum crib_record_type {
+	CRIB_REC_HEADER		= 0x0001,
+	CRIB_REC_TRAILER	= 0x0002,
+	CRIB_REC_PROCESS	= 0x0100,
+	CRIB_REC_THREAD		= 0x0101,
+	CRIB_REC_MM		= 0x0200,
+	CRIB_REC_VMA		= 0x0201,
+	CRIB_REC_PAGES		= 0x0202,
+	CRIB_REC_FILE		= 0x0300,
+	CRIB_REC_PIPE		= 0x0301,
+	CRIB_REC_PIPE_DATA	= 0x0302,
+	CRIB_REC_SOCKET		= 0x0400,
+	CRIB_REC_SOCKET_QUEUE	= 0x0401,
+	CRIB_REC_SIGHAND	= 0x0500,
+	CRIB_REC_SIGPENDING	= 0x0501,
+	CRIB_REC_TIMERS		= 0x0502,
+	CRIB_REC_NOTE		= 0x8001,
+};
+
+static inline bool crib_record_is_critical(uint32_t type)
+{
+	return !(type & CRIB_REC_ANCILLARY);
+}
+
+/* Error codes; crib-inspect maps them to exit codes. */
+enum crib_err {
+	CRIB_OK = 0,
+	CRIB_E_IO,		/* read or write failed */
+	CRIB_E_NOMEM,
+	CRIB_E_INVAL,		/* bad argument from the caller */
+	CRIB_E_MAGIC,		/* not a CRIB snapshot */
+	CRIB_E_VERSION,		/* major version this reader does not know */
+	CRIB_E_CRITICAL,	/* unknown critical record type */
+	CRIB_E_TRUNCATED,	/* stream ends early */
+	CRIB_E_ZSTD,		/* compressed data is corrupt */
+	CRIB_E_CBOR,		/* malformed or disallowed CBOR */
+	CRIB_E_LIMIT,		/* a size, count or depth limit was exceeded */
+	CRIB_E_SCHEMA,		/* well-formed CBOR that breaks the record schema */
+	CRIB_E_CHECKSUM,	/* trailer counts or checksum do not match */
+	CRIB_E_TRAILING,	/* data after the trailer */
+};
+
+#define CRIB_OFFSET_NONE UINT64_MAX
+
+struct crib_error {
+	enum crib_err code;
+	/* Input bytes consumed when the error was found (compressed file). */
+	uint64_t file_offset;
+	/* Offset in the uncompressed record stream, or CRIB_OFFSET_NONE. */
+	uint64_t stream_offset;
+	char msg[256];
+};
+
+const char *crib_err_name(enum crib_err code);
+
+/* XXH64 (the trailer checksum algorithm) of a buffer. */
+uint64_t crib_xxh64(const void *data, size_t len, uint64_t seed);
+
+/* Opaque binary data; points into memory owned by the caller or the reader. */
+struct crib_blob {
+	const void *data;
+	size_t len;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CRIB_TYPES_H */

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Streaming snapshot writer.  Records are encoded one at a time into a
+ * bounded buffer and fed to a zstd stream; nothing is ever seeked, so the
+ * output may be a pipe.  Memory use: one record (at most CRIB_LIMIT_RECORD)
+ * plus the zstd context of the chosen level.
+ *
+ * Every function returns 0 on success and -1 on error.  After an error the
+ * writer refuses further records; crib_writer_error() says why.
+ */
+#ifndef CRIB_WRITER_H
+#define CRIB_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <crib/types.h>
+
+struct crib_writer;
+struct crib_header;
+
+/* Writes up to len bytes; returns the count written, or -1 with errno set. */
+typedef ssize_t (*crib_write_fn)(void *ctx, const void *buf, size_t len);
+
+#define CRIB_LEVEL_DEFAULT	3
+#define CRIB_LEVEL_MAX		19	/* higher levels need a window over the reader limit */
+
+/*
+ * Start a snapshot: writes the preamble and the header record.  The header's
+ * version fields are ignored (the writer always writes its own version).
+ * level is a zstd level from ZSTD_minCLevel() to CRIB_LEVEL_MAX.
+ */
+struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
+				     struct crib_error *err);
+struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
+					  const struct crib_header *hdr,
+					  struct crib_error *err);
+
+/* One record of a type from the registry, body being its C struct. */
+int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body);
+
+/*
+ * Records of types the registry does not describe (new ancillary records):
+ * begin, put fields with strictly ascending keys, end.  No schema check.
+ */
+int crib_writer_begin(struct crib_writer *w, uint32_t type);
+int crib_writer_put_uint(struct crib_writer *w, uint64_t key, uint64_t value);
+int crib_writer_put_int(struct crib_writer *w, uint64_t key, int64_t value);
+int crib_writer_put_bool(struct crib_writer *w, uint64_t key, bool value);
+int crib_writer_put_text(struct crib_writer *w, uint64_t key, const char *value);
+int crib_writer_put_bytes(struct crib_writer *w, uint64_t key, const void *data, size_t len);
+int crib_writer_end(struct crib_writer *w);
+
+/* The page size declared in the header (for sizing pages records). */
+uint64_t crib_writer_page_size(const struct crib_writer *w);
+const struct crib_error *crib_writer_error(const struct crib_writer *w);
+
+/*
+ * Finish: writes the trailer, ends the zstd frame, flushes and frees the
+ * writer.  Returns -1 (and fills *err when not NULL) if anything failed,
+ * including any earlier error.
+ */
+int crib_writer_close(struct crib_writer *w, struct crib_error *err);
+/* Free without finishing; the output is left without a trailer. */
+void crib_writer_abort(struct crib_writer *w);
+
+int crib_write_note(struct crib_writer *w, const char *name, const char *value);
+
+#endif /* CRIB_WRITER_H */

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Streaming reader.  Input flows source -> zstd -> record buffer; a record
+ * is first skimmed (extent, well-formedness, limits) a token at a time,
+ * pulling more input only as needed, then decoded against the schema.  At
+ * no point does a length or count from the input size an allocation before
+ * it is checked: buffers are fixed, the decoded-record arena is capped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "internal.h"
+
+struct crib_decoder {
+	struct crib_arena arena;
+};
+
+struct crib_reader {
+	crib_read_fn read_fn;
+	void *ctx;
+	int fd;
+	const uint8_t *mem;		/* crib_reader_open_mem() */
+	size_t mem_len, mem_pos;
+
+	ZSTD_DCtx *dctx;
+	uint8_t *in;
+	size_t in_cap, in_pos, in_len;
+	uint64_t in_total;		/* bytes taken from the source */
+	bool src_eof;
+	bool frame_done;		/* last zstd call ended a frame */
+
+	uint8_t *buf;			/* decompressed bytes not yet consumed */
+	size_t buf_cap, start, end;
+	uint64_t buf_off;		/* stream offset of buf[start] */
+
+	struct crib_skim skim;
+	struct crib_arena arena;	/* the current record */
+	struct crib_arena hdr_arena;	/* the header, kept for the reader's life */
+	struct crib_header header;
+	uint8_t *header_raw;		/* in hdr_arena */
+	size_t header_raw_len;
+
+	struct crib_xxh64 hash;
+	uint64_t stream_bytes;
+	uint64_t records;
+	struct crib_type_count counts[CRIB_LIMIT_TYPES];
+	size_t n_counts;
+
+	bool header_returned;
+	bool done;
+	bool failed;
+	struct crib_error err;
+};
+
+static ssize_t fd_read(void *ctx, void *buf, size_t len)
+{
+	return read(*(int *)ctx, buf, len);
+}
+
+static ssize_t mem_read(void *ctx, void *buf, size_t len)
+{
+	struct crib_reader *r = ctx;
+	size_t n = r->mem_len - r->mem_pos;
+
+	if (n > len)
+		n = len;
+	memcpy(buf, r->mem + r->mem_pos, n);
+	r->mem_pos += n;
+	return (ssize_t)n;
+}
+
+static uint64_t file_offset(const struct crib_reader *r)
+{
+	return r->in_total - (r->in_len - r->in_pos);
+}
+
+/* Record the first error; later ones are consequences. */
+static int fail(struct crib_reader *r, enum crib_err code, uint64_t off, const char *msg)
+{
+	if (!r->failed) {
+		crib_set_error(&r->err, code, off, "%s", msg);
+		r->err.file_offset = file_offset(r);
+		r->failed = true;
+	}
+	return -1;
+}
+
+static int fail_with(struct crib_reader *r, const struct crib_error *err)
+{
+	if (!r->failed) {
+		r->err = *err;
+		r->err.file_offset = file_offset(r);
+		r->failed = true;
+	}
+	return -1;
+}
+
+static int read_source(struct crib_reader *r, void *buf, size_t len, size_t *got)
+{
+	ssize_t n;
+
+	do
+		n = r->read_fn(r->ctx, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		crib_set_error(&r->err, CRIB_E_IO, CRIB_OFFSET_NONE, "read: %s", strerror(errno));
+		r->err.file_offset = r->in_total;
+		r->failed = true;
+		return -1;
+	}
+	r->in_total += (uint64_t)n;
+	*got = (size_t)n;
+	return 0;
+}
+
+/*
+ * Make at least need bytes available at buf[start].  Returns 1 when they
+ * are, 0 when the input ended cleanly first (at a frame boundary), -1 on
+ * error.
+ */
+static int fill(struct crib_reader *r, size_t need)
+{
+	while (r->end - r->start < need) {
+		ZSTD_inBuffer in;
+		ZSTD_outBuffer out;
+		size_t ret, old_in, old_out;
+
+		if (r->buf_cap - r->end < ZSTD_DStreamOutSize() && r->start) {
+			memmove(r->buf, r->buf + r->start, r->end - r->start);
+			r->end -= r->start;
+			r->start = 0;
+		}
+		if (r->in_pos == r->in_len && !r->src_eof) {
+			size_t got;
+
+			if (read_source(r, r->in, r->in_cap, &got))
+				return -1;
+			r->in_pos = 0;
+			r->in_len = got;
+			r->src_eof = got == 0;
+		}
+		if (r->in_pos == r->in_len && r->src_eof && r->frame_done)
+			return 0;
+		in = (ZSTD_inBuffer){ r->in, r->in_len, r->in_pos };
+		out = (ZSTD_outBuffer){ r->buf, r->buf_cap, r->end };
+		old_in = in.pos;
+		old_out = out.pos;
+		ret = ZSTD_decompressStream(r->dctx, &out, &in);
+		if (ZSTD_isError(ret)) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "zstd: %s", ZSTD_getErrorName(ret));
+			return fail(r, CRIB_E_ZSTD, r->buf_off + (r->end - r->start), msg);
+		}
+		r->in_pos = in.pos;
+		r->end = out.pos;
+		if (ret == 0)
+			r->frame_done = true;
+		else if (in.pos != old_in)
+			r->frame_done = false;
+		if (in.pos == old_in && out.pos == old_out && r->in_pos == r->in_len &&
+		    r->src_eof) {
+			if (r->frame_done)
+				return 0;
+			return fail(r, CRIB_E_TRUNCATED, r->buf_off + (r->end - r->start),
+				    "input ends inside a zstd frame");
+		}
+	}
+	return 1;
+}
+
+/* ---- record decoding, shared with crib_decoder ---- */
+
+static bool page_size_ok(uint64_t ps)
+{
+	return ps >= CRIB_PAGE_SIZE_MIN && ps <= CRIB_PAGE_SIZE_MAX && !(ps & (ps - 1));
+}
+
+bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
+		       struct crib_error *err)
+{
+	const char *why = NULL;
+
+	switch (rec->type) {
+	case CRIB_REC_HEADER:
+		if (!page_size_ok(rec->u.header.page_size))
+			why = "header: page_size is not a power of two in [512, 65536]";
+		break;
+	case CRIB_REC_VMA:
+		if (rec->u.vma.start >= rec->u.vma.end || rec->u.vma.start % page_size ||
+		    rec->u.vma.end % page_size)
+			why = "vma: start and end are not ordered, page-aligned addresses";
+		break;
+	case CRIB_REC_PAGES: {
+		const struct crib_pages *p = &rec->u.pages;
+
+		if (!p->npages || p->addr % page_size ||
+		    p->npages > (UINT64_MAX - p->addr) / page_size + 1)
+			why = "pages: bad address or page count";
+		else if (p->data.len && (p->npages > CRIB_CHUNK_MAX / page_size ||
+					 p->data.len != p->npages * page_size))
+			why = "pages: data length is not npages * page_size";
+		break;
+	}
+	default:
+		break;
+	}
+	if (why) {
+		crib_set_error(err, CRIB_E_SCHEMA, rec->offset, "%s", why);
+		return false;
+	}
+	return true;
+}
+
+/* Decode a skimmed record: [type, body]. */
+static bool decode_record(struct crib_arena *a, const uint8_t *raw, size_t len, uint64_t off,
+			  uint64_t page_size, struct crib_record *rec, struct crib_error *err)
+{
+	struct crib_cursor c = { .buf = raw, .len = len, .base = off };
+	struct crib_tok tok;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->offset = off;
+	rec->raw = raw;
+	rec->raw_len = len;
+	crib_arena_reset(a);
+	if (!crib_cursor_next(&c, &tok, err))	/* the array head, checked by the skim */
+		return false;
+	if (!crib_cursor_next(&c, &tok, err))
+		return false;
+	if (tok.kind != CRIB_TOK_UINT || tok.val == 0 || tok.val > CRIB_REC_TYPE_MAX) {
+		crib_set_error(err, CRIB_E_SCHEMA, off,
+			       "record type is not an integer in 1..65535");
+		return false;
+	}
+	rec->type = (uint32_t)tok.val;
+	rec->info = crib_record_info_by_type(rec->type);
+	if (!rec->info) {
+		if (crib_record_is_critical(rec->type)) {
+			crib_set_error(err, CRIB_E_CRITICAL, off,
+				       "unknown critical record type 0x%04x: this snapshot needs a newer reader",
+				       rec->type);
+			return false;
+		}
+		if (!crib_cursor_next(&c, &tok, err))
+			return false;
+		if (tok.kind != CRIB_TOK_MAP) {
+			crib_set_error(err, CRIB_E_SCHEMA, off, "record 0x%04x: body is not a map",
+				       rec->type);
+			return false;
+		}
+		return true;	/* ancillary and unknown: left opaque */
+	}
+	if (!crib_decode_struct(&c, rec->info->body, &rec->u, a, rec->info->name, err))
+		return false;
+	return crib_record_check(rec, page_size, err);
+}
+
+/* ---- the reader ---- */
+
+static int count_type(struct crib_reader *r, uint32_t type)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_counts && r->counts[i].type < type; i++)
+		;
+	if (i < r->n_counts && r->counts[i].type == type) {
+		r->counts[i].count++;
+		return 0;
+	}
+	if (r->n_counts == CRIB_LIMIT_TYPES)
+		return fail(r, CRIB_E_LIMIT, r->buf_off, "more than 256 distinct record types");
+	memmove(&r->counts[i + 1], &r->counts[i], (r->n_counts - i) * sizeof(r->counts[0]));
+	r->counts[i] = (struct crib_type_count){ .type = type, .count = 1 };
+	r->n_counts++;
+	return 0;
+}
+
+/* Find the next record's extent and decode it; the bytes stay at buf[start]. */
+static int read_record(struct crib_reader *r, struct crib_arena *a, struct crib_record *rec)
+{
+	struct crib_error err = { 0 };
+	size_t need = 1;
+	int f;
+
+	crib_skim_reset(&r->skim);
+	for (;;) {
+		switch (crib_skim_step(&r->skim, r->buf + r->start, r->end - r->start, &need, &err,
+				       r->buf_off)) {
+		case CRIB_SKIM_DONE:
+			goto decode;
+		case CRIB_SKIM_ERROR:
+			return fail_with(r, &err);
+		case CRIB_SKIM_NEED:
+			break;
+		}
+		f = fill(r, need);
+		if (f < 0)
+			return -1;
+		if (f == 0)
+			return fail(r, CRIB_E_TRUNCATED, r->buf_off + (r->end - r->start),
+				    r->end == r->start ? "record stream ends without a trailer"
+						       : "record stream ends inside a record");
+	}
+decode:
+	if (!decode_record(a, r->buf + r->start, r->skim.pos, r->buf_off,
+			   r->header.page_size, rec, &err))
+		return fail_with(r, &err);
+	return 0;
+}
+
+static void consume_record(struct crib_reader *r, const struct crib_record *rec)
+{
+	r->start += rec->raw_len;
+	r->buf_off += rec->raw_len;
+}
+
+static int check_trailer(struct crib_reader *r, const struct crib_trailer *t)
+{
+	uint64_t off = r->buf_off;
+	char msg[200];
+
+	if (t->records != r->records) {
+		snprintf(msg, sizeof(msg), "trailer counts %llu records, the stream has %llu",
+			 (unsigned long long)t->records, (unsigned long long)r->records);
+		return fail(r, CRIB_E_CHECKSUM, off, msg);
+	}
+	if (t->n_counts != r->n_counts)
+		return fail(r, CRIB_E_CHECKSUM, off, "trailer record types do not match the stream");
+	for (size_t i = 0; i < t->n_counts; i++) {
+		if (t->counts[i].type != r->counts[i].type || t->counts[i].count != r->counts[i].count) {
+			snprintf(msg, sizeof(msg),
+				 "trailer counts %llu records of type 0x%04llx, the stream differs",
+				 (unsigned long long)t->counts[i].count,
+				 (unsigned long long)t->counts[i].type);
+			return fail(r, CRIB_E_CHECKSUM, off, msg);
+		}
+	}
+	if (t->stream_bytes != r->stream_bytes)
+		return fail(r, CRIB_E_CHECKSUM, off, "trailer byte count does not match the stream");
+	if (t->checksum != crib_xxh64_digest(&r->hash))
+		return fail(r, CRIB_E_CHECKSUM, off, "checksum mismatch: the snapshot is corrupt");
+	return 0;
+}
+
+/* After the trailer: nothing but the end of the zstd frame and of the input. */
+static int check_end(struct crib_reader *r)
+{
+	int f;
+
+	if (r->end != r->start)
+		return fail(r, CRIB_E_TRAILING, r->buf_off, "records after the trailer");
+	f = fill(r, 1);
+	if (f > 0)
+		return fail(r, CRIB_E_TRAILING, r->buf_off, "data after the trailer");
+	if (f < 0 && r->err.code == CRIB_E_ZSTD && r->frame_done) {
+		/* zstd choked on bytes after a complete frame: that is trailing junk. */
+		r->err.code = CRIB_E_TRAILING;
+		snprintf(r->err.msg, sizeof(r->err.msg), "garbage after the last zstd frame");
+	}
+	return f;
+}
+
+int crib_reader_next(struct crib_reader *r, struct crib_record *rec)
+{
+	if (r->failed)
+		return -1;
+	if (r->done)
+		return 0;
+	if (!r->header_returned) {
+		/* The header was decoded by open(); hand it out first. */
+		memset(rec, 0, sizeof(*rec));
+		rec->type = CRIB_REC_HEADER;
+		rec->info = crib_record_info_by_type(CRIB_REC_HEADER);
+		rec->offset = 0;
+		rec->raw = r->header_raw;
+		rec->raw_len = r->header_raw_len;
+		rec->u.header = r->header;
+		r->header_returned = true;
+		return 1;
+	}
+	if (read_record(r, &r->arena, rec))
+		return -1;
+	consume_record(r, rec);
+	if (rec->type == CRIB_REC_HEADER)
+		return fail(r, CRIB_E_SCHEMA, rec->offset, "a second header record");
+	if (rec->type == CRIB_REC_TRAILER) {
+		if (check_trailer(r, &rec->u.trailer) || check_end(r))
+			return -1;
+		r->done = true;
+		return 1;
+	}
+	if (count_type(r, rec->type))
+		return -1;
+	crib_xxh64_update(&r->hash, rec->raw, rec->raw_len);
+	r->stream_bytes += rec->raw_len;
+	r->records++;
+	return 1;
+}
+
+static int read_preamble(struct crib_reader *r)
+{
+	uint8_t pre[CRIB_PREAMBLE_LEN];
+	uint16_t major, minor;
+	size_t have = 0, got;
+	char msg[200];
+
+	while (have < sizeof(pre)) {
+		if (read_source(r, pre + have, sizeof(pre) - have, &got))
+			return -1;
+		if (!got)
+			break;
+		have += got;
+	}
+	if (have < CRIB_MAGIC_LEN || memcmp(pre, CRIB_MAGIC, CRIB_MAGIC_LEN))
+		return fail(r, CRIB_E_MAGIC, CRIB_OFFSET_NONE, "not a CRIB snapshot (bad magic)");
+	if (have < sizeof(pre))
+		return fail(r, CRIB_E_TRUNCATED, CRIB_OFFSET_NONE, "file ends inside the preamble");
+	major = (uint16_t)(pre[8] | pre[9] << 8);
+	minor = (uint16_t)(pre[10] | pre[11] << 8);
+	if (major != CRIB_VERSION_MAJOR) {
+		snprintf(msg, sizeof(msg),
+			 major > CRIB_VERSION_MAJOR
+			 ? "snapshot format %u.%u is newer than this reader (%u.%u): a newer crib is needed"
+			 : "snapshot format %u.%u is older than any this reader (%u.%u) supports",
+			 major, minor, CRIB_VERSION_MAJOR, CRIB_VERSION_MINOR);
+		return fail(r, CRIB_E_VERSION, CRIB_OFFSET_NONE, msg);
+	}
+	/* A newer minor is read; its additions are ancillary or unknown keys. */
+	r->header.version_major = major;
+	r->header.version_minor = minor;
+	crib_xxh64_update(&r->hash, pre, sizeof(pre));
+	return 0;
+}
+
+static int read_header(struct crib_reader *r)
+{
+	struct crib_record rec;
+	uint16_t major = r->header.version_major, minor = r->header.version_minor;
+
+	/* Pages checks need a page size before the header gives one; none apply here. */
+	r->header.page_size = CRIB_PAGE_SIZE_MIN;
+	if (read_record(r, &r->hdr_arena, &rec))
+		return -1;
+	if (rec.type != CRIB_REC_HEADER)
+		return fail(r, CRIB_E_SCHEMA, rec.offset, "the first record is not a header");
+	r->header_raw = crib_arena_alloc(&r->hdr_arena, rec.raw_len);
+	if (!r->header_raw)
+		return fail(r, CRIB_E_LIMIT, rec.offset, "header record too large");
+	memcpy(r->header_raw, rec.raw, rec.raw_len);
+	r->header_raw_len = rec.raw_len;
+	consume_record(r, &rec);
+	r->header = rec.u.header;
+	r->header.version_major = major;
+	r->header.version_minor = minor;
+	if (count_type(r, rec.type))
+		return -1;
+	crib_xxh64_update(&r->hash, rec.raw, rec.raw_len);
+	r->stream_bytes += rec.raw_len;
+	r->records++;
+	return 0;
+}
+
+struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
+					    struct crib_error *err)
+{
+	struct crib_reader *r = calloc(1, sizeof(*r));
+	size_t ret;
+
+	if (!r)
+		goto nomem;
+	r->read_fn = read_fn;
+	r->ctx = ctx;
+	crib_xxh64_init(&r->hash, 0);
+	r->in_cap = ZSTD_DStreamInSize();
+	r->buf_cap = CRIB_LIMIT_RECORD + ZSTD_DStreamOutSize();
+	r->in = malloc(r->in_cap);
+	r->buf = malloc(r->buf_cap);
+	r->dctx = ZSTD_createDCtx();
+	if (!r->in || !r->buf || !r->dctx)
+		goto nomem;
+	ret = ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax, CRIB_LIMIT_WINDOW_LOG);
+	if (ZSTD_isError(ret)) {
+		crib_set_error(err, CRIB_E_ZSTD, CRIB_OFFSET_NONE, "zstd: %s",
+			       ZSTD_getErrorName(ret));
+		goto out_free;
+	}
+	if (read_preamble(r) || read_header(r)) {
+		if (err)
+			*err = r->err;
+		goto out_free;
+	}
+	return r;
+
+nomem:
+	crib_set_error(err, CRIB_E_NOMEM, CRIB_OFFSET_NONE, "out of memory");
+out_free:
+	crib_reader_close(r);
+	return NULL;
+}
+
+struct crib_reader *crib_reader_open(int fd, struct crib_error *err)
+{
+	int *fdp = malloc(sizeof(*fdp));
+	struct crib_reader *r;
+
+	/* The reader owns the context so fd_read outlives this frame. */
+	if (!fdp) {
+		crib_set_error(err, CRIB_E_NOMEM, CRIB_OFFSET_NONE, "out of memory");
+		return NULL;
+	}
+	*fdp = fd;
+	r = crib_reader_open_source(fd_read, fdp, err);
+	if (!r) {
+		free(fdp);
+		return NULL;
+	}
+	r->fd = fd;
+	r->ctx = &r->fd;
+	free(fdp);
+	return r;
+}
+
+struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err)
+{
+	struct crib_reader *r;
+	/* A throwaway context for open(); then the reader tracks the position. */
+	struct crib_reader tmp = { .mem = buf, .mem_len = len };
+
+	r = crib_reader_open_source(mem_read, &tmp, err);
+	if (!r)
+		return NULL;
+	r->mem = buf;
+	r->mem_len = len;
+	r->mem_pos = tmp.mem_pos;
+	r->ctx = r;
+	return r;
+}
+
+const struct crib_header *crib_reader_header(const struct crib_reader *r)
+{
+	return &r->header;
+}
+
+const struct crib_error *crib_reader_error(const struct crib_reader *r)
+{
+	return &r->err;
+}
+
+size_t crib_reader_mem_peak(const struct crib_reader *r)
+{
+	return sizeof(*r) + r->in_cap + r->buf_cap + r->arena.peak + r->hdr_arena.peak;
+}
+
+void crib_reader_close(struct crib_reader *r)
+{
+	if (!r)
+		return;
+	ZSTD_freeDCtx(r->dctx);
+	free(r->in);
+	free(r->buf);
+	crib_arena_free(&r->arena);
+	crib_arena_free(&r->hdr_arena);
+	free(r);
+}
+
+/* ---- standalone decoder ---- */
+
+struct crib_decoder *crib_decoder_new(void)
+{
+	return calloc(1, sizeof(struct crib_decoder));
+}
+
+int crib_decoder_decode(struct crib_decoder *d, const void *raw, size_t len, uint64_t page_size,
+			struct crib_record *rec, struct crib_error *err)
+{
+	struct crib_skim skim;
+	size_t need;
+
+	if (!page_size_ok(page_size)) {
+		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "bad page size");
+		return -1;
+	}
+	crib_skim_reset(&skim);
+	switch (crib_skim_step(&skim, raw, len, &need, err, 0)) {
+	case CRIB_SKIM_DONE:
+		break;
+	case CRIB_SKIM_NEED:
+		crib_set_error(err, CRIB_E_TRUNCATED, len, "record ends early");
+		return -1;
+	default:
+		return -1;
+	}
+	if (skim.pos != len) {
+		crib_set_error(err, CRIB_E_TRAILING, skim.pos, "bytes after the record");
+		return -1;
+	}
+	return decode_record(&d->arena, raw, len, 0, page_size, rec, err) ? 0 : -1;
+}
+
+void crib_decoder_free(struct crib_decoder *d)
+{
+	if (!d)
+		return;
+	crib_arena_free(&d->arena);
+	free(d);
+}

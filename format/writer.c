@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Streaming writer: preamble, then one zstd frame carrying the record
+ * stream, the trailer last.  Memory is bounded by one record buffer, one
+ * zstd output buffer and the zstd context.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "internal.h"
+
+struct crib_writer {
+	crib_write_fn write_fn;
+	void *ctx;
+	int fd;
+	ZSTD_CCtx *cctx;
+	uint8_t *out;
+	size_t out_cap;
+
+	struct crib_buf rec;		/* the record being encoded */
+	struct crib_buf body;		/* fields put with crib_writer_put_* */
+	uint32_t cur_type;
+	size_t body_entries;
+	uint64_t last_key;
+	bool in_record;
+
+	uint64_t page_size;
+	struct crib_xxh64 hash;		/* preamble and records before the trailer */
+	uint64_t stream_bytes;
+	uint64_t records;
+	struct crib_type_count counts[CRIB_LIMIT_TYPES];
+	size_t n_counts;
+
+	bool failed;
+	struct crib_error err;
+};
+
+static ssize_t fd_write(void *ctx, const void *buf, size_t len)
+{
+	return write(*(int *)ctx, buf, len);
+}
+
+static int fail(struct crib_writer *w, enum crib_err code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Record the first error; the writer refuses everything after it. */
+static int fail(struct crib_writer *w, enum crib_err code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!w->failed) {
+		w->err.code = code;
+		w->err.file_offset = CRIB_OFFSET_NONE;
+		w->err.stream_offset = w->stream_bytes;
+		va_start(ap, fmt);
+		vsnprintf(w->err.msg, sizeof(w->err.msg), fmt, ap);
+		va_end(ap);
+		w->failed = true;
+	}
+	return -1;
+}
+
+static int sink_all(struct crib_writer *w, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = w->write_fn(w->ctx, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail(w, CRIB_E_IO, "write: %s", n < 0 ? strerror(errno) : "short write");
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Feed bytes to zstd; mode ZSTD_e_end also finishes the frame. */
+static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { data, len, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->out, w->out_cap, 0 };
+
+		left = ZSTD_compressStream2(w->cctx, &out, &in, mode);
+		if (ZSTD_isError(left))
+			return fail(w, CRIB_E_ZSTD, "zstd: %s", ZSTD_getErrorName(left));
+		if (out.pos && sink_all(w, w->out, out.pos))
+			return -1;
+	} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+	return 0;
+}
+
+static int count_type(struct crib_writer *w, uint32_t type)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_counts && w->counts[i].type < type; i++)
+		;
+	if (i < w->n_counts && w->counts[i].type == type) {
+		w->counts[i].count++;
+		return 0;
+	}
+	if (w->n_counts == CRIB_LIMIT_TYPES)
+		return fail(w, CRIB_E_LIMIT, "more than %u distinct record types", CRIB_LIMIT_TYPES);
+	memmove(&w->counts[i + 1], &w->counts[i], (w->n_counts - i) * sizeof(w->counts[0]));
+	w->counts[i] = (struct crib_type_count){ .type = type, .count = 1 };
+	w->n_counts++;
+	return 0;
+}
+
+static void start_record(struct crib_writer *w, uint32_t type)
+{
+	w->rec.len = 0;
+	w->rec.overflow = w->rec.nomem = false;
+	crib_cbor_array(&w->rec, 2);
+	crib_cbor_uint(&w->rec, type);
+}
+
+/* The record in w->rec is complete: account for it and compress it. */
+static int emit_record(struct crib_writer *w, uint32_t type)
+{
+	if (w->rec.nomem)
+		return fail(w, CRIB_E_NOMEM, "out of memory");
+	if (w->rec.overflow)
+		return fail(w, CRIB_E_LIMIT, "record larger than the limit of %u bytes", CRIB_LIMIT_RECORD);
+	if (type != CRIB_REC_TRAILER) {
+		if (count_type(w, type))
+			return -1;
+		crib_xxh64_update(&w->hash, w->rec.data, w->rec.len);
+		w->stream_bytes += w->rec.len;
+		w->records++;
+	}
+	return compress(w, w->rec.data, w->rec.len, ZSTD_e_continue);
+}
+
+static bool usable(struct crib_writer *w)
+{
+	if (w->failed)
+		return false;
+	if (w->in_record) {
+		fail(w, CRIB_E_INVAL, "record started with crib_writer_begin() not ended");
+		return false;
+	}
+	return true;
+}
+
+/* Apply the reader's record checks, so the writer never writes what readers refuse. */
+static bool record_valid(struct crib_writer *w, const struct crib_record_info *info,
+			 const void *body)
+{
+	struct crib_record rec = { .type = info->type, .info = info, .offset = w->stream_bytes };
+	struct crib_error err = { 0 };
+
+	memcpy(&rec.u, body, info->body->size);
+	if (crib_record_check(&rec, w->page_size, &err))
+		return true;
+	err.code = CRIB_E_INVAL;
+	w->err = err;
+	w->failed = true;
+	return false;
+}
+
+int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body)
+{
+	const struct crib_record_info *info = crib_record_info_by_type(type);
+	struct crib_error err = { 0 };
+
+	if (!usable(w))
+		return -1;
+	if (!info || type == CRIB_REC_HEADER || type == CRIB_REC_TRAILER)
+		return fail(w, CRIB_E_INVAL, "not a record type for crib_writer_record()");
+	if (!record_valid(w, info, body))
+		return -1;
+	start_record(w, type);
+	if (!crib_encode_struct(&w->rec, info->body, body, &err)) {
+		w->failed = true;
+		w->err = err;
+		w->err.stream_offset = w->stream_bytes;
+		return -1;
+	}
+	return emit_record(w, type);
+}
+
+static int write_header(struct crib_writer *w, const struct crib_header *hdr)
+{
+	uint8_t pre[CRIB_PREAMBLE_LEN] = { 0 };
+	struct crib_error err = { 0 };
+
+	memcpy(pre, CRIB_MAGIC, CRIB_MAGIC_LEN);
+	pre[8] = CRIB_VERSION_MAJOR & 0xff;
+	pre[9] = CRIB_VERSION_MAJOR >> 8;
+	pre[10] = CRIB_VERSION_MINOR & 0xff;
+	pre[11] = CRIB_VERSION_MINOR >> 8;
+	/* pre[12..15]: preamble flags, none defined in 1.0 */
+	if (sink_all(w, pre, sizeof(pre)))
+		return -1;
+	crib_xxh64_update(&w->hash, pre, sizeof(pre));
+
+	start_record(w, CRIB_REC_HEADER);
+	if (!crib_encode_struct(&w->rec, &crib_header_desc, hdr, &err)) {
+		w->failed = true;
+		w->err = err;
+		return -1;
+	}
+	return emit_record(w, CRIB_REC_HEADER);
+}
+
+static bool page_size_ok(uint64_t ps)
+{
+	return ps >= CRIB_PAGE_SIZE_MIN && ps <= CRIB_PAGE_SIZE_MAX && !(ps & (ps - 1));
+}
+
+static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd, int level,
+				       const struct crib_header *hdr, struct crib_error *err)
+{
+	struct crib_writer *w;
+	size_t r;
+
+	if (!write_fn || !hdr || level < ZSTD_minCLevel() || level > CRIB_LEVEL_MAX ||
+	    !page_size_ok(hdr->page_size)) {
+		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
+			       "bad writer arguments (level %d, page size %llu)", level,
+			       hdr ? (unsigned long long)hdr->page_size : 0ull);
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		goto nomem;
+	w->write_fn = write_fn;
+	w->fd = fd;
+	w->ctx = ctx ? ctx : &w->fd;
+	w->page_size = hdr->page_size;
+	crib_buf_init(&w->rec, CRIB_LIMIT_RECORD);
+	crib_buf_init(&w->body, CRIB_LIMIT_RECORD);
+	crib_xxh64_init(&w->hash, 0);
+	w->out_cap = ZSTD_CStreamOutSize();
+	w->out = malloc(w->out_cap);
+	w->cctx = ZSTD_createCCtx();
+	if (!w->out || !w->cctx)
+		goto nomem;
+	r = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	if (ZSTD_isError(r)) {
+		crib_set_error(err, CRIB_E_ZSTD, CRIB_OFFSET_NONE, "zstd: %s",
+			       ZSTD_getErrorName(r));
+		goto out_free;
+	}
+	if (write_header(w, hdr)) {
+		if (err)
+			*err = w->err;
+		goto out_free;
+	}
+	return w;
+
+nomem:
+	crib_set_error(err, CRIB_E_NOMEM, CRIB_OFFSET_NONE, "out of memory");
+out_free:
+	crib_writer_abort(w);
+	return NULL;
+}
+
+struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
+					  const struct crib_header *hdr,
+					  struct crib_error *err)
+{
+	return writer_open(write_fn, ctx, -1, level, hdr, err);
+}
+
+struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
+				     struct crib_error *err)
+{
+	/* A NULL context makes the writer pass its own copy of fd. */
+	return writer_open(fd_write, NULL, fd, level, hdr, err);
+}
+
+/* ---- generic records ---- */
+
+int crib_writer_begin(struct crib_writer *w, uint32_t type)
+{
+	if (!usable(w))
+		return -1;
+	if (type == 0 || type > CRIB_REC_TYPE_MAX || type == CRIB_REC_HEADER ||
+	    type == CRIB_REC_TRAILER)
+		return fail(w, CRIB_E_INVAL, "bad record type");
+	w->in_record = true;
+	w->cur_type = type;
+	w->body.len = 0;
+	w->body.overflow = w->body.nomem = false;
+	w->body_entries = 0;
+	return 0;
+}
+
+static int put_key(struct crib_writer *w, uint64_t key)
+{
+	if (w->failed)
+		return -1;
+	if (!w->in_record)
+		return fail(w, CRIB_E_INVAL, "crib_writer_put_*() outside a record");
+	if (w->body_entries && key <= w->last_key)
+		return fail(w, CRIB_E_INVAL, "keys must be strictly ascending");
+	if (w->body_entries == CRIB_LIMIT_ITEMS)
+		return fail(w, CRIB_E_LIMIT, "too many fields");
+	w->last_key = key;
+	w->body_entries++;
+	crib_cbor_uint(&w->body, key);
+	return 0;
+}
+
+int crib_writer_put_uint(struct crib_writer *w, uint64_t key, uint64_t value)
+{
+	if (put_key(w, key))
+		return -1;
+	crib_cbor_uint(&w->body, value);
+	return 0;
+}
+
+int crib_writer_put_int(struct crib_writer *w, uint64_t key, int64_t value)
+{
+	if (put_key(w, key))
+		return -1;
+	crib_cbor_int(&w->body, value);
+	return 0;
+}
+
+int crib_writer_put_bool(struct crib_writer *w, uint64_t key, bool value)
+{
+	if (put_key(w, key))
+		return -1;
+	crib_cbor_bool(&w->body, value);
+	return 0;
+}
+
+int crib_writer_put_text(struct crib_writer *w, uint64_t key, const char *value)
+{
+	size_t len = strlen(value);
+
+	if (len > CRIB_LIMIT_TEXT || !crib_utf8_valid((const uint8_t *)value, len))
+		return fail(w, CRIB_E_INVAL, "text too long or not UTF-8");
+	if (put_key(w, key))
+		return -1;
+	crib_cbor_text(&w->body, value, len);
+	return 0;
+}
+
+int crib_writer_put_bytes(struct crib_writer *w, uint64_t key, const void *data, size_t len)
+{
+	if (len > CRIB_LIMIT_BYTES)
+		return fail(w, CRIB_E_LIMIT, "byte string too long");
+	if (put_key(w, key))
+		return -1;
+	crib_cbor_bytes(&w->body, data, len);
+	return 0;
+}
+
+int crib_writer_end(struct crib_writer *w)
+{
+	if (w->failed)
+		return -1;
+	if (!w->in_record)
+		return fail(w, CRIB_E_INVAL, "crib_writer_end() without begin");
+	w->in_record = false;
+	if (w->body.nomem)
+		return fail(w, CRIB_E_NOMEM, "out of memory");
+	start_record(w, w->cur_type);
+	crib_cbor_map(&w->rec, w->body_entries);
+	if (!w->body.overflow)
+		crib_buf_put(&w->rec, w->body.data, w->body.len);
+	else
+		w->rec.overflow = true;
+	return emit_record(w, w->cur_type);
+}
+
+/* ---- finishing ---- */
+
+uint64_t crib_writer_page_size(const struct crib_writer *w)
+{
+	return w->page_size;
+}
+
+const struct crib_error *crib_writer_error(const struct crib_writer *w)
+{
+	return &w->err;
+}
+
+int crib_writer_close(struct crib_writer *w, struct crib_error *err)
+{
+	struct crib_error enc_err = { 0 };
+	struct crib_trailer t;
+	int ret = -1;
+
+	if (!w) {
+		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "no writer");
+		return -1;
+	}
+	if (!usable(w))
+		goto out;
+	t = (struct crib_trailer){
+		.records = w->records,
+		.counts = w->counts,
+		.n_counts = w->n_counts,
+		.stream_bytes = w->stream_bytes,
+		.checksum = crib_xxh64_digest(&w->hash),
+	};
+	start_record(w, CRIB_REC_TRAILER);
+	if (!crib_encode_struct(&w->rec, &crib_trailer_desc, &t, &enc_err)) {
+		w->err = enc_err;
+		w->failed = true;
+		goto out;
+	}
+	if (emit_record(w, CRIB_REC_TRAILER) || compress(w, NULL, 0, ZSTD_e_end))
+		goto out;
+	ret = 0;
+out:
+	if (ret && err)
+		*err = w->err;
+	crib_writer_abort(w);
+	return ret;
+}
+
+void crib_writer_abort(struct crib_writer *w)
+{
+	if (!w)
+		return;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->out);
+	crib_buf_free(&w->rec);
+	crib_buf_free(&w->body);
+	free(w);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* An in-memory sink for the writer. */
+#ifndef CRIB_TEST_MEMBUF_H
+#define CRIB_TEST_MEMBUF_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+struct membuf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+static inline ssize_t membuf_write(void *ctx, const void *buf, size_t len)
+{
+	struct membuf *mb = ctx;
+
+	if (mb->len + len > mb->cap) {
+		size_t cap = mb->cap ? mb->cap : 4096;
+		uint8_t *p;
+
+		while (cap < mb->len + len)
+			cap *= 2;
+		p = realloc(mb->data, cap);
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		mb->data = p;
+		mb->cap = cap;
+	}
+	memcpy(mb->data + mb->len, buf, len);
+	mb->len += len;
+	return (ssize_t)len;
+}
+
+#endif

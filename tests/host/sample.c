@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The sample snapshot: two processes, every resource kind, an unknown record. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "membuf.h"
+#include "sample.h"
+
+#define HEAP_START 0x555555560000ull
+#define DATA_PAGES 3
+#define BIG_PAGES 300		/* 1.2 MB: spans two pages records */
+
+void sample_header(struct crib_header *hdr)
+{
+	*hdr = (struct crib_header){
+		.kernel_release = "6.8.0-crib",
+		.arch = "x86_64",
+		.page_size = SAMPLE_PAGE_SIZE,
+		.tool_name = "crib-test",
+		.tool_version = "1.0.0",
+		.time_ns = 1700000000123456789ull,
+		.hostname = "sample-host",
+		.root_pid = 100,
+	};
+}
+
+uint8_t sample_page_byte(uint64_t addr, size_t i)
+{
+	return (uint8_t)((addr >> 12) * 7 + i * 13);
+}
+
+static const uint64_t groups[] = { 4, 24, 27, 1000 };
+static const struct crib_rlimit rlimits[] = {
+	{ .resource = 3, .cur = 8 << 20, .max = UINT64_MAX },	/* RLIMIT_STACK */
+	{ .resource = 7, .cur = 1024, .max = 524288 },		/* RLIMIT_NOFILE */
+};
+
+static int write_process(struct crib_writer *w, uint64_t pid, uint64_t ppid, const char *comm,
+			 uint64_t uid)
+{
+	struct crib_process p = {
+		.pid = pid, .tgid = pid, .ppid = ppid, .sid = 100, .pgid = 100,
+		.comm = comm,
+		.uid = uid, .gid = 1000, .euid = 1000, .egid = 1000,
+		.suid = 1000, .sgid = 1000, .fsuid = 1000, .fsgid = 1000,
+		.groups = groups, .n_groups = 4,
+		.cap_bnd = 0x1ffffffffffull,
+		.sched_policy = 0, .sched_priority = 0, .nice = -5,
+		.umask = 022,
+		.rlimits = rlimits, .n_rlimits = 2,
+		.cwd = "/home/user", .root = "/", .exe = "/usr/bin/sample",
+		.no_new_privs = true, .dumpable = 1, .start_time = 123456789,
+	};
+
+	return crib_write_process(w, &p);
+}
+
+static int write_thread(struct crib_writer *w, uint64_t pid, uint64_t tid)
+{
+	static uint8_t xstate[832];	/* legacy FXSAVE area plus header */
+	static uint8_t siginfo[128] = { 10, 0, 0, 0 };
+	struct crib_siginfo pending = { .signo = 10, .info = { siginfo, sizeof(siginfo) } };
+	struct crib_thread t = {
+		.pid = pid, .tid = tid, .comm = tid == pid ? "sample" : "worker",
+		.regs_x86_64 = {
+			.rip = 0x555555555123ull + tid, .rsp = 0x7ffffffde000ull, .rax = 0,
+			.orig_rax = 230, .cs = 0x33, .ss = 0x2b, .eflags = 0x246,
+			.fs_base = 0x7ffff7d8a740ull,
+		},
+		.xstate = { xstate, sizeof(xstate) },
+		.sigmask = 1ull << (15 - 1),
+		.sigaltstack = { .sp = 0, .size = 0, .flags = 2 },	/* SS_DISABLE */
+		.pending = &pending, .n_pending = tid == pid ? 1 : 0,
+		.clear_child_tid = 0x7ffff7d8aa10ull,
+		.robust_list = 0x7ffff7d8aa20ull, .robust_list_len = 24,
+	};
+
+	for (size_t i = 0; i < sizeof(xstate); i++)
+		xstate[i] = (uint8_t)i;
+	return crib_write_thread(w, &t);
+}
+
+static int write_memory(struct crib_writer *w, uint64_t pid, bool big)
+{
+	static const uint8_t auxv[32] = { 6, 0, 0, 0, 0, 0, 0, 0, 0, 0x10 };
+	struct crib_mm mm = {
+		.pid = pid,
+		.start_code = 0x555555554000ull, .end_code = 0x555555556000ull,
+		.start_data = 0x555555557000ull, .end_data = 0x555555558000ull,
+		.start_brk = HEAP_START, .brk = HEAP_START + 0x21000,
+		.start_stack = 0x7ffffffde000ull,
+		.arg_start = 0x7ffffffdf000ull, .arg_end = 0x7ffffffdf010ull,
+		.env_start = 0x7ffffffdf010ull, .env_end = 0x7ffffffdf100ull,
+		.auxv = { auxv, sizeof(auxv) },
+		.exe = "/usr/bin/sample",
+		.flags = 0x8d,
+		.nr_vmas = 4,
+	};
+	struct crib_vma vmas[] = {
+		{ .pid = pid, .start = 0x555555554000ull, .end = 0x555555556000ull, .prot = 5,
+		  .flags = CRIB_MAP_PRIVATE, .path = "/usr/bin/sample", .dev = 0x801,
+		  .inode = 1234, .kind = CRIB_VMA_FILE, .vm_flags = 0x875 },
+		{ .pid = pid, .start = HEAP_START, .end = HEAP_START + 0x200000 /* 512 pages */,
+		  .prot = 3, .flags = CRIB_MAP_PRIVATE, .kind = CRIB_VMA_HEAP, .vm_flags = 0x100073 },
+		{ .pid = pid, .start = 0x7ffffffde000ull, .end = 0x7ffffffff000ull, .prot = 3,
+		  .flags = CRIB_MAP_PRIVATE | CRIB_MAP_GROWSDOWN, .kind = CRIB_VMA_STACK,
+		  .vm_flags = 0x100173 },
+		{ .pid = pid, .start = 0x7ffff7fc1000ull, .end = 0x7ffff7fc3000ull, .prot = 5,
+		  .flags = CRIB_MAP_PRIVATE, .path = "[vdso]", .kind = CRIB_VMA_VDSO },
+	};
+	uint64_t npages = big ? BIG_PAGES : DATA_PAGES;
+	uint8_t *data;
+	int ret;
+
+	if (crib_write_mm(w, &mm))
+		return -1;
+	for (size_t i = 0; i < sizeof(vmas) / sizeof(vmas[0]); i++)
+		if (crib_write_vma(w, &vmas[i]))
+			return -1;
+	data = malloc(npages * SAMPLE_PAGE_SIZE);
+	if (!data)
+		return -1;
+	for (uint64_t pg = 0; pg < npages; pg++)
+		for (size_t i = 0; i < SAMPLE_PAGE_SIZE; i++)
+			data[pg * SAMPLE_PAGE_SIZE + i] =
+				sample_page_byte(HEAP_START + pg * SAMPLE_PAGE_SIZE, i);
+	ret = crib_write_pages(w, pid, HEAP_START, npages, data);
+	free(data);
+	if (ret)
+		return -1;
+	/* The rest of the heap was touched but is zero. */
+	return crib_write_pages(w, pid, HEAP_START + npages * SAMPLE_PAGE_SIZE, 16, NULL);
+}
+
+static int write_files(struct crib_writer *w, uint64_t pid)
+{
+	static const char pipe_bytes[] = "hello through a pipe";
+	struct crib_file files[] = {
+		{ .pid = pid, .fd = 0, .type = CRIB_FILE_CHARDEV, .flags = 02, .path = "/dev/pts/0",
+		  .dev = 0x18, .inode = 3, .mode = 020620, .mnt_id = 25 },
+		{ .pid = pid, .fd = 3, .cloexec = true, .type = CRIB_FILE_REGULAR, .flags = 0100002,
+		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
+		  .size = 10000, .mode = 0100644, .mnt_id = 30 },
+		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 0, .inode = 4242,
+		  .mode = 010600 },
+		{ .pid = pid, .fd = 5, .type = CRIB_FILE_SOCKET, .flags = 02, .inode = 5151,
+		  .mode = 0140777 },
+		{ .pid = pid, .fd = 6, .type = CRIB_FILE_EVENTFD, .flags = 02, .eventfd_count = 3 },
+	};
+	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 4242, .end = CRIB_PIPE_READ,
+				  .pipe_size = 65536, .queued = sizeof(pipe_bytes) - 1 };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (crib_write_file(w, &files[i]))
+			return -1;
+	if (crib_write_pipe(w, &pipe))
+		return -1;
+	return crib_write_pipe_data(w, 4242, pipe_bytes, sizeof(pipe_bytes) - 1);
+}
+
+static int write_sockets(struct crib_writer *w, uint64_t pid)
+{
+	static const uint8_t lo[4] = { 127, 0, 0, 1 };
+	static const uint8_t nodelay[4] = { 1, 0, 0, 0 };
+	static const char unix_path[] = "\0sample-abstract";
+	struct crib_sockopt opts[] = {
+		{ .level = 6, .name = 1, .value = { nodelay, 4 } },	/* TCP_NODELAY */
+	};
+	struct crib_socket tcp = {
+		.pid = pid, .fd = 5, .sock_id = 5151, .family = 2, .type = 1, .protocol = 6,
+		.state = 1,	/* TCP_ESTABLISHED */
+		.local = { .family = 2, .addr = { lo, 4 }, .port = 40000 },
+		.peer = { .family = 2, .addr = { lo, 4 }, .port = 8080 },
+		.options = opts, .n_options = 1,
+		.tcp = { .snd_una = 1000, .snd_nxt = 1010, .rcv_nxt = 5000, .snd_wnd = 65535,
+			 .rcv_wnd = 65483, .max_window = 65535, .rcv_wup = 5000, .mss_clamp = 65483,
+			 .snd_wscale = 7, .rcv_wscale = 7, .timestamps = true, .ts_val = 99999,
+			 .sack = true, .unsent = 0, .nodelay = true },
+		.recv_queued = 5, .send_queued = 10,
+	};
+	struct crib_socket udx = {
+		.pid = pid, .fd = 7, .sock_id = 6161, .family = 1, .type = 2,
+		.local = { .family = 1, .addr = { unix_path, sizeof(unix_path) - 1 } },
+		.recv_queued = 9,
+	};
+	struct crib_sock_chunk dgrams[] = {
+		{ .data = { "ping", 4 }, .src = { .family = 1, .addr = { unix_path, 7 } } },
+		{ .data = { "hello", 5 }, .src = { .family = 1 } },
+	};
+	struct crib_socket_queue q = { .sock_id = 6161, .queue = CRIB_QUEUE_RECV,
+				       .chunks = dgrams, .n_chunks = 2 };
+
+	if (crib_write_socket(w, &tcp) ||
+	    crib_write_socket_stream(w, 5151, CRIB_QUEUE_RECV, "abcde", 5) ||
+	    crib_write_socket_stream(w, 5151, CRIB_QUEUE_SEND, "0123456789", 10) ||
+	    crib_write_socket(w, &udx))
+		return -1;
+	return crib_write_socket_queue(w, &q);
+}
+
+static int write_signals(struct crib_writer *w, uint64_t pid)
+{
+	static uint8_t siginfo[128] = { 17 };
+	struct crib_sigaction actions[] = {
+		{ .signo = 2, .handler = 0x555555555200ull, .flags = 0x14000000,
+		  .restorer = 0x7ffff7dd1520ull, .mask = 0 },
+		{ .signo = 13, .handler = 1 },	/* SIGPIPE ignored */
+	};
+	struct crib_siginfo shared = { .signo = 17, .info = { siginfo, sizeof(siginfo) } };
+	struct crib_posix_timer pt = { .id = 0, .clockid = 1, .signo = 14, .notify = 0,
+				       .sigev_value = 0xdead, .interval_ns = 1000000,
+				       .value_ns = 500000 };
+	struct crib_sighand sh = { .pid = pid, .actions = actions, .n_actions = 2 };
+	struct crib_sigpending sp = { .pid = pid, .signals = &shared, .n_signals = 1 };
+	struct crib_timers t = { .pid = pid, .real = { .interval_ns = 0, .value_ns = 2000000000 },
+				 .posix = &pt, .n_posix = 1 };
+
+	if (crib_write_sighand(w, &sh) || crib_write_sigpending(w, &sp))
+		return -1;
+	return crib_write_timers(w, &t);
+}
+
+int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
+{
+	if (write_process(w, 100, 1, "sample", uid) || write_thread(w, 100, 100) ||
+	    write_thread(w, 100, 102) || write_memory(w, 100, big) || write_files(w, 100) ||
+	    write_sockets(w, 100) || write_signals(w, 100))
+		return -1;
+	if (write_process(w, 101, 100, "child", 1000) || write_thread(w, 101, 101))
+		return -1;
+	if (crib_write_note(w, "comment", "sample snapshot"))
+		return -1;
+	/* A record type from the future: ancillary, so readers skip it. */
+	if (crib_writer_begin(w, SAMPLE_UNKNOWN_ANCILLARY) ||
+	    crib_writer_put_uint(w, 1, 42) || crib_writer_put_text(w, 2, "from the future") ||
+	    crib_writer_end(w))
+		return -1;
+	return 0;
+}
+
+int sample_write(struct crib_writer *w, bool big)
+{
+	return sample_write_uid(w, big, 1000);
+}
+
+uint64_t sample_count(uint32_t type, bool big)
+{
+	switch (type) {
+	case CRIB_REC_HEADER: return 1;
+	case CRIB_REC_PROCESS: return 2;
+	case CRIB_REC_THREAD: return 3;
+	case CRIB_REC_MM: return 1;
+	case CRIB_REC_VMA: return 4;
+	case CRIB_REC_PAGES: return big ? 3 : 2;
+	case CRIB_REC_FILE: return 5;
+	case CRIB_REC_PIPE: return 1;
+	case CRIB_REC_PIPE_DATA: return 1;
+	case CRIB_REC_SOCKET: return 2;
+	case CRIB_REC_SOCKET_QUEUE: return 3;
+	case CRIB_REC_SIGHAND: return 1;
+	case CRIB_REC_SIGPENDING: return 1;
+	case CRIB_REC_TIMERS: return 1;
+	case CRIB_REC_NOTE: return 1;
+	case SAMPLE_UNKNOWN_ANCILLARY: return 1;
+	default: return 0;
+	}
+}
+
+int sample_to_mem(bool big, int level, uint8_t **out, size_t *len)
+{
+	struct membuf mb = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+
+	sample_header(&hdr);
+	w = crib_writer_open_sink(membuf_write, &mb, level, &hdr, NULL);
+	if (!w)
+		return -1;
+	if (sample_write(w, big)) {
+		crib_writer_abort(w);
+		free(mb.data);
+		return -1;
+	}
+	if (crib_writer_close(w, NULL)) {
+		free(mb.data);
+		return -1;
+	}
+	*out = mb.data;
+	*len = mb.len;
+	return 0;
+}

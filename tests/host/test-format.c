@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit and round-trip tests of the format library: checksum, CBOR plumbing,
+ * writer and reader, every record type, and hand-built hostile records that
+ * must each be refused with the right error.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zstd.h>
+
+#include "membuf.h"
+#include "rawsnap.h"
+#include "sample.h"
+#include "tap.h"
+
+static struct tap t;
+
+/* ---- xxh64 ---- */
+
+static void test_xxh64(void)
+{
+	static uint8_t data[1000];
+	bool all_ok = true;
+
+	tap_check(&t, crib_xxh64("", 0, 0) == 0xEF46DB3751D8E999ull, "xxh64 of the empty string");
+	tap_check(&t, crib_xxh64("a", 1, 0) == 0xD24EC4F1A98C6E5Bull, "xxh64 of \"a\"");
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 31 + 7);
+	/* zstd's frame checksum is the low 32 bits of XXH64 (seed 0) of the content. */
+	for (size_t len = 0; len < sizeof(data); len += 37) {
+		uint8_t frame[2048];
+		size_t n = 0;
+		ZSTD_CCtx *c = ZSTD_createCCtx();
+		uint32_t want;
+		struct crib_xxh64 s;
+
+		ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+		n = ZSTD_compress2(c, frame, sizeof(frame), data, len);
+		ZSTD_freeCCtx(c);
+		want = (uint32_t)frame[n - 4] | (uint32_t)frame[n - 3] << 8 |
+		       (uint32_t)frame[n - 2] << 16 | (uint32_t)frame[n - 1] << 24;
+		if ((uint32_t)crib_xxh64(data, len, 0) != want)
+			all_ok = false;
+		/* Streaming in odd pieces gives the same digest. */
+		crib_xxh64_init(&s, 0);
+		for (size_t i = 0; i < len; i += 5)
+			crib_xxh64_update(&s, data + i, len - i < 5 ? len - i : 5);
+		if (crib_xxh64_digest(&s) != crib_xxh64(data, len, 0))
+			all_ok = false;
+	}
+	tap_check(&t, all_ok, "xxh64 matches zstd frame checksums, streamed and one-shot");
+}
+
+/* ---- CBOR plumbing ---- */
+
+static void test_utf8(void)
+{
+	tap_check(&t, crib_utf8_valid((const uint8_t *)"h\xc3\xa9llo \xe2\x82\xac", 10),
+		  "utf8: valid text accepted");
+	tap_check(&t, !crib_utf8_valid((const uint8_t *)"\xff", 1), "utf8: 0xff refused");
+	tap_check(&t, !crib_utf8_valid((const uint8_t *)"\xc0\x80", 2), "utf8: overlong refused");
+	tap_check(&t, !crib_utf8_valid((const uint8_t *)"\xed\xa0\x80", 3),
+		  "utf8: surrogate refused");
+	tap_check(&t, !crib_utf8_valid((const uint8_t *)"\xe2\x82", 2), "utf8: truncated refused");
+}
+
+static enum crib_skim_status skim(const uint8_t *buf, size_t len, struct crib_error *err)
+{
+	struct crib_skim s;
+	size_t need;
+
+	crib_skim_reset(&s);
+	return crib_skim_step(&s, buf, len, &need, err, 0);
+}
+
+static void test_skim(void)
+{
+	struct crib_error err;
+	uint8_t deep[32];
+	size_t n = 0;
+
+	/* [1, {1: 2}] */
+	static const uint8_t good[] = { 0x82, 0x01, 0xa1, 0x01, 0x02 };
+	static const uint8_t keys_down[] = { 0x82, 0x01, 0xa2, 0x02, 0x00, 0x01, 0x00 };
+	static const uint8_t dup_keys[] = { 0x82, 0x01, 0xa2, 0x01, 0x00, 0x01, 0x00 };
+	static const uint8_t text_key[] = { 0x82, 0x01, 0xa1, 0x61, 'a', 0x00 };
+	static const uint8_t indef[] = { 0x82, 0x01, 0xbf, 0xff };
+	static const uint8_t tag[] = { 0x82, 0x01, 0xa1, 0x01, 0xc1, 0x00 };
+	static const uint8_t flt[] = { 0x82, 0x01, 0xa1, 0x01, 0xf9, 0x3c, 0x00 };
+	static const uint8_t simple[] = { 0x82, 0x01, 0xa1, 0x01, 0xf8, 0x20 };
+	static const uint8_t big_map[] = { 0x82, 0x01, 0xba, 0x7f, 0xff, 0xff, 0xff };
+	static const uint8_t big_bytes[] = { 0x82, 0x01, 0xa1, 0x01, 0x5b,
+					     0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfa };
+	static const uint8_t wrap_bytes[] = { 0x82, 0x01, 0xa1, 0x01, 0x5b,
+					      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfa };
+	static const uint8_t not_array[] = { 0xa0 };
+	static const uint8_t three[] = { 0x83, 0x01, 0xa0, 0x00 };
+
+	tap_check(&t, skim(good, sizeof(good), &err) == CRIB_SKIM_DONE, "skim: plain record");
+	tap_check(&t, skim(good, 3, &err) == CRIB_SKIM_NEED, "skim: short record needs more");
+	tap_check(&t, skim(keys_down, sizeof(keys_down), &err) == CRIB_SKIM_ERROR &&
+		  err.code == CRIB_E_CBOR, "skim: descending keys refused");
+	tap_check(&t, skim(dup_keys, sizeof(dup_keys), &err) == CRIB_SKIM_ERROR,
+		  "skim: duplicate keys refused");
+	tap_check(&t, skim(text_key, sizeof(text_key), &err) == CRIB_SKIM_ERROR,
+		  "skim: text key refused");
+	tap_check(&t, skim(indef, sizeof(indef), &err) == CRIB_SKIM_ERROR,
+		  "skim: indefinite-length map refused");
+	tap_check(&t, skim(tag, sizeof(tag), &err) == CRIB_SKIM_ERROR, "skim: tag refused");
+	tap_check(&t, skim(flt, sizeof(flt), &err) == CRIB_SKIM_ERROR, "skim: float refused");
+	tap_check(&t, skim(simple, sizeof(simple), &err) == CRIB_SKIM_ERROR,
+		  "skim: simple value refused");
+	tap_check(&t, skim(big_map, sizeof(big_map), &err) == CRIB_SKIM_ERROR &&
+		  err.code == CRIB_E_LIMIT, "skim: 2^31-entry map refused before any allocation");
+	tap_check(&t, skim(big_bytes, sizeof(big_bytes), &err) == CRIB_SKIM_ERROR &&
+		  err.code == CRIB_E_LIMIT, "skim: 2^63-byte string refused");
+	tap_check(&t, skim(wrap_bytes, sizeof(wrap_bytes), &err) == CRIB_SKIM_ERROR,
+		  "skim: byte string length that wraps size_t refused");
+	tap_check(&t, skim(not_array, sizeof(not_array), &err) == CRIB_SKIM_ERROR,
+		  "skim: record that is not an array refused");
+	tap_check(&t, skim(three, sizeof(three), &err) == CRIB_SKIM_ERROR,
+		  "skim: record array of three refused");
+
+	deep[n++] = 0x82;
+	deep[n++] = 0x01;
+	for (int i = 0; i < 10; i++)
+		deep[n++] = 0x81;
+	deep[n++] = 0x00;
+	tap_check(&t, skim(deep, n, &err) == CRIB_SKIM_ERROR && err.code == CRIB_E_LIMIT,
+		  "skim: nesting over the depth limit refused");
+}
+
+static void test_arena(void)
+{
+	struct crib_arena a = { 0 };
+	bool ok = true;
+
+	for (int i = 0; i < 100; i++)
+		ok &= crib_arena_alloc(&a, 1000) != NULL;
+	tap_check(&t, ok, "arena: small allocations");
+	tap_check(&t, crib_arena_alloc(&a, CRIB_LIMIT_DECODED) == NULL,
+		  "arena: refuses to exceed the decoded-record limit");
+	crib_arena_reset(&a);
+	tap_check(&t, crib_arena_alloc(&a, CRIB_LIMIT_DECODED / 2) != NULL,
+		  "arena: usable again after reset");
+	crib_arena_free(&a);
+}
+
+static void test_schema_tables(void)
+{
+	size_t n;
+	const struct crib_record_info *types = crib_record_types(&n);
+	bool sorted = true, fields_ok = true;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct crib_struct_desc *d = types[i].body;
+
+		if (i && types[i - 1].type >= types[i].type)
+			sorted = false;
+		if (d->nfields > 64)
+			fields_ok = false;
+		for (size_t k = 1; k < d->nfields; k++)
+			if (d->fields[k - 1].key >= d->fields[k].key)
+				fields_ok = false;
+	}
+	tap_check(&t, sorted, "registry: sorted by type, no duplicates");
+	tap_check(&t, fields_ok, "registry: fields ascending by key, at most 64 per struct");
+	tap_check(&t, crib_record_info_by_type(CRIB_REC_PAGES) &&
+		  !strcmp(crib_record_info_by_type(CRIB_REC_PAGES)->name, "pages"),
+		  "registry: lookup by type");
+	tap_check(&t, crib_record_is_critical(CRIB_REC_PROCESS) &&
+		  !crib_record_is_critical(CRIB_REC_NOTE), "registry: critical bit");
+}
+
+/* ---- round trip ---- */
+
+/* Re-encode a decoded record: canonical encoding makes it byte-identical. */
+static bool reencodes(const struct crib_record *rec)
+{
+	struct crib_buf b;
+	bool same;
+
+	crib_buf_init(&b, CRIB_LIMIT_RECORD);
+	crib_cbor_array(&b, 2);
+	crib_cbor_uint(&b, rec->type);
+	crib_encode_struct(&b, rec->info->body, &rec->u, NULL);
+	same = b.len == rec->raw_len && !memcmp(b.data, rec->raw, b.len);
+	crib_buf_free(&b);
+	return same;
+}
+
+static void test_roundtrip(bool big)
+{
+	uint64_t seen[0x10000] = { 0 };
+	bool reenc = true, pages_ok = true, counts_ok = true;
+	struct crib_record rec;
+	struct crib_reader *r;
+	struct crib_error err;
+	uint8_t *snap;
+	size_t len, n;
+	int ret;
+	const struct crib_record_info *types = crib_record_types(&n);
+
+	if (!tap_check(&t, sample_to_mem(big, 3, &snap, &len) == 0, "roundtrip%s: write sample",
+		       big ? " (big)" : ""))
+		return;
+	r = crib_reader_open_mem(snap, len, &err);
+	tap_check(&t, r != NULL, "roundtrip: open");
+	if (!r)
+		goto out;
+	while ((ret = crib_reader_next(r, &rec)) > 0) {
+		seen[rec.type]++;
+		if (rec.info && rec.type != CRIB_REC_HEADER && rec.type != CRIB_REC_TRAILER &&
+		    !reencodes(&rec)) {
+			reenc = false;
+			tap_diag("record %s at %" PRIu64 " does not re-encode", rec.info->name,
+				 rec.offset);
+		}
+		if (rec.type == CRIB_REC_PAGES && rec.u.pages.data.len) {
+			const uint8_t *d = rec.u.pages.data.data;
+
+			for (size_t i = 0; i < rec.u.pages.data.len; i++) {
+				uint64_t page = rec.u.pages.addr + (i / SAMPLE_PAGE_SIZE) * SAMPLE_PAGE_SIZE;
+
+				if (d[i] != sample_page_byte(page, i % SAMPLE_PAGE_SIZE)) {
+					pages_ok = false;
+					break;
+				}
+			}
+		}
+		if (rec.type == CRIB_REC_PROCESS && rec.u.process.pid == 100) {
+			const struct crib_process *p = &rec.u.process;
+
+			tap_check(&t, !strcmp(p->comm, "sample") && p->nice == -5 &&
+				  p->n_groups == 4 && p->groups[3] == 1000 && p->n_rlimits == 2 &&
+				  p->rlimits[0].max == UINT64_MAX && p->no_new_privs &&
+				  !strcmp(p->cwd, "/home/user"), "roundtrip: process fields");
+		}
+		if (rec.type == CRIB_REC_FILE && rec.u.file.fd == 3)
+			tap_check(&t, !strcmp(rec.u.file.path, "/tmp/data \xff.bin") &&
+				  rec.u.file.cloexec && rec.u.file.pos == 4096,
+				  "roundtrip: non-UTF-8 path kept as bytes");
+		if (rec.type == CRIB_REC_SOCKET_QUEUE && rec.u.socket_queue.sock_id == 6161)
+			tap_check(&t, rec.u.socket_queue.n_chunks == 2 &&
+				  rec.u.socket_queue.chunks[0].src.addr.len == 7 &&
+				  !memcmp(rec.u.socket_queue.chunks[1].data.data, "hello", 5),
+				  "roundtrip: datagrams with source addresses");
+		if (rec.type == SAMPLE_UNKNOWN_ANCILLARY)
+			tap_check(&t, rec.info == NULL && rec.raw_len > 0,
+				  "roundtrip: unknown ancillary record returned opaque");
+		if (rec.type == CRIB_REC_TRAILER)
+			tap_check(&t, rec.u.trailer.n_counts == 16, "roundtrip: trailer lists 16 types");
+	}
+	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
+		  ret ? crib_reader_error(r)->msg : "ok");
+	tap_check(&t, reenc, "roundtrip: every record re-encodes byte for byte");
+	tap_check(&t, pages_ok, "roundtrip: page contents intact");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t want = types[i].type == CRIB_REC_TRAILER ? 1 : sample_count(types[i].type, big);
+
+		if (seen[types[i].type] != want || !want) {
+			counts_ok = false;
+			tap_diag("type %s: %" PRIu64 " records, expected %" PRIu64, types[i].name,
+				 seen[types[i].type], want);
+		}
+	}
+	tap_check(&t, counts_ok, "roundtrip: every record type present, with the right count");
+	tap_check(&t, crib_reader_mem_peak(r) < 4u * CRIB_LIMIT_RECORD,
+		  "roundtrip: reader memory %zu bytes", crib_reader_mem_peak(r));
+	crib_reader_close(r);
+out:
+	free(snap);
+}
+
+/* Writer -> pipe -> reader in another thread: nothing seeks. */
+struct pipe_reader {
+	int fd;
+	uint64_t records;
+	int ret;
+	char msg[256];
+};
+
+static void *pipe_reader_main(void *arg)
+{
+	struct pipe_reader *pr = arg;
+	struct crib_record rec;
+	struct crib_error err;
+	struct crib_reader *r = crib_reader_open(pr->fd, &err);
+
+	if (!r) {
+		pr->ret = -1;
+		snprintf(pr->msg, sizeof(pr->msg), "%s", err.msg);
+		return NULL;
+	}
+	while ((pr->ret = crib_reader_next(r, &rec)) > 0)
+		pr->records++;
+	if (pr->ret < 0)
+		snprintf(pr->msg, sizeof(pr->msg), "%s", crib_reader_error(r)->msg);
+	crib_reader_close(r);
+	return NULL;
+}
+
+static void test_pipe(void)
+{
+	struct pipe_reader pr = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	pthread_t th;
+	int fds[2];
+	int ret;
+
+	if (pipe(fds))
+		abort();
+	pr.fd = fds[0];
+	pthread_create(&th, NULL, pipe_reader_main, &pr);
+	sample_header(&hdr);
+	w = crib_writer_open(fds[1], 1, &hdr, NULL);
+	ret = w ? sample_write(w, true) : -1;
+	ret |= crib_writer_close(w, NULL);
+	close(fds[1]);
+	pthread_join(th, NULL);
+	close(fds[0]);
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 32,
+		  "pipe: streamed through a pipe, %" PRIu64 " records (%s)", pr.records,
+		  pr.ret ? pr.msg : "ok");
+}
+
+static void test_writer_errors(void)
+{
+	struct membuf mb = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	struct crib_error err;
+	uint8_t page[SAMPLE_PAGE_SIZE] = { 0 };
+	struct crib_pages bad = { .pid = 1, .addr = 0x1000, .npages = 2,
+				  .data = { page, SAMPLE_PAGE_SIZE } };
+	char long_comm[40];
+
+	sample_header(&hdr);
+	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 22, &hdr, &err) &&
+		  err.code == CRIB_E_INVAL, "writer: level over the window limit refused");
+	hdr.page_size = 3000;
+	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err),
+		  "writer: page size that is not a power of two refused");
+	sample_header(&hdr);
+	hdr.arch = "\xff";
+	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err),
+		  "writer: non-UTF-8 text refused");
+	sample_header(&hdr);
+
+	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	tap_check(&t, crib_writer_record(w, CRIB_REC_PAGES, &bad) == -1,
+		  "writer: pages data not matching npages refused");
+	crib_writer_abort(w);
+
+	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	tap_check(&t, crib_write_vma(w, &(struct crib_vma){ .pid = 1, .start = 0x2000, .end = 0x1000 }) == -1,
+		  "writer: vma ending before it starts refused");
+	crib_writer_abort(w);
+
+	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	tap_check(&t, crib_write_pages(w, 1, 0xfffffffffff00000ull, 1000, NULL) == -1,
+		  "writer: zero run past the end of the address space refused");
+	crib_writer_abort(w);
+
+	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	memset(long_comm, 'x', sizeof(long_comm) - 1);
+	long_comm[sizeof(long_comm) - 1] = 0;
+	tap_check(&t, crib_write_process(w, &(struct crib_process){ .pid = 1, .comm = long_comm }) == -1 &&
+		  crib_writer_error(w)->code == CRIB_E_LIMIT, "writer: comm over 16 bytes refused");
+	crib_writer_abort(w);
+
+	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	crib_writer_begin(w, 0x8200);
+	crib_writer_put_uint(w, 5, 1);
+	tap_check(&t, crib_writer_put_uint(w, 4, 1) == -1, "writer: descending keys refused");
+	tap_check(&t, crib_writer_close(w, &err) == -1, "writer: close reports the earlier error");
+	free(mb.data);
+}
+
+/* ---- hand-built snapshots ---- */
+
+static enum crib_err read_all(const uint8_t *buf, size_t len, uint64_t *records)
+{
+	struct crib_record rec;
+	struct crib_error err;
+	struct crib_reader *r = crib_reader_open_mem(buf, len, &err);
+	enum crib_err code;
+	int ret;
+
+	if (records)
+		*records = 0;
+	if (!r)
+		return err.code;
+	while ((ret = crib_reader_next(r, &rec)) > 0)
+		if (records)
+			(*records)++;
+	code = ret ? crib_reader_error(r)->code : CRIB_OK;
+	crib_reader_close(r);
+	return code;
+}
+
+/* One snapshot: header, the given body under type, trailer. */
+static void expect_body(uint32_t type, struct crib_buf *body, enum crib_err want,
+			const char *what)
+{
+	struct rawsnap s;
+	uint8_t *snap;
+	size_t len;
+	enum crib_err got;
+
+	rawsnap_init(&s, 1, 0, true);
+	rawsnap_add(&s, type, body);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	got = read_all(snap, len, NULL);
+	tap_check(&t, got == want, "hostile: %s -> %s (got %s)", what, crib_err_name(want),
+		  crib_err_name(got));
+	free(snap);
+	crib_buf_free(body);
+}
+
+static void expect_raw(const void *rec, size_t rec_len, enum crib_err want, const char *what)
+{
+	struct rawsnap s;
+	uint8_t *snap;
+	size_t len;
+	enum crib_err got;
+
+	rawsnap_init(&s, 1, 0, true);
+	rawsnap_add_raw(&s, 0x8888, rec, rec_len);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	got = read_all(snap, len, NULL);
+	tap_check(&t, got == want, "hostile: %s -> %s (got %s)", what, crib_err_name(want),
+		  crib_err_name(got));
+	free(snap);
+}
+
+static struct crib_buf *body_init(struct crib_buf *b)
+{
+	crib_buf_init(b, 16u << 20);
+	return b;
+}
+
+static void test_hostile(void)
+{
+	struct crib_buf b;
+	struct rawsnap s;
+	uint8_t *snap, *big;
+	size_t len;
+	uint64_t records;
+
+	/* process without its required pid */
+	body_init(&b);
+	crib_cbor_map(&b, 1);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 5);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_E_SCHEMA, "process without pid");
+
+	/* comm as a text string instead of bytes */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 6);
+	crib_cbor_text(&b, "x", 1);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_E_SCHEMA, "process comm of the wrong type");
+
+	/* a path with a NUL byte */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 27);
+	crib_cbor_bytes(&b, "/a\0b", 4);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_E_SCHEMA, "path with a NUL byte");
+
+	/* a negative pid */
+	body_init(&b);
+	crib_cbor_map(&b, 1);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_int(&b, -5);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_E_SCHEMA, "negative pid");
+
+	/* groups array over the items limit */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 15);
+	crib_cbor_array(&b, 70000);
+	for (int i = 0; i < 70000; i++)
+		crib_cbor_uint(&b, 1);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_E_LIMIT, "70000 groups");
+
+	/* rlimits array over the field's own limit (64) */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 26);
+	crib_cbor_array(&b, 65);
+	for (int i = 0; i < 65; i++)
+		crib_cbor_map(&b, 0);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_E_SCHEMA, "65 rlimits");
+
+	/* pages with data shorter than npages */
+	body_init(&b);
+	crib_cbor_map(&b, 4);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0x10000);
+	crib_cbor_uint(&b, 3);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 4);
+	crib_cbor_bytes(&b, "abcd", 4);
+	expect_body(CRIB_REC_PAGES, &b, CRIB_E_SCHEMA, "pages data length mismatch");
+
+	/* pages with an address that wraps */
+	body_init(&b);
+	crib_cbor_map(&b, 3);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0xfffffffffffff000ull);
+	crib_cbor_uint(&b, 3);
+	crib_cbor_uint(&b, 1000);
+	expect_body(CRIB_REC_PAGES, &b, CRIB_E_SCHEMA, "pages run past the address space");
+
+	/* a vma with end before start */
+	body_init(&b);
+	crib_cbor_map(&b, 3);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0x2000);
+	crib_cbor_uint(&b, 3);
+	crib_cbor_uint(&b, 0x1000);
+	expect_body(CRIB_REC_VMA, &b, CRIB_E_SCHEMA, "vma end before start");
+
+	/* unknown critical record */
+	body_init(&b);
+	crib_cbor_map(&b, 0);
+	expect_body(0x0777, &b, CRIB_E_CRITICAL, "unknown critical record type");
+
+	/* unknown ancillary record with nested content: skipped */
+	body_init(&b);
+	crib_cbor_map(&b, 1);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_array(&b, 2);
+	crib_cbor_map(&b, 0);
+	crib_cbor_bytes(&b, "zz", 2);
+	expect_body(0x8777, &b, CRIB_OK, "unknown ancillary record");
+
+	/* unknown keys in a known record: ignored (a newer minor may add them) */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 5);
+	crib_cbor_uint(&b, 1000);
+	crib_cbor_array(&b, 1);
+	crib_cbor_text(&b, "new", 3);
+	expect_body(CRIB_REC_PROCESS, &b, CRIB_OK, "unknown key in a known record");
+
+	/* ancillary body that is not a map */
+	body_init(&b);
+	crib_cbor_array(&b, 0);
+	expect_body(0x8777, &b, CRIB_E_SCHEMA, "record body that is not a map");
+
+	/* a string in a record bigger than the record limit */
+	body_init(&b);
+	big = calloc(1, CRIB_LIMIT_BYTES);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_bytes(&b, big, CRIB_LIMIT_BYTES);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_bytes(&b, big, CRIB_LIMIT_BYTES);
+	free(big);
+	expect_body(0x8777, &b, CRIB_E_LIMIT, "record over 2 MiB");
+
+	{
+		static const uint8_t type0[] = { 0x82, 0x00, 0xa0 };
+		static const uint8_t type_big[] = { 0x82, 0x1a, 0x00, 0x01, 0x00, 0x00, 0xa0 };
+		static const uint8_t type_neg[] = { 0x82, 0x20, 0xa0 };
+		static const uint8_t second_header[] = { 0x82, 0x01, 0xa0 };
+		static const uint8_t bare_uint[] = { 0x05 };
+
+		expect_raw(type0, sizeof(type0), CRIB_E_SCHEMA, "record type 0");
+		expect_raw(type_big, sizeof(type_big), CRIB_E_SCHEMA, "record type 65536");
+		expect_raw(type_neg, sizeof(type_neg), CRIB_E_SCHEMA, "negative record type");
+		expect_raw(second_header, sizeof(second_header), CRIB_E_SCHEMA, "second header");
+		expect_raw(bare_uint, sizeof(bare_uint), CRIB_E_CBOR, "record that is an integer");
+	}
+
+	/* framing */
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, RAWSNAP_NO_TRAILER, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_TRUNCATED, "framing: no trailer");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, RAWSNAP_BAD_CHECKSUM, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_CHECKSUM, "framing: wrong checksum");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, RAWSNAP_BAD_COUNT, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_CHECKSUM, "framing: wrong record count");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, RAWSNAP_RECORD_AFTER, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_TRAILING,
+		  "framing: record after the trailer");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, RAWSNAP_JUNK_AFTER, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_TRAILING,
+		  "framing: junk after the zstd frame");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, false);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_SCHEMA, "framing: no header record");
+	free(snap);
+
+	rawsnap_init(&s, 2, 0, true);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_VERSION, "version: newer major refused");
+	free(snap);
+
+	rawsnap_init(&s, 0, 9, true);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_VERSION, "version: major 0 refused");
+	free(snap);
+
+	rawsnap_init(&s, 1, 7, true);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	tap_check(&t, read_all(snap, len, &records) == CRIB_OK && records == 2,
+		  "version: newer minor read");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, 0, 27, &len);
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_ZSTD,
+		  "zstd: frame asking for a 128 MiB window refused");
+	free(snap);
+
+	rawsnap_init(&s, 1, 0, true);
+	snap = rawsnap_finish(&s, 0, 0, &len);
+	snap[1] = 'X';
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_MAGIC, "magic: bad magic refused");
+	tap_check(&t, read_all(snap, 3, NULL) == CRIB_E_MAGIC, "magic: 3-byte file refused");
+	snap[1] = 'C';
+	tap_check(&t, read_all(snap, 12, NULL) == CRIB_E_TRUNCATED, "preamble: cut short");
+	tap_check(&t, read_all(snap, 16, NULL) == CRIB_E_TRUNCATED, "preamble only");
+	snap[12] = 0x80;	/* preamble flags are covered by the checksum */
+	tap_check(&t, read_all(snap, len, NULL) == CRIB_E_CHECKSUM,
+		  "preamble: flipped flag bit caught by the checksum");
+	free(snap);
+}
+
+static void test_decoder(void)
+{
+	static const uint8_t rec[] = { 0x82, 0x19, 0x01, 0x00, 0xa1, 0x01, 0x07 };
+	struct crib_decoder *d = crib_decoder_new();
+	struct crib_record out;
+	struct crib_error err;
+
+	tap_check(&t, crib_decoder_decode(d, rec, sizeof(rec), 4096, &out, &err) == 0 &&
+		  out.type == CRIB_REC_PROCESS && out.u.process.pid == 7,
+		  "decoder: standalone record decode");
+	tap_check(&t, crib_decoder_decode(d, rec, sizeof(rec) - 1, 4096, &out, &err) == -1 &&
+		  err.code == CRIB_E_TRUNCATED, "decoder: short record refused");
+	crib_decoder_free(d);
+}
+
+int main(void)
+{
+	test_xxh64();
+	test_utf8();
+	test_skim();
+	test_arena();
+	test_schema_tables();
+	test_roundtrip(false);
+	test_roundtrip(true);
+	test_pipe();
+	test_writer_errors();
+	test_hostile();
+	test_decoder();
+	return tap_done(&t);
+}

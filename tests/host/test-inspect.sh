@@ -1,0 +1,117 @@
+#!/bin/sh
+# crib-inspect against the golden snapshots; TAP output.
+# Usage: test-inspect.sh CRIB_INSPECT GOLDEN_DIR
+set -u
+inspect=$1 golden=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+check() {	# check DESCRIPTION EXPECTED_EXIT COMMAND...
+	desc=$1 want=$2
+	shift 2
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	got=$?
+	n=$((n + 1))
+	if [ "$got" -eq "$want" ]; then
+		echo "ok $n - $desc"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $desc (exit $got, expected $want)"
+		sed 's/^/# /' "$tmp/err" | head -5
+	fi
+}
+
+grep_check() {	# grep_check DESCRIPTION PATTERN: last stdout or stderr contains PATTERN
+	n=$((n + 1))
+	if cat "$tmp/out" "$tmp/err" | grep -q -- "$2"; then
+		echo "ok $n - $1"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1 (no '$2' in output)"
+	fi
+}
+
+nogrep_check() {
+	n=$((n + 1))
+	if grep -q -- "$2" "$tmp/out"; then
+		failed=$((failed + 1))
+		echo "not ok $n - $1 ('$2' in output)"
+	else
+		echo "ok $n - $1"
+	fi
+}
+
+s=$golden/sample.crib
+check "--help exits 0" 0 "$inspect" --help
+grep_check "--help documents exit codes" "Exit status"
+check "no arguments is a usage error" 2 "$inspect"
+check "unknown option is a usage error" 2 "$inspect" --frobnicate "$s"
+check "missing file is an I/O error" 3 "$inspect" "$tmp/does-not-exist"
+
+check "summary of the sample" 0 "$inspect" "$s"
+grep_check "summary shows the header" "format 1.0"
+grep_check "summary shows the process tree" "process tree"
+grep_check "summary shows the child under its parent" "    101 child"
+grep_check "summary shows the memory map" "memory map of 100"
+grep_check "summary shows dumped sizes" "12.0K"
+grep_check "summary shows sockets" "127.0.0.1:40000 -> 127.0.0.1:8080"
+grep_check "summary shows unknown records as opaque" "unknown ancillary record 0x8123"
+grep_check "summary shows signal handlers" "signal handlers"
+
+check "--section=mm" 0 "$inspect" --section=mm "$s"
+grep_check "--section=mm shows the memory map" "memory map"
+nogrep_check "--section=mm hides files" "/dev/pts/0"
+check "--section=files,net" 0 "$inspect" --section=files,net "$s"
+grep_check "--section=files,net shows files" "/dev/pts/0"
+nogrep_check "--section=files,net hides the memory map" "memory map"
+
+check "--json" 0 "$inspect" --json "$s"
+if cmp -s "$tmp/out" "$golden/sample.json"; then
+	n=$((n + 1)); echo "ok $n - --json output matches golden/sample.json"
+else
+	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - --json output differs from golden/sample.json"
+	diff "$golden/sample.json" "$tmp/out" | head -10 | sed 's/^/# /'
+fi
+if command -v python3 > /dev/null; then
+	cp "$tmp/out" "$tmp/json"
+	check "--json is valid JSON" 0 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/json"
+fi
+check "--json --section=net" 0 "$inspect" --json --section=net "$s"
+nogrep_check "--json --section=net has no vma" '"type":"vma"'
+grep_check "--json --section=net has sockets" '"type":"socket"'
+
+check "--verify sample" 0 "$inspect" --verify "$s"
+check "--verify from stdin" 0 sh -c '"$1" --verify - < "$2"' sh "$inspect" "$s"
+check "--verify truncated" 5 "$inspect" --verify "$golden/truncated.crib"
+grep_check "truncation error names offsets" "file offset"
+check "--verify corrupt" 5 "$inspect" --verify "$golden/corrupt.crib"
+check "--verify newer major" 4 "$inspect" --verify "$golden/newer-major.crib"
+check "--verify unknown critical" 4 "$inspect" --verify "$golden/unknown-critical.crib"
+check "--verify newer minor" 0 "$inspect" --verify "$golden/newer-minor.crib"
+check "summary of newer minor" 0 "$inspect" "$golden/newer-minor.crib"
+grep_check "newer minor: unknown record shown" "unknown ancillary record 0x8abc"
+check "summary of a truncated file shows what it can, then fails" 5 "$inspect" "$golden/truncated.crib"
+grep_check "the error says truncated" "truncated"
+check "not a snapshot" 4 "$inspect" --verify "$golden/sample.json"
+
+check "--hexdump at the heap" 0 "$inspect" --hexdump=0x555555560000:32 "$s"
+grep_check "--hexdump prints the bytes" "0000555555560000  a0 ad ba c7"
+check "--hexdump of a zero run" 0 "$inspect" --hexdump=0x555555563000:16 --pid=100 "$s"
+grep_check "--hexdump zero run" "zero pages"
+check "--hexdump where nothing is dumped" 1 "$inspect" --hexdump=0x1000 "$s"
+check "--hexdump bad argument" 2 "$inspect" --hexdump=zzz "$s"
+
+check "--diff of a snapshot with itself" 0 "$inspect" --diff "$s" "$s"
+check "--diff volatile-only changes" 1 "$inspect" --diff "$s" "$golden/sample-volatile.crib"
+grep_check "--diff shows the volatile field" "time_ns"
+check "--diff --ignore-volatile" 0 "$inspect" --diff --ignore-volatile "$s" "$golden/sample-volatile.crib"
+check "--diff --ignore-volatile with a real change" 1 "$inspect" --diff --ignore-volatile "$s" "$golden/sample-changed.crib"
+grep_check "--diff names the changed field" "uid: 1000 -> 0"
+nogrep_check "--diff --ignore-volatile hides volatile fields" "time_ns"
+check "--diff with a records only on one side" 1 "$inspect" --diff "$s" "$golden/newer-minor.crib"
+grep_check "--diff lists records only in A" "only in A"
+check "--diff against a corrupt file" 5 "$inspect" --diff "$s" "$golden/corrupt.crib"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef CRIB_INSPECT_H
+#define CRIB_INSPECT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <crib/format.h>
+
+/* Exit codes, as --help lists them. */
+enum {
+	EXIT_OK = 0,
+	EXIT_NEGATIVE = 1,	/* --diff: snapshots differ; --hexdump: address not dumped */
+	EXIT_USAGE = 2,
+	EXIT_IO = 3,
+	EXIT_UNSUPPORTED = 4,	/* not a snapshot, newer major, unknown critical record */
+	EXIT_CORRUPT = 5,	/* truncated, corrupt, fails verification */
+};
+
+struct options {
+	const char *sections;	/* comma-separated, NULL for all */
+	bool ignore_volatile;
+	bool have_pid;
+	unsigned long long pid;
+};
+
+bool section_name_selected(const struct options *o, const char *name);
+bool section_selected(const struct options *o, const struct crib_record *rec);
+int exit_code_for(enum crib_err code);
+void report_error(const char *path, const struct crib_error *err);
+struct crib_reader *open_snapshot(const char *path, int *fd_out, int *exit_code);
+void close_snapshot(struct crib_reader *r, int fd);
+
+int run_summary(const char *path, const struct options *o);
+int run_diff(const char *a, const char *b, const struct options *o);
+
+#endif

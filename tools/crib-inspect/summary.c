@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The readable summary.  Records are printed as they stream by; only the
+ * memory map of the current process (to add up what was dumped per vma) and
+ * a small process table (for the tree at the end) are kept, both capped.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inspect.h"
+
+#define MAX_VMAS 65536
+#define MAX_PROCS 65536
+
+struct vma_row {
+	struct crib_vma vma;	/* path not kept: copied below */
+	char path[64];
+	uint64_t dumped;	/* bytes with data */
+	uint64_t zero;		/* bytes recorded as zero pages */
+};
+
+struct proc_row {
+	uint64_t pid, ppid;
+	char comm[17];
+	unsigned threads;
+};
+
+struct summary {
+	const struct options *o;
+	uint64_t page_size;
+	struct vma_row *vmas;
+	size_t n_vmas;
+	uint64_t vma_pid;
+	bool vmas_dropped;
+	uint64_t stray_pages;	/* pages outside any recorded vma */
+	struct proc_row *procs;
+	size_t n_procs;
+	bool procs_dropped;
+	uint64_t unknown;
+};
+
+static const char *size_str(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "BKMGTPE";
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, len, "%" PRIu64 "B", bytes);
+	return buf;
+}
+
+/* Paths are bytes: show what is not printable ASCII as \xNN. */
+static void print_path(const char *path)
+{
+	if (!path || !*path) {
+		putchar('-');
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			putchar(*p);
+		else
+			printf("\\x%02x", *p);
+	}
+}
+
+static void print_header(const struct crib_header *h)
+{
+	time_t secs = (time_t)(h->time_ns / 1000000000ull);
+	char when[64] = "?";
+	struct tm tm;
+
+	if (gmtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("CRIB snapshot, format %u.%u\n", h->version_major, h->version_minor);
+	printf("  source:   Linux %s %s, page size %" PRIu64 "%s%s\n", h->kernel_release,
+	       h->arch, h->page_size, h->hostname ? ", host " : "", h->hostname ? h->hostname : "");
+	printf("  created:  %s by %s %s\n", when, h->tool_name, h->tool_version);
+	printf("  root pid: %" PRIu64 "   flags: 0x%" PRIx64 "%s\n", h->root_pid, h->flags,
+	       (h->flags & CRIB_HDR_NO_PAGES) ? " (no memory contents)" : "");
+}
+
+static void flush_vmas(struct summary *s)
+{
+	uint64_t mapped = 0, dumped = 0, zero = 0;
+	char a[16], b[16], c[16];
+
+	if (!s->n_vmas)
+		return;
+	printf("  memory map of %" PRIu64 ":\n", s->vma_pid);
+	printf("    %-12s %-12s %-4s %-6s %8s %8s %8s  %-11s %s\n", "START", "END", "PROT", "FLAGS",
+	       "SIZE", "DUMPED", "ZERO", "KIND", "PATH");
+	for (size_t i = 0; i < s->n_vmas; i++) {
+		const struct vma_row *v = &s->vmas[i];
+		uint64_t size = v->vma.end - v->vma.start;
+
+		printf("    %012" PRIx64 " %012" PRIx64 " %c%c%c  %c%c     %8s %8s %8s  %-11s ",
+		       v->vma.start, v->vma.end, v->vma.prot & 1 ? 'r' : '-',
+		       v->vma.prot & 2 ? 'w' : '-', v->vma.prot & 4 ? 'x' : '-',
+		       v->vma.flags & CRIB_MAP_SHARED ? 's' : 'p',
+		       v->vma.flags & CRIB_MAP_GROWSDOWN ? 'g' : ' ', size_str(size, a, sizeof(a)),
+		       size_str(v->dumped, b, sizeof(b)), size_str(v->zero, c, sizeof(c)),
+		       crib_vma_kind_name(v->vma.kind));
+		print_path(v->path);
+		putchar('\n');
+		mapped += size;
+		dumped += v->dumped;
+		zero += v->zero;
+	}
+	printf("    total: %zu vmas, %s mapped, %s dumped, %s zero\n", s->n_vmas,
+	       size_str(mapped, a, sizeof(a)), size_str(dumped, b, sizeof(b)),
+	       size_str(zero, c, sizeof(c)));
+	if (s->vmas_dropped)
+		printf("    (more than %d vmas: the rest not shown)\n", MAX_VMAS);
+	if (s->stray_pages)
+		printf("    warning: %" PRIu64 " pages outside any vma\n", s->stray_pages);
+	s->n_vmas = 0;
+	s->vmas_dropped = false;
+	s->stray_pages = 0;
+}
+
+static void add_vma(struct summary *s, const struct crib_vma *v)
+{
+	struct vma_row *row;
+
+	if (s->n_vmas && s->vma_pid != v->pid)
+		flush_vmas(s);
+	s->vma_pid = v->pid;
+	if (s->n_vmas == MAX_VMAS) {
+		s->vmas_dropped = true;
+		return;
+	}
+	if (!s->vmas) {
+		s->vmas = calloc(MAX_VMAS, sizeof(*s->vmas));
+		if (!s->vmas) {
+			s->vmas_dropped = true;
+			return;
+		}
+	}
+	row = &s->vmas[s->n_vmas++];
+	memset(row, 0, sizeof(*row));
+	row->vma = *v;
+	row->vma.path = NULL;
+	snprintf(row->path, sizeof(row->path), "%s", v->path ? v->path : "");
+}
+
+static void add_pages(struct summary *s, const struct crib_pages *p)
+{
+	uint64_t bytes = p->npages * s->page_size;
+
+	for (size_t i = 0; i < s->n_vmas; i++) {
+		struct vma_row *v = &s->vmas[i];
+
+		if (s->vma_pid == p->pid && p->addr >= v->vma.start && p->addr < v->vma.end) {
+			if (p->data.len)
+				v->dumped += bytes;
+			else
+				v->zero += bytes;
+			return;
+		}
+	}
+	s->stray_pages += p->npages;
+}
+
+static void add_proc(struct summary *s, const struct crib_process *p)
+{
+	struct proc_row *row;
+
+	if (s->n_procs == MAX_PROCS) {
+		s->procs_dropped = true;
+		return;
+	}
+	if (!s->procs) {
+		s->procs = calloc(MAX_PROCS, sizeof(*s->procs));
+		if (!s->procs) {
+			s->procs_dropped = true;
+			return;
+		}
+	}
+	row = &s->procs[s->n_procs++];
+	row->pid = p->pid;
+	row->ppid = p->ppid;
+	snprintf(row->comm, sizeof(row->comm), "%s", p->comm ? p->comm : "");
+}
+
+static void count_thread(struct summary *s, uint64_t pid)
+{
+	for (size_t i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid)
+			s->procs[i].threads++;
+}
+
+static void print_tree(const struct summary *s, uint64_t ppid, int depth)
+{
+	if (depth > 64)
+		return;
+	for (size_t i = 0; i < s->n_procs; i++) {
+		const struct proc_row *p = &s->procs[i];
+
+		if (p->ppid != ppid || p->pid == ppid)
+			continue;
+		printf("  %*s%" PRIu64 " %s (%u thread%s)\n", depth * 2, "", p->pid, p->comm,
+		       p->threads, p->threads == 1 ? "" : "s");
+		print_tree(s, p->pid, depth + 1);
+	}
+}
+
+static bool has_pid(const struct summary *s, uint64_t pid)
+{
+	for (size_t i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void print_process(const struct crib_process *p)
+{
+	printf("\nprocess %" PRIu64 " \"%s\"  ppid %" PRIu64 "  pgid %" PRIu64 "  sid %" PRIu64 "\n",
+	       p->pid, p->comm ? p->comm : "", p->ppid, p->pgid, p->sid);
+	printf("  uid %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "  gid %" PRIu64 "/%" PRIu64
+	       "/%" PRIu64 "/%" PRIu64 "  groups", p->uid, p->euid, p->suid, p->fsuid, p->gid,
+	       p->egid, p->sgid, p->fsgid);
+	for (size_t i = 0; i < p->n_groups && i < 32; i++)
+		printf("%s%" PRIu64, i ? "," : " ", p->groups[i]);
+	printf("%s\n", p->n_groups > 32 ? ",..." : p->n_groups ? "" : " none");
+	printf("  caps eff 0x%" PRIx64 " prm 0x%" PRIx64 " inh 0x%" PRIx64 " bnd 0x%" PRIx64
+	       " amb 0x%" PRIx64 "\n", p->cap_eff, p->cap_prm, p->cap_inh, p->cap_bnd, p->cap_amb);
+	printf("  sched policy %" PRIu64 " prio %" PRId64 " nice %" PRId64 "  umask %04" PRIo64
+	       "  personality 0x%" PRIx64 "  no_new_privs %d  dumpable %" PRIu64 "  %zu rlimits\n",
+	       p->sched_policy, p->sched_priority, p->nice, p->umask, p->personality,
+	       p->no_new_privs, p->dumpable, p->n_rlimits);
+	printf("  cwd ");
+	print_path(p->cwd);
+	printf("  root ");
+	print_path(p->root);
+	printf("  exe ");
+	print_path(p->exe);
+	putchar('\n');
+}
+
+static void print_thread(const struct crib_thread *t)
+{
+	printf("  thread %" PRIu64 " \"%s\"", t->tid, t->comm ? t->comm : "");
+	if (t->regs_arch)
+		printf(" %s regs %zu bytes", t->regs_arch, t->regs.len);
+	else
+		printf(" rip 0x%" PRIx64 " rsp 0x%" PRIx64, t->regs_x86_64.rip, t->regs_x86_64.rsp);
+	printf(" blocked 0x%" PRIx64 " pending %zu xstate %zu bytes%s\n", t->sigmask, t->n_pending,
+	       t->xstate.len, t->sigaltstack.size ? " altstack" : "");
+}
+
+static void print_mm(const struct crib_mm *m)
+{
+	printf("  mm: code %" PRIx64 "-%" PRIx64 " data %" PRIx64 "-%" PRIx64 " brk %" PRIx64
+	       "-%" PRIx64 " stack %" PRIx64 " auxv %zu bytes, %" PRIu64 " vmas\n",
+	       m->start_code, m->end_code, m->start_data, m->end_data, m->start_brk, m->brk,
+	       m->start_stack, m->auxv.len, m->nr_vmas);
+}
+
+static void print_file(const struct crib_file *f)
+{
+	printf("  fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " ", f->fd,
+	       crib_file_type_name(f->type), f->flags, f->pos);
+	print_path(f->path);
+	printf("%s\n", f->cloexec ? "  (cloexec)" : "");
+}
+
+static void print_sockaddr(const struct crib_sockaddr *a)
+{
+	const uint8_t *p = a->addr.data;
+
+	if (a->family == 2 && a->addr.len == 4) {
+		printf("%u.%u.%u.%u:%" PRIu64, p[0], p[1], p[2], p[3], a->port);
+	} else if (a->family == 10 && a->addr.len == 16) {
+		printf("[");
+		for (int i = 0; i < 16; i += 2)
+			printf("%s%x", i ? ":" : "", p[i] << 8 | p[i + 1]);
+		printf("]:%" PRIu64, a->port);
+	} else if (a->family == 1) {
+		printf("%s", a->addr.len && !p[0] ? "@" : "");
+		for (size_t i = a->addr.len && !p[0] ? 1 : 0; i < a->addr.len; i++)
+			putchar(p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?');
+		if (!a->addr.len)
+			printf("(unnamed)");
+	} else {
+		printf("-");
+	}
+}
+
+static void print_socket(const struct crib_socket *s)
+{
+	static const char *const families[] = { [1] = "unix", [2] = "inet", [10] = "inet6",
+						[16] = "netlink", [17] = "packet" };
+	static const char *const types[] = { [1] = "stream", [2] = "dgram", [3] = "raw",
+					     [5] = "seqpacket" };
+	const char *fam = s->family < 18 && families[s->family] ? families[s->family] : "?";
+	const char *type = s->type < 6 && types[s->type] ? types[s->type] : "?";
+
+	printf("  socket fd %" PRIu64 ": %s %s proto %" PRIu64 " state %" PRIu64 " ", s->fd, fam,
+	       type, s->protocol, s->state);
+	print_sockaddr(&s->local);
+	printf(" -> ");
+	print_sockaddr(&s->peer);
+	printf("  queued recv %" PRIu64 " send %" PRIu64 " bytes, %zu options\n", s->recv_queued,
+	       s->send_queued, s->n_options);
+}
+
+static void print_sighand(const struct crib_sighand *h)
+{
+	printf("  signal handlers:");
+	for (size_t i = 0; i < h->n_actions; i++) {
+		const struct crib_sigaction *a = &h->actions[i];
+
+		if (a->handler == 1)
+			printf(" %" PRIu64 "=ignore", a->signo);
+		else if (a->handler == 0)
+			printf(" %" PRIu64 "=default", a->signo);
+		else
+			printf(" %" PRIu64 "=0x%" PRIx64 "/0x%" PRIx64, a->signo, a->handler, a->flags);
+	}
+	printf("%s\n", h->n_actions ? "" : " all default");
+}
+
+/* Any record without its own printer: scalar fields in one line. */
+static void print_generic(const struct crib_record *rec)
+{
+	const struct crib_struct_desc *d = rec->info->body;
+
+	printf("  %s:", rec->info->name);
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct crib_field *f = &d->fields[i];
+		const uint8_t *p = (const uint8_t *)&rec->u + f->offset;
+
+		switch (f->type) {
+		case CRIB_FT_UINT:
+			printf((f->flags & CRIB_FIELD_HEX) ? " %s=0x%" PRIx64 : " %s=%" PRIu64,
+			       f->name, *(const uint64_t *)p);
+			break;
+		case CRIB_FT_INT:
+			printf(" %s=%" PRId64, f->name, *(const int64_t *)p);
+			break;
+		case CRIB_FT_BOOL:
+			printf(" %s=%s", f->name, *(const bool *)p ? "yes" : "no");
+			break;
+		case CRIB_FT_TEXT:
+		case CRIB_FT_PATH:
+			printf(" %s=\"%s\"", f->name, *(const char *const *)p ? *(const char *const *)p : "");
+			break;
+		case CRIB_FT_BLOB:
+			printf(" %s=%zu bytes", f->name, ((const struct crib_blob *)p)->len);
+			break;
+		case CRIB_FT_UINT_ARRAY:
+		case CRIB_FT_STRUCT_ARRAY:
+			printf(" %s=[%zu]", f->name,
+			       *(const size_t *)((const uint8_t *)&rec->u + f->count_offset));
+			break;
+		default:
+			break;
+		}
+	}
+	putchar('\n');
+}
+
+static void print_record(struct summary *s, const struct crib_record *rec)
+{
+	if (rec->type != CRIB_REC_VMA && rec->type != CRIB_REC_PAGES)
+		flush_vmas(s);
+	switch (rec->type) {
+	case CRIB_REC_HEADER:
+		print_header(&rec->u.header);
+		break;
+	case CRIB_REC_TRAILER:
+		printf("\ntrailer: %" PRIu64 " records, %" PRIu64 " bytes, checksum %016" PRIx64
+		       " verified\n", rec->u.trailer.records, rec->u.trailer.stream_bytes,
+		       rec->u.trailer.checksum);
+		break;
+	case CRIB_REC_PROCESS:
+		print_process(&rec->u.process);
+		break;
+	case CRIB_REC_THREAD:
+		print_thread(&rec->u.thread);
+		break;
+	case CRIB_REC_MM:
+		print_mm(&rec->u.mm);
+		break;
+	case CRIB_REC_VMA:
+		add_vma(s, &rec->u.vma);
+		break;
+	case CRIB_REC_PAGES:
+		add_pages(s, &rec->u.pages);
+		break;
+	case CRIB_REC_FILE:
+		print_file(&rec->u.file);
+		break;
+	case CRIB_REC_SOCKET:
+		print_socket(&rec->u.socket);
+		break;
+	case CRIB_REC_SIGHAND:
+		print_sighand(&rec->u.sighand);
+		break;
+	case CRIB_REC_NOTE:
+		printf("note: %s = %s\n", rec->u.note.name, rec->u.note.value ? rec->u.note.value : "");
+		break;
+	default:
+		if (rec->info)
+			print_generic(rec);
+		else
+			printf("unknown %s record 0x%04x at offset %" PRIu64 " (%zu bytes), skipped\n",
+			       crib_record_is_critical(rec->type) ? "critical" : "ancillary",
+			       rec->type, rec->offset, rec->raw_len);
+		break;
+	}
+}
+
+int run_summary(const char *path, const struct options *o)
+{
+	struct summary s = { .o = o };
+	struct crib_record rec;
+	struct crib_reader *r;
+	int fd, code, ret;
+
+	r = open_snapshot(path, &fd, &code);
+	if (!r)
+		return code;
+	s.page_size = crib_reader_header(r)->page_size;
+	while ((ret = crib_reader_next(r, &rec)) > 0) {
+		if (rec.type == CRIB_REC_PROCESS)
+			add_proc(&s, &rec.u.process);
+		else if (rec.type == CRIB_REC_THREAD)
+			count_thread(&s, rec.u.thread.pid);
+		if (!rec.info)
+			s.unknown++;
+		if (section_selected(o, &rec))
+			print_record(&s, &rec);
+	}
+	flush_vmas(&s);
+	if (s.n_procs && section_name_selected(o, "proc")) {
+		printf("\nprocess tree:\n");
+		for (size_t i = 0; i < s.n_procs; i++) {
+			const struct proc_row *p = &s.procs[i];
+
+			if (has_pid(&s, p->ppid) && p->ppid != p->pid)
+				continue;	/* printed under its parent */
+			printf("  %" PRIu64 " %s (%u thread%s)\n", p->pid, p->comm, p->threads,
+			       p->threads == 1 ? "" : "s");
+			print_tree(&s, p->pid, 1);
+		}
+		if (s.procs_dropped)
+			printf("  (more than %d processes: the rest not shown)\n", MAX_PROCS);
+	}
+	if (s.unknown)
+		printf("%" PRIu64 " unknown ancillary record%s skipped\n", s.unknown,
+		       s.unknown == 1 ? "" : "s");
+	code = EXIT_OK;
+	if (ret < 0) {
+		fflush(stdout);
+		report_error(path, crib_reader_error(r));
+		code = exit_code_for(crib_reader_error(r)->code);
+	}
+	free(s.vmas);
+	free(s.procs);
+	close_snapshot(r, fd);
+	return code;
+}
