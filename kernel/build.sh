@@ -126,9 +126,17 @@ configure() {
 	local frag opt want got bad=0
 	for frag in $(fragments); do
 		while IFS= read -r opt; do
-			case "$opt" in CONFIG_*=*) ;; *) continue ;; esac
+			case "$opt" in
+			CONFIG_*=*) ;;
+			"# CONFIG_"*" is not set")
+				opt=${opt#\# }
+				opt="${opt%% *}=n"
+				;;
+			*) continue ;;
+			esac
 			want=${opt#*=}
 			got=$(grep -E "^${opt%%=*}=" "$build/.config" | cut -d= -f2- || true)
+			[ "$want" = n ] && [ -z "$got" ] && got=n
 			if [ "$want" != "$got" ]; then
 				echo "  ${opt%%=*}: wanted $want, got ${got:-unset} (${frag##*/})" >&2
 				bad=1
