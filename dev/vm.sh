@@ -70,7 +70,9 @@ qemu_args=(
 	-accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-nodefaults -no-reboot -display none -monitor none
 	-kernel "$bzimage" -initrd "$initrd"
-	-append "console=ttyS0 rdinit=/init panic=-1 printk.devkmsg=on"
+	# TCG's TSC follows the host clock; without tsc=reliable the guest
+	# falls back to jiffies and timings lose their resolution.
+	-append "console=ttyS0 rdinit=/init panic=-1 printk.devkmsg=on tsc=reliable"
 	-serial "file:$run/console.log"
 	-virtfs "local,path=$CRIB_ROOT,mount_tag=repo,security_model=none"
 	-virtfs "local,path=$run,mount_tag=run,security_model=none"

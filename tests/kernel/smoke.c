@@ -60,7 +60,7 @@ static unsigned int count_vmas(int pid)
 }
 
 /*
- * Fork a child with its own process group, a name and a second thread.  It
+ * Fork a child with its own session, a name and a second thread.  It
  * reports on report[1] and waits on go[0] until the parent closes go[1].
  */
 static pid_t start_child(const int report[2], const int go[2])
@@ -77,7 +77,8 @@ static pid_t start_child(const int report[2], const int go[2])
 	/* Only the parent may hold go[1]: its close is our cue to exit. */
 	close(go[1]);
 	close(report[0]);
-	setpgid(0, 0);
+	/* A session of its own: sid and pgid become our pid, not the parent's. */
+	setsid();
 	prctl(PR_SET_NAME, "crib-smoke-kid");
 	if (pthread_create(&th, NULL, idle_thread, NULL))
 		_exit(3);
@@ -132,7 +133,7 @@ static void test_probe_live_child(struct tap *t)
 	tap_check(t, b.pid == v.pid && b.tgid == v.pid, "pid %d tgid %d == %d", b.pid, b.tgid, v.pid);
 	tap_check(t, b.ppid == v.ppid, "ppid %d == %d", b.ppid, v.ppid);
 	tap_check(t, b.pgid == v.pgid && v.pgid == v.pid, "pgid %d == %d", b.pgid, v.pgid);
-	tap_check(t, b.sid == v.sid, "sid %d == %d", b.sid, v.sid);
+	tap_check(t, b.sid == v.sid && v.sid == v.pid, "sid %d == %d", b.sid, v.sid);
 	tap_check(t, b.uid == v.uid && b.gid == v.gid, "uid/gid %u/%u == %u/%u",
 		  b.uid, b.gid, v.uid, v.gid);
 	tap_check(t, b.euid == v.euid && b.egid == v.egid, "euid/egid %u/%u == %u/%u",
