@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crib-dump: every VMA of a process, in address order, through the task_vma
+ * open-coded iterator (which holds the mmap lock for the walk).  When the
+ * ring buffer fills up the program stops with DUMP_NO_ROOM; user space
+ * drains it and runs the program again from the end of the last VMA it got.
+ *
+ * Paths of backing files are not resolved here: a CRIB program cannot call
+ * bpf_d_path(), and a bounded d_parent walk stops at mount points.  The
+ * program gives the file's device and inode; crib-dump resolves the path
+ * and checks it names that same inode.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "dump.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} vma_records SEC(".maps");
+
+extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+
+SEC("crib")
+int dump_vmas(struct dump_ctx *ctx)
+{
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct task_struct *task;
+	struct inode *inode;
+	struct dump_vma_rec *v;
+	int ret = DUMP_OK;
+
+	task = bpf_task_from_vpid(ctx->pid);
+	if (!task)
+		return DUMP_NO_TASK;
+	if (!task->mm) {
+		bpf_task_release(task);
+		return DUMP_NO_MM;
+	}
+	if (bpf_iter_task_vma_new(&it, task, ctx->start)) {
+		/* -EBUSY (mmap lock contended) or -ENOENT (mm gone) */
+		ret = task->mm ? DUMP_BUSY : DUMP_NO_MM;
+		goto out;
+	}
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		v = bpf_ringbuf_reserve(&vma_records, sizeof(*v), 0);
+		if (!v) {
+			ret = DUMP_NO_ROOM;
+			break;
+		}
+		dump_zero(v, sizeof(*v));
+		v->kind = DUMP_REC_VMA;
+		v->start = vma->vm_start;
+		v->end = vma->vm_end;
+		v->vm_flags = vma->vm_flags;
+		v->pgoff = vma->vm_pgoff;
+		if (vma->vm_file) {
+			inode = vma->vm_file->f_inode;
+			v->has_file = 1;
+			v->ino = inode->i_ino;
+			v->dev = inode->i_sb->s_dev;
+			v->i_mode = inode->i_mode;
+		}
+		bpf_ringbuf_submit(v, 0);
+	}
+out:
+	bpf_iter_task_vma_destroy(&it);
+	bpf_task_release(task);
+	return ret;
+}

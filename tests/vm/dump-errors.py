@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-dump when it cannot or must not dump: bad usage, no such process,
+a terminal as output, an unsupported resource, a process killed during the
+dump.  Each time the exit status and message are checked, no partial
+snapshot is left behind, and the process is left as it was.  TAP."""
+import os
+import pty
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import Tap, Workload, dump, not_traced  # noqa: E402
+
+t = Tap()
+
+
+def run(*args, **kw):
+    return subprocess.run(["crib-dump"] + list(args), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+def test_usage():
+    t.eq(run().returncode, 2, "no arguments: exit 2")
+    t.eq(run("-p", "nonsense").returncode, 2, "a malformed pid: exit 2")
+    r = run("--help")
+    t.check(r.returncode == 0 and b"--leave-running" in r.stdout, "--help: exit 0, usage on stdout")
+
+
+def test_no_process(tmp):
+    p = subprocess.Popen(["true"])
+    p.wait()
+    out = os.path.join(tmp, "gone.crib")
+    rc, err = dump(p.pid, out)
+    t.eq(rc, 1, "a pid that is gone: exit 1")
+    t.check("no process with pid %d" % p.pid in err, "... saying so", err)
+    t.check(not os.path.exists(out), "... and no snapshot file left")
+
+
+def test_terminal():
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    try:
+        master, slave = pty.openpty()
+        r = subprocess.run(["crib-dump", "-p", str(w.pid)], stdin=subprocess.DEVNULL,
+                           stdout=slave, stderr=subprocess.PIPE)
+        os.close(slave)
+        os.close(master)
+        t.eq(r.returncode, 2, "standard output a terminal: exit 2")
+        t.check(b"terminal" in r.stderr, "... saying why", r.stderr)
+        t.check(w.alive() and not_traced(w.pid), "... and the process untouched")
+    finally:
+        w.stop()
+
+
+def test_socket(tmp):
+    code = ("import socket, time\n"
+            "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+            "open(%r, 'w').close()\n"
+            "time.sleep(600)\n") % os.path.join(tmp, "sock-ready")
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while not os.path.exists(os.path.join(tmp, "sock-ready")):
+            time.sleep(0.05)
+        out = os.path.join(tmp, "sock.crib")
+        rc, err = dump(p.pid, out)
+        t.eq(rc, 1, "a socket descriptor: exit 1")
+        t.check("socket" in err and "fd 3" in err, "... naming the descriptor and why", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
+    finally:
+        p.kill()
+        p.wait()
+
+
+def test_killed_during_dump():
+    w = Workload("heap", "64", "@DIR@/ready")
+    try:
+        out = w.path("snap")
+        dumper = subprocess.Popen(["crib-dump", "-p", str(w.pid), "-o", out],
+                                  stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # Wait until the memory is being written, then kill the process.
+        deadline = time.time() + 60
+        while (not os.path.exists(out) or os.path.getsize(out) < 1 << 20) and \
+                time.time() < deadline and dumper.poll() is None:
+            time.sleep(0.02)
+        w.proc.kill()
+        err = dumper.communicate(timeout=120)[1].decode(errors="replace")
+        if dumper.returncode == 0:
+            t.diag("the dump finished before the kill; the checks below are moot")
+        t.eq(dumper.returncode, 1, "process killed during the dump: exit 1")
+        t.check("exited during the dump" in err, "... saying so", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.eq(w.proc.wait(timeout=10), -9, "... and the process is reaped normally")
+    finally:
+        w.stop()
+
+
+tmpdir = os.environ.get("TMPDIR", "/tmp")
+for test in (test_usage, lambda: test_no_process(tmpdir), test_terminal,
+             lambda: test_socket(tmpdir), test_killed_during_dump):
+    try:
+        test()
+    except Exception as e:
+        t.check(False, "raised %r" % (e,))
+sys.exit(t.done())

@@ -1,0 +1,335 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-dump against the workloads, each dumped with --leave-running and
+every dumped fact checked against procfs or the workload's own account;
+then the default mode, which kills the process once dumped.  TAP."""
+import os
+import resource
+import stat
+import sys
+import time
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import (PAGE, Tap, Workload, dump, extract, fdinfo, inspect_json,  # noqa: E402
+                      not_traced, path_text, proc_maps, proc_stat, proc_status, read,
+                      records)
+
+O_CLOEXEC = 0o2000000
+PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4
+MAP_SHARED = 1
+FILE_TYPES = {stat.S_IFREG: 1, stat.S_IFDIR: 2, stat.S_IFCHR: 3, stat.S_IFBLK: 4,
+              stat.S_IFIFO: 5, stat.S_IFSOCK: 6, stat.S_IFLNK: 15}
+
+t = Tap()
+
+
+def ulimit(v):
+    return (1 << 64) - 1 if v == resource.RLIM_INFINITY else v
+
+
+def check_process(name, pid, doc):
+    procs = records(doc, "process")
+    if not t.eq(len(procs), 1, "%s: one process record" % name):
+        return
+    p = procs[0]
+    st, status = proc_stat(pid), proc_status(pid)
+    ids = lambda key: [int(x) for x in status[key].split()]  # noqa: E731
+    caps = lambda key: int(status[key], 16)  # noqa: E731
+    t.eq((p["pid"], p["tgid"], p["ppid"], p["pgid"], p["sid"]),
+         (pid, pid, int(status["PPid"]), int(st[5]), int(st[6])),
+         "%s: pid, tgid, ppid, pgid, sid" % name)
+    t.eq(path_text(p["comm"]), read("/proc/%d/comm" % pid).rstrip("\n"), "%s: comm" % name)
+    t.eq([p["uid"], p["euid"], p["suid"], p["fsuid"]], ids("Uid"), "%s: uids" % name)
+    t.eq([p["gid"], p["egid"], p["sgid"], p["fsgid"]], ids("Gid"), "%s: gids" % name)
+    t.eq(sorted(p["groups"]), sorted(ids("Groups")), "%s: supplementary groups" % name)
+    t.eq([p["cap_inh"], p["cap_prm"], p["cap_eff"], p["cap_bnd"], p["cap_amb"]],
+         [caps(k) for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")],
+         "%s: capabilities" % name)
+    t.eq((p["sched_policy"], p["sched_priority"], p["nice"]),
+         (int(st[41]), int(st[40]), int(st[19])), "%s: policy, rt priority, nice" % name)
+    t.eq(p["personality"], int(read("/proc/%d/personality" % pid), 16), "%s: personality" % name)
+    t.eq(p["umask"], int(status["Umask"], 8), "%s: umask" % name)
+    t.eq(p["no_new_privs"], status["NoNewPrivs"] == "1", "%s: no_new_privs" % name)
+    want = [{"resource": i, "cur": ulimit(resource.prlimit(pid, i)[0]),
+             "max": ulimit(resource.prlimit(pid, i)[1])} for i in range(16)]
+    t.eq(p["rlimits"], want, "%s: all 16 rlimits" % name)
+    t.eq((path_text(p["cwd"]), path_text(p["root"]), path_text(p["exe"])),
+         tuple(os.readlink("/proc/%d/%s" % (pid, w)) for w in ("cwd", "root", "exe")),
+         "%s: cwd, root, exe" % name)
+    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    t.check(abs(p["start_time"] / tick - int(st[22])) <= 1,
+            "%s: start time (ticks since boot)" % name, (p["start_time"], st[22]))
+    t.eq(p["dumpable"], 1, "%s: dumpable" % name)
+
+
+def check_mm(name, pid, doc):
+    mms = records(doc, "mm")
+    if not t.eq(len(mms), 1, "%s: one mm record" % name):
+        return
+    mm, st = mms[0], proc_stat(pid)
+    keys = [("start_code", 26), ("end_code", 27), ("start_stack", 28), ("start_data", 45),
+            ("end_data", 46), ("start_brk", 47), ("arg_start", 48), ("arg_end", 49),
+            ("env_start", 50), ("env_end", 51)]
+    t.eq([mm[k] for k, _ in keys], [int(st[i]) for _, i in keys],
+         "%s: mm layout (code, data, brk, stack, args, env)" % name)
+    auxv = read("/proc/%d/auxv" % pid, "rb")
+    t.eq(mm["auxv"], auxv[:len(bytes.fromhex(mm["auxv"]))].hex(), "%s: auxv" % name)
+    t.check(len(mm["auxv"]) // 2 >= 16 * 10, "%s: auxv has its entries" % name)
+    t.eq(path_text(mm["exe"]), os.readlink("/proc/%d/exe" % pid), "%s: mm exe" % name)
+    heap = [m for m in proc_maps(pid) if m["path"] == "[heap]"]
+    if heap:
+        t.check(heap[0]["end"] - PAGE < mm["brk"] <= heap[0]["end"], "%s: brk inside [heap]" % name)
+
+
+def check_vmas(name, pid, doc):
+    vmas = records(doc, "vma")
+    maps = [m for m in proc_maps(pid) if m["path"] != "[vsyscall]"]
+    t.eq(records(doc, "mm")[0]["nr_vmas"], len(vmas), "%s: nr_vmas matches the vma records" % name)
+    if not t.eq(len(vmas), len(maps), "%s: one vma record per VMA of procfs" % name):
+        return
+    bad = []
+    for v, m in zip(vmas, maps):
+        perms = ("r" if v["prot"] & PROT_READ else "-") + ("w" if v["prot"] & PROT_WRITE else "-") + \
+                ("x" if v["prot"] & PROT_EXEC else "-") + ("s" if v["flags"] & MAP_SHARED else "p")
+        got = (v["start"], v["end"], perms, path_text(v["path"]), v["dev"], v["inode"])
+        want = (m["start"], m["end"], m["perms"], m["path"], m["dev"], m["inode"])
+        if got != want or (m["inode"] and v["pgoff"] * PAGE != m["offset"]):
+            bad.append("%r != %r" % (got, want))
+    t.check(not bad, "%s: every VMA: range, protection, sharing, path, dev, inode, offset" % name,
+            "\n".join(bad[:5]))
+    kinds = {"[heap]": 2, "[stack]": 3, "[vdso]": 4, "[vvar]": 5}
+    wrong = [v for v in vmas if kinds.get(path_text(v["path"]), v["kind"]) != v["kind"]]
+    t.check(not wrong, "%s: heap, stack, vdso, vvar kinds" % name, wrong[:3])
+
+
+def check_pages(name, doc):
+    vmas = records(doc, "vma")
+    pages = records(doc, "pages")
+    last, bad = 0, []
+    for p in pages:
+        end = p["addr"] + p["npages"] * PAGE
+        inside = [v for v in vmas if v["start"] <= p["addr"] and end <= v["end"]]
+        if p["addr"] < last or not inside or p["data"]["len"] not in (0, p["npages"] * PAGE):
+            bad.append(p)
+        last = end
+    zero = sum(p["npages"] for p in pages if not p["data"]["len"])
+    t.check(pages and not bad, "%s: %d pages records (%d zero pages), ascending, each inside a VMA"
+            % (name, len(pages), zero), bad[:3])
+    vdso = [v for v in vmas if v["kind"] in (4, 5)]
+    t.check(not any(v["start"] <= p["addr"] < v["end"] for v in vdso for p in pages),
+            "%s: no vdso or vvar contents" % name)
+
+
+def check_threads(name, pid, doc):
+    threads = records(doc, "thread")
+    tids = sorted(int(x) for x in os.listdir("/proc/%d/task" % pid))
+    t.eq(sorted(th["tid"] for th in threads), tids, "%s: one thread record per thread" % name)
+    t.eq(threads[0]["tid"] if threads else None, pid, "%s: the leader's record first" % name)
+    vmas = records(doc, "vma")
+    bad = []
+    for th in threads:
+        tid, r = th["tid"], th["regs_x86_64"]
+        status = proc_status(pid, tid)
+        exec_vma = any(v["start"] <= r["rip"] < v["end"] and v["prot"] & PROT_EXEC for v in vmas)
+        stack_vma = any(v["start"] <= r["rsp"] < v["end"] for v in vmas)
+        if path_text(th["comm"]) != read("/proc/%d/task/%d/comm" % (pid, tid)).rstrip("\n"):
+            bad.append("%d: comm %r" % (tid, th["comm"]))
+        if th["sigmask"] != int(status["SigBlk"], 16):
+            bad.append("%d: sigmask %x, SigBlk %s" % (tid, th["sigmask"], status["SigBlk"]))
+        if not exec_vma or not stack_vma or r["cs"] != 0x33 or not r["fs_base"]:
+            bad.append("%d: registers rip %x rsp %x cs %x fs_base %x" %
+                       (tid, r["rip"], r["rsp"], r["cs"], r["fs_base"]))
+        if len(th["xstate"]) // 2 < 576:	# legacy area + XSAVE header
+            bad.append("%d: xstate of %d bytes" % (tid, len(th["xstate"]) // 2))
+        if (th["sigaltstack"]["flags"], th["sigaltstack"]["size"]) != (2, 0):
+            bad.append("%d: sigaltstack %r" % (tid, th["sigaltstack"]))
+    t.check(not bad, "%s: every thread: comm, signal mask, registers, xstate, altstack" % name,
+            "\n".join(bad))
+    t.eq(len({th["regs_x86_64"]["fs_base"] for th in threads}), len(threads),
+         "%s: each thread has its own fs_base (TLS)" % name)
+
+
+def check_files(name, pid, doc, changing=()):
+    """@changing: fields the running workload changes after the dump."""
+    files = records(doc, "file")
+    fds = sorted(int(x) for x in os.listdir("/proc/%d/fd" % pid))
+    if not t.eq([f["fd"] for f in files], fds, "%s: one file record per descriptor" % name):
+        return
+    bad = []
+    for f in files:
+        fd = f["fd"]
+        info, st = fdinfo(pid, fd), os.stat("/proc/%d/fd/%d" % (pid, fd))
+        flags = int(info["flags"], 8)
+        want = {"pos": int(info["pos"]), "flags": flags & ~O_CLOEXEC,
+                "cloexec": bool(flags & O_CLOEXEC), "inode": st.st_ino, "dev": st.st_dev,
+                "mode": st.st_mode, "type": FILE_TYPES.get(stat.S_IFMT(st.st_mode), 0)}
+        if stat.S_ISREG(st.st_mode):
+            want["size"] = st.st_size
+        if not stat.S_ISFIFO(st.st_mode):
+            want["path"] = os.readlink("/proc/%d/fd/%d" % (pid, fd))
+        for k in changing:
+            want.pop(k, None)
+        got = {k: (path_text(f[k]) if k == "path" else f[k]) for k in want}
+        if got != want:
+            bad.append("fd %d: %r != %r" % (fd, got, want))
+    t.check(not bad, "%s: every descriptor: type, flags, cloexec, pos, path, dev, inode, mode" % name,
+            "\n".join(bad))
+
+
+def dump_and_check(name, w, snap, changing=()):
+    rc, err = dump(w.pid, snap, "--leave-running")
+    if not t.eq(rc, 0, "%s: crib-dump --leave-running exits 0" % name):
+        t.diag(err)
+        return None
+    doc = inspect_json(snap)
+    t.eq(doc["status"], {"ok": True}, "%s: the snapshot verifies" % name)
+    t.check(w.alive() and not_traced(w.pid), "%s: left running, not traced, not stopped" % name)
+    check_process(name, w.pid, doc)
+    check_mm(name, w.pid, doc)
+    check_vmas(name, w.pid, doc)
+    check_pages(name, doc)
+    check_threads(name, w.pid, doc)
+    check_files(name, w.pid, doc, changing)
+    return doc
+
+
+def test_idle():
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    try:
+        doc = dump_and_check("idle", w, w.path("snap"))
+        if not doc:
+            return
+        p = records(doc, "process")[0]
+        t.eq((p["umask"], p["nice"], p["rlimits"][resource.RLIMIT_NOFILE]["cur"]), (0o27, 7, 300),
+             "idle: the umask, nice and RLIMIT_NOFILE it set")
+        files = {f["fd"]: f for f in records(doc, "file")}
+        t.eq((files[3]["pos"], path_text(files[3]["path"]), files[3]["flags"] & 3),
+             (5, w.path("file"), os.O_RDWR), "idle: its file, read-write at offset 5")
+        t.eq((files[4]["flags"] & os.O_APPEND, files[4]["cloexec"], files[4]["type"]),
+             (os.O_APPEND, True, 3), "idle: /dev/null, O_APPEND and FD_CLOEXEC, a chardev")
+    finally:
+        w.stop()
+
+
+def test_counter():
+    w = Workload("counter", "@DIR@/count", ready="count")
+    try:
+        # it rewrites its file, whose size grows with the count
+        if not dump_and_check("counter", w, w.path("snap"), changing=("size",)):
+            return
+        before = int(read(w.path("count")))
+        time.sleep(0.5)
+        t.check(int(read(w.path("count"))) > before, "counter: counts on after the dump")
+
+        rc, err = dump(w.pid, w.path("snap2"))
+        t.check(rc == 0, "counter: crib-dump without --leave-running exits 0", err)
+        t.eq(w.proc.wait(timeout=10), -9, "counter: ... and the process was killed")
+        t.eq(inspect_json(w.path("snap2"))["status"], {"ok": True},
+             "counter: that snapshot verifies")
+    finally:
+        w.stop()
+
+
+def test_heap():
+    w = Workload("heap", "16", "@DIR@/ready")
+    try:
+        addr, length, want = w.ready.split()
+        addr, length = int(addr, 16), int(length)
+        doc = dump_and_check("heap", w, w.path("snap"))
+        if not doc:
+            return
+        got = extract("memsum", w.path("snap"), "%x" % addr, length).decode().strip()
+        t.eq(got, want, "heap: the dumped 16 MiB have the workload's checksum")
+        npages = sum(p["npages"] for p in records(doc, "pages")
+                     if addr <= p["addr"] < addr + length)
+        touched = sum(1 for i in range(length // PAGE) if i % 3 != 2)
+        t.eq(npages, touched, "heap: only the populated pages were dumped")
+        time.sleep(1.5)
+        t.check(w.alive() and not os.path.exists(w.path("ready.bad")),
+                "heap: still running with its memory unchanged")
+    finally:
+        w.stop()
+
+
+def test_maps():
+    # more VMAs than dump_vmas's ring buffer holds at once (4096 records):
+    # the walk has to resume
+    n = 5000
+    w = Workload("maps", str(n), "@DIR@/ready")
+    try:
+        doc = dump_and_check("maps", w, w.path("snap"))
+        if not doc:
+            return
+        vmas = records(doc, "vma")
+        pages = records(doc, "pages")
+        dumped = {p["addr"] + i * PAGE for p in pages for i in range(p["npages"])}
+        covered = dumped.__contains__
+        t.check(len(vmas) > n, "maps: %d VMAs dumped" % len(vmas))
+        base = int(w.ready, 16)
+        area = [v for v in vmas if base <= v["start"] < base + n * PAGE]
+        t.check(len(area) == n and all(v["end"] - v["start"] == PAGE and covered(v["start"])
+                                       for v in area),
+                "maps: each of the %d one-page VMAs, with its page" % n)
+        shared = [v for v in vmas if v["kind"] == 7]
+        t.check(len(shared) == 1 and covered(shared[0]["start"]),
+                "maps: the shared anonymous page, kind shared-anon, dumped")
+        exe = os.readlink("/proc/%d/exe" % w.pid)
+        cow = [v for v in vmas if path_text(v["path"]) == exe and v["prot"] == PROT_READ | PROT_WRITE
+               and v["end"] - v["start"] == PAGE and v["pgoff"] == 0]
+        t.check(len(cow) == 1 and covered(cow[0]["start"]),
+                "maps: the copied page of the private file mapping, dumped")
+        clean = [v for v in vmas if v["kind"] == 1 and v["prot"] & PROT_EXEC]
+        t.check(clean and not any(covered(a) for v in clean for a in range(v["start"], v["end"], PAGE)),
+                "maps: clean file pages (code) not dumped")
+    finally:
+        w.stop()
+
+
+def test_pipe():
+    nbytes = 5000
+    w = Workload("pipe", str(nbytes), "@DIR@/ready")
+    try:
+        rfd, wfd = (int(x) for x in w.ready.split())
+        doc = dump_and_check("pipe", w, w.path("snap"))
+        if not doc:
+            return
+        ino = int(os.readlink("/proc/%d/fd/%d" % (w.pid, rfd)).strip("pipe:[]"))
+        pipes = sorted((p["fd"], p["pipe_id"], p["end"], p["queued"]) for p in records(doc, "pipe")
+                       if p["fd"] in (rfd, wfd))
+        t.eq(pipes, [(rfd, ino, 0, nbytes), (wfd, ino, 1, nbytes)],
+             "pipe: both ends, one pipe id, %d bytes queued" % nbytes)
+        data = extract("pipe", w.path("snap"), ino)
+        t.eq(data, bytes((i * 7 + 3) & 0xff for i in range(nbytes)), "pipe: the queued bytes")
+        t.eq(len(records(doc, "pipe_data")), 1, "pipe: the data written once")
+        import fcntl
+        import termios
+        import array
+        fd = os.open("/proc/%d/fd/%d" % (w.pid, rfd), os.O_RDONLY | os.O_NONBLOCK)
+        n = array.array("i", [0])
+        fcntl.ioctl(fd, termios.FIONREAD, n)
+        os.close(fd)
+        t.eq(n[0], nbytes, "pipe: still queued in the running process after the dump")
+    finally:
+        w.stop()
+
+
+def test_threads():
+    w = Workload("threads", "4", "@DIR@/ready")
+    try:
+        doc = dump_and_check("threads", w, w.path("snap"))
+        if not doc:
+            return
+        threads = records(doc, "thread")
+        t.eq(sorted(path_text(th["comm"]) for th in threads),
+             ["worker-%d" % i for i in range(4)], "threads: four named threads")
+        t.eq(len({th["sigmask"] for th in threads}), 4, "threads: four different signal masks")
+    finally:
+        w.stop()
+
+
+for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads):
+    try:
+        test()
+    except Exception as e:  # a broken workload is one failure, not the end of the run
+        t.check(False, "%s raised %r" % (test.__name__, e))
+sys.exit(t.done())

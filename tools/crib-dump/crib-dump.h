@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * crib-dump: checkpoint one live process into a CRIB snapshot.
+ *
+ * The process is frozen with ptrace for the whole dump.  Its kernel state
+ * is read by the dump_* CRIB programs (bpf/dump_*.bpf.c), its registers by
+ * ptrace, its memory through /proc/PID/mem guided by /proc/PID/pagemap, and
+ * everything is streamed through the format library's writer.
+ */
+#ifndef CRIB_DUMP_TOOL_H
+#define CRIB_DUMP_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <crib/format.h>
+
+#include "dump.h"
+
+struct bpf_program;
+struct dump_task;
+struct dump_mm;
+struct dump_files;
+struct vma_list;
+struct file_list;
+
+/* The first error of a dump, as a sentence for the user. */
+struct dump_error {
+	char msg[512];
+};
+
+/* Record @fmt in @err unless an earlier error is there; returns -1. */
+int dump_fail(struct dump_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* One stopped thread of the frozen process. */
+struct frozen_thread {
+	pid_t tid;
+	int pending_signal;	/* a signal-delivery-stop to give back on release */
+};
+
+/* The threads held in a ptrace stop, the leader first. */
+struct freezer {
+	pid_t pid;
+	struct frozen_thread *threads;
+	size_t n_threads;
+	size_t cap;
+};
+
+int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err);
+/* Let the process run on, as it was. */
+void freeze_release(struct freezer *fz);
+/* Kill the process while it is still stopped, so it never runs again. */
+void freeze_kill(struct freezer *fz);
+
+/* The loaded CRIB programs. */
+struct dump_programs {
+	struct dump_task *task;
+	struct dump_mm *mm;
+	struct dump_files *files;
+};
+
+int programs_load(struct dump_programs *progs, struct dump_error *err);
+void programs_unload(struct dump_programs *progs);
+
+/* Records of one kind collected from a ring buffer, in arrival order. */
+struct record_list {
+	uint32_t kind;
+	size_t size;		/* of one record */
+	void *items;
+	size_t n;
+	size_t cap;
+};
+
+/*
+ * Run @prog with @ctx and append what it sends through @map_fd's ring
+ * buffer to @out.  Returns the program's enum dump_result, or -1 with
+ * @err set.
+ */
+int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
+		    struct record_list *out, struct dump_error *err);
+void record_list_free(struct record_list *list);
+
+/* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
+int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
+/* Kernel dev_t (major << 20 | minor) to the st_dev encoding. */
+uint64_t kernel_dev_to_st_dev(uint32_t kdev);
+
+/* Everything one dump needs, handed from step to step. */
+struct dump_job {
+	pid_t pid;
+	bool verbose;
+	struct crib_writer *writer;
+	struct dump_programs progs;
+	struct freezer freezer;
+	struct dump_task_rec task;		/* from dump_task */
+	struct vma_list *vmas;		/* mm.c */
+	struct file_list *files;	/* files.c */
+	struct dump_error err;
+};
+
+int task_read(struct dump_job *job);
+/* /proc/PID/WHAT resolved and checked to be the object @id names. */
+int resolve_checked_path(struct dump_job *job, const char *what, const struct dump_inode_id *id,
+			 char *buf, size_t size);
+int task_write(struct dump_job *job);
+
+int threads_write(struct dump_job *job);
+
+int mm_read(struct dump_job *job);
+int mm_write(struct dump_job *job);
+void mm_free(struct dump_job *job);
+
+/* The memory of every VMA that needs it; after mm_write(). */
+int pages_write(struct dump_job *job);
+
+int files_read(struct dump_job *job);
+int files_write(struct dump_job *job);
+void files_free(struct dump_job *job);
+
+/* What pages_write() needs to know about one VMA. */
+struct vma_info {
+	uint64_t start, end;
+	uint64_t kind;		/* enum crib_vma_kind */
+	uint64_t vm_flags;
+	bool has_file;
+};
+
+size_t mm_vma_count(const struct dump_job *job);
+const struct vma_info *mm_vma(const struct dump_job *job, size_t i);
+
+#define dump_verbose(job, ...) \
+	do { if ((job)->verbose) fprintf(stderr, "crib-dump: " __VA_ARGS__); } while (0)
+
+#endif /* CRIB_DUMP_TOOL_H */

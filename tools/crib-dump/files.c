@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * File and pipe records.  The dump_files CRIB program walks the descriptor
+ * table with the task_file iterator and reports each file's flags,
+ * position, inode and FD_CLOEXEC; this file names the files, classifies
+ * them, refuses what cannot be represented yet, and reads queued pipe data.
+ *
+ * Pipe contents are copied with tee(2) from a descriptor opened through
+ * /proc/PID/fd/N (which opens the same pipe, read side, whichever end the
+ * process holds): tee duplicates the queued bytes without consuming them,
+ * so the pipe is left as it was if the process runs on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib-dump.h"
+#include "dump_files.skel.h"
+
+#define FMODE_WRITE	0x2
+
+struct file_entry {
+	struct dump_file_rec k;
+	uint64_t type;		/* enum crib_file_type */
+	char *path;
+};
+
+struct file_list {
+	struct file_entry *items;
+	size_t n;
+};
+
+static int collect_files(struct dump_job *job, struct record_list *recs)
+{
+	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	const struct dump_file_rec *last;
+	int ret;
+
+	for (;;) {
+		ret = program_collect(job->progs.files->progs.dump_files,
+				      bpf_map__fd(job->progs.files->maps.file_records), &ctx,
+				      recs, &job->err);
+		if (ret < 0)
+			return -1;
+		if (ret == DUMP_OK)
+			return 0;
+		if (ret == DUMP_NO_ROOM && recs->n) {
+			last = (const struct dump_file_rec *)recs->items + recs->n - 1;
+			ctx.start = (uint64_t)last->fd + 1;
+			continue;
+		}
+		if (ret == DUMP_NO_TASK)
+			return dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+		return dump_fail(&job->err, "dump_files failed (result %d)", ret);
+	}
+}
+
+static uint64_t file_type(const struct dump_file_rec *k, const char *path)
+{
+	switch (k->i_mode & S_IFMT) {
+	case S_IFREG:
+		return strncmp(path, "/memfd:", 7) ? CRIB_FILE_REGULAR : CRIB_FILE_MEMFD;
+	case S_IFDIR: return CRIB_FILE_DIR;
+	case S_IFCHR: return CRIB_FILE_CHARDEV;
+	case S_IFBLK: return CRIB_FILE_BLOCKDEV;
+	case S_IFIFO: return CRIB_FILE_PIPE;
+	case S_IFSOCK: return CRIB_FILE_SOCKET;
+	case S_IFLNK: return CRIB_FILE_SYMLINK;
+	default: return CRIB_FILE_ANON_INODE;	/* anon inodes have no type bits */
+	}
+}
+
+static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct file_entry *e)
+{
+	char what[32], path[PATH_MAX];
+	int ret;
+
+	snprintf(what, sizeof(what), "fd/%d", k->fd);
+	ret = proc_readlink(job->pid, what, path, sizeof(path));
+	if (ret)
+		return dump_fail(&job->err, "cannot resolve fd %d: %s", k->fd, strerror(-ret));
+	e->k = *k;
+	e->type = file_type(k, path);
+	if (e->type == CRIB_FILE_SOCKET)
+		return dump_fail(&job->err, "cannot dump fd %d (%s): sockets are not supported yet",
+				 k->fd, path);
+	if (e->type == CRIB_FILE_ANON_INODE)
+		return dump_fail(&job->err, "cannot dump fd %d (%s): this kind of file is not supported yet",
+				 k->fd, path);
+	e->path = strdup(path);
+	if (!e->path)
+		return dump_fail(&job->err, "out of memory");
+	return 0;
+}
+
+int files_read(struct dump_job *job)
+{
+	struct record_list recs = { .kind = DUMP_REC_FILE, .size = sizeof(struct dump_file_rec) };
+	struct file_list *list;
+	size_t i;
+	int ret = -1;
+
+	list = calloc(1, sizeof(*list));
+	if (!list)
+		return dump_fail(&job->err, "out of memory");
+	job->files = list;
+	if (collect_files(job, &recs))
+		goto out;
+	list->items = calloc(recs.n ? recs.n : 1, sizeof(*list->items));
+	if (!list->items) {
+		dump_fail(&job->err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < recs.n; i++, list->n++)
+		if (add_file(job, (const struct dump_file_rec *)recs.items + i, &list->items[i]))
+			goto out;
+	ret = 0;
+out:
+	record_list_free(&recs);
+	return ret;
+}
+
+static int write_file(struct dump_job *job, const struct file_entry *e)
+{
+	const struct dump_file_rec *k = &e->k;
+	struct crib_file f = {
+		.pid = job->pid, .fd = (uint64_t)k->fd, .cloexec = k->cloexec,
+		.type = e->type, .flags = k->f_flags, .pos = k->pos,
+		/* pipes have no path, only their "pipe:[inode]" name */
+		.path = e->type == CRIB_FILE_PIPE ? "" : e->path,
+		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
+		.size = k->size, .mode = k->i_mode,
+	};
+
+	if (crib_write_file(job->writer, &f))
+		return dump_fail(&job->err, "writing the record of fd %d: %s", k->fd,
+				 crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
+/* The bytes queued in the pipe behind @fd of the process, without consuming them. */
+static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **data,
+			   int *queued)
+{
+	char path[64];
+	int src, tmp[2] = { -1, -1 }, ret = -1;
+	ssize_t n, got = 0;
+
+	*data = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)job->pid, fd);
+	src = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (src < 0)
+		return dump_fail(&job->err, "cannot open the pipe of fd %d: %s", fd,
+				 strerror(errno));
+	*pipe_size = fcntl(src, F_GETPIPE_SZ);
+	if (*pipe_size < 0 || ioctl(src, FIONREAD, queued)) {
+		dump_fail(&job->err, "cannot query the pipe of fd %d: %s", fd, strerror(errno));
+		goto out;
+	}
+	if (!*queued) {
+		ret = 0;
+		goto out;
+	}
+	*data = malloc(*queued);
+	if (!*data || pipe2(tmp, O_CLOEXEC) || fcntl(tmp[1], F_SETPIPE_SZ, *pipe_size) < 0) {
+		dump_fail(&job->err, "cannot set up a copy of the pipe of fd %d: %s", fd,
+			  strerror(errno));
+		goto out;
+	}
+	n = tee(src, tmp[1], *queued, SPLICE_F_NONBLOCK);
+	while (n > 0 && got < n) {
+		ssize_t r = read(tmp[0], (char *)*data + got, n - got);
+
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	if (n != *queued || got != n) {
+		dump_fail(&job->err, "cannot copy the %d bytes queued in the pipe of fd %d: %s",
+			  *queued, fd, n < 0 ? strerror(errno) : "short copy");
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret) {
+		free(*data);
+		*data = NULL;
+	}
+	if (tmp[0] >= 0)
+		close(tmp[0]);
+	if (tmp[1] >= 0)
+		close(tmp[1]);
+	close(src);
+	return ret;
+}
+
+static bool pipe_seen_before(const struct file_list *list, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (list->items[j].type == CRIB_FILE_PIPE &&
+		    list->items[j].k.ino == list->items[i].k.ino &&
+		    list->items[j].k.dev == list->items[i].k.dev)
+			return true;
+	return false;
+}
+
+/* The pipe record of one pipe end, and the pipe's data once per pipe. */
+static int write_pipe(struct dump_job *job, size_t i)
+{
+	const struct file_entry *e = &job->files->items[i];
+	struct crib_pipe p;
+	int pipe_size = 0, queued = 0, ret = -1;
+	void *data;
+
+	if (read_pipe_queue(job, e->k.fd, &pipe_size, &data, &queued))
+		return -1;
+	p = (struct crib_pipe) {
+		.pid = job->pid, .fd = (uint64_t)e->k.fd, .pipe_id = e->k.ino,
+		.end = (e->k.f_mode & FMODE_WRITE) ? CRIB_PIPE_WRITE : CRIB_PIPE_READ,
+		.pipe_size = (uint64_t)pipe_size, .queued = (uint64_t)queued,
+	};
+	if (crib_write_pipe(job->writer, &p))
+		goto fail;
+	if (queued && !pipe_seen_before(job->files, i) &&
+	    crib_write_pipe_data(job->writer, e->k.ino, data, (size_t)queued))
+		goto fail;
+	ret = 0;
+	goto out;
+fail:
+	dump_fail(&job->err, "writing the pipe of fd %d: %s", e->k.fd,
+		  crib_writer_error(job->writer)->msg);
+out:
+	free(data);
+	return ret;
+}
+
+int files_write(struct dump_job *job)
+{
+	size_t i;
+
+	for (i = 0; i < job->files->n; i++)
+		if (write_file(job, &job->files->items[i]))
+			return -1;
+	for (i = 0; i < job->files->n; i++)
+		if (job->files->items[i].type == CRIB_FILE_PIPE && write_pipe(job, i))
+			return -1;
+	dump_verbose(job, "%zu files\n", job->files->n);
+	return 0;
+}
+
+void files_free(struct dump_job *job)
+{
+	size_t i;
+
+	if (!job->files)
+		return;
+	for (i = 0; i < job->files->n; i++)
+		free(job->files->items[i].path);
+	free(job->files->items);
+	free(job->files);
+	job->files = NULL;
+}

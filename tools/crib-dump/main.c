@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crib-dump: checkpoint a live process into a CRIB snapshot.
+ *
+ *   crib-dump -p PID [-o FILE] [--leave-running] [-v]
+ *
+ * The process is frozen for the whole dump and, once the snapshot is
+ * complete, killed (or, with --leave-running, let go).  If anything fails
+ * it is let go as it was, and a partial FILE is removed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crib-dump.h"
+
+#ifndef CRIB_VERSION
+#define CRIB_VERSION "unknown"
+#endif
+
+struct options {
+	pid_t pid;
+	const char *output;	/* NULL: stdout */
+	bool leave_running;
+	bool verbose;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-v]\n"
+		"Checkpoint a running process into a CRIB snapshot.  The process is\n"
+		"stopped for the whole dump and killed once the snapshot is complete.\n"
+		"\n"
+		"  -p, --pid PID       the process to dump (a thread group leader)\n"
+		"  -o, --output FILE   write the snapshot to FILE (default: standard output,\n"
+		"                      which must not be a terminal)\n"
+		"      --leave-running let the process run on after the dump\n"
+		"  -v, --verbose       say what is dumped, on standard error\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exit status: 0 dumped, 1 the dump failed (the process is left running),\n"
+		"2 bad usage.\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_LEAVE_RUNNING = 0x100 };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char *end;
+	long pid;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0 || pid > 0x3fffffff) {
+				fprintf(stderr, "crib-dump: bad pid '%s'\n", optarg);
+				return 2;
+			}
+			o->pid = (pid_t)pid;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_LEAVE_RUNNING:
+			o->leave_running = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!o->pid || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+static int open_output(const struct options *o)
+{
+	int fd;
+
+	if (!o->output) {
+		if (isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "crib-dump: refusing to write a snapshot to a terminal; use -o FILE or a redirection\n");
+			return -1;
+		}
+		return STDOUT_FILENO;
+	}
+	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		fprintf(stderr, "crib-dump: cannot create %s: %s\n", o->output, strerror(errno));
+	return fd;
+}
+
+static int open_writer(struct dump_job *job, int out_fd)
+{
+	struct crib_header hdr = { 0 };
+	struct crib_error cerr;
+	struct timespec now;
+	struct utsname u;
+
+	uname(&u);
+	clock_gettime(CLOCK_REALTIME, &now);
+	hdr.kernel_release = u.release;
+	hdr.arch = u.machine;
+	hdr.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	hdr.tool_name = "crib-dump";
+	hdr.tool_version = CRIB_VERSION;
+	hdr.time_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	hdr.hostname = u.nodename;
+	hdr.root_pid = (uint64_t)job->pid;
+	job->writer = crib_writer_open(out_fd, CRIB_LEVEL_DEFAULT, &hdr, &cerr);
+	if (!job->writer)
+		return dump_fail(&job->err, "cannot start the snapshot: %s", cerr.msg);
+	return 0;
+}
+
+/* Where the records' paths come from, for whoever reads the snapshot. */
+static int write_path_note(struct dump_job *job)
+{
+	if (crib_write_note(job->writer, "crib-dump.paths",
+			    "paths resolved from /proc/PID/{cwd,root,exe,fd,map_files}, checked against the device and inode read by the CRIB programs"))
+		return dump_fail(&job->err, "writing a note: %s",
+				 crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
+/*
+ * Everything is read and checked before the first record goes out where
+ * that is cheap (task, VMAs, files), so that an unsupported resource stops
+ * the dump before megabytes of memory have been written.
+ */
+static int dump_frozen(struct dump_job *job, int out_fd)
+{
+	struct crib_error cerr;
+
+	if (task_read(job) || mm_read(job) || files_read(job))
+		return -1;
+	if (open_writer(job, out_fd))
+		return -1;
+	if (write_path_note(job) || task_write(job) || threads_write(job) ||
+	    mm_write(job) || pages_write(job) || files_write(job))
+		return -1;
+	if (crib_writer_close(job->writer, &cerr)) {
+		job->writer = NULL;
+		return dump_fail(&job->err, "finishing the snapshot: %s", cerr.msg);
+	}
+	job->writer = NULL;
+	return 0;
+}
+
+/*
+ * A process that is gone or on its way out (killed during the dump)
+ * explains any failure.  PF_EXITING is set as soon as it starts to exit,
+ * before its memory and files go away under the dump.
+ */
+static bool process_gone(pid_t pid)
+{
+	const unsigned long pf_exiting = 0x4;
+	unsigned long flags = 0;
+	char path[64], state = 0;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	ok = fscanf(f, "%*d (%*[^)]) %c %*d %*d %*d %*d %*d %lu", &state, &flags);
+	fclose(f);
+	return ok != 2 || state == 'Z' || state == 'X' || (flags & pf_exiting);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct dump_job job = { 0 };
+	int out_fd, ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret;
+	out_fd = open_output(&o);
+	if (out_fd < 0)
+		return o.output ? 1 : 2;
+	job.pid = o.pid;
+	job.verbose = o.verbose;
+
+	/* Load the programs first: it is slow, and the process runs meanwhile. */
+	ret = programs_load(&job.progs, &job.err);
+	if (!ret)
+		ret = freeze_process(&job.freezer, job.pid, &job.err);
+	if (!ret) {
+		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.n_threads,
+			     (int)job.pid);
+		ret = dump_frozen(&job, out_fd);
+		if (ret && process_gone(job.pid)) {
+			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
+				(int)job.pid, job.err.msg);
+			job.err.msg[0] = '\0';
+		}
+		if (!ret && !o.leave_running)
+			freeze_kill(&job.freezer);
+		else
+			freeze_release(&job.freezer);
+	}
+	if (job.writer)
+		crib_writer_abort(job.writer);
+	files_free(&job);
+	mm_free(&job);
+	programs_unload(&job.progs);
+	if (ret && job.err.msg[0])
+		fprintf(stderr, "crib-dump: %s\n", job.err.msg);
+	if (o.output) {
+		if (close(out_fd) && !ret) {
+			fprintf(stderr, "crib-dump: closing %s: %s\n", o.output, strerror(errno));
+			ret = -1;
+		}
+		if (ret)
+			unlink(o.output);
+	}
+	if (!ret)
+		dump_verbose(&job, "done; process %d %s\n", (int)job.pid,
+			     o.leave_running ? "left running" : "killed");
+	return ret ? 1 : 0;
+}

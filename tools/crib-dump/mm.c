@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mm record and one vma record per VMA.  The dump_vmas CRIB program
+ * walks the VMAs; this file classifies them the way procfs names them,
+ * resolves backing-file paths and refuses what cannot be represented.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib-dump.h"
+#include "dump_mm.skel.h"
+
+/* Kernel VM_* flags (include/linux/mm.h). */
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_MAYSHARE	0x00000080UL
+#define VM_GROWSDOWN	0x00000100UL
+#define VM_PFNMAP	0x00000400UL
+#define VM_LOCKED	0x00002000UL
+#define VM_IO		0x00004000UL
+#define VM_NORESERVE	0x00200000UL
+#define VM_HUGETLB	0x00400000UL
+
+struct vma_entry {
+	struct vma_info info;
+	struct crib_vma rec;
+	char *path;
+};
+
+struct vma_list {
+	struct vma_entry *items;
+	size_t n;
+};
+
+/* Every VMA, resuming the walk when the ring buffer filled up. */
+static int collect_vmas(struct dump_job *job, struct record_list *recs)
+{
+	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	const struct dump_vma_rec *last;
+	int ret, busy = 0;
+
+	for (;;) {
+		ret = program_collect(job->progs.mm->progs.dump_vmas,
+				      bpf_map__fd(job->progs.mm->maps.vma_records), &ctx, recs,
+				      &job->err);
+		if (ret < 0)
+			return -1;
+		if (ret == DUMP_OK)
+			return 0;
+		if (ret == DUMP_NO_ROOM && recs->n) {
+			last = (const struct dump_vma_rec *)recs->items + recs->n - 1;
+			ctx.start = last->end;
+			continue;
+		}
+		/* Nobody else should hold the lock of a frozen process for long. */
+		if (ret == DUMP_BUSY && ++busy < 100)
+			continue;
+		if (ret == DUMP_NO_TASK)
+			return dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+		return dump_fail(&job->err, "dump_vmas failed (result %d)", ret);
+	}
+}
+
+static uint64_t vma_kind(const struct dump_job *job, const struct dump_vma_rec *v,
+			 const char *path)
+{
+	const struct dump_task_rec *t = &job->task;
+
+	if (t->vdso && v->start == t->vdso)
+		return CRIB_VMA_VDSO;
+	/* x86: [vvar] is a PFN map right below [vdso]. */
+	if (t->vdso && v->end == t->vdso && !v->has_file && (v->vm_flags & VM_PFNMAP))
+		return CRIB_VMA_VVAR;
+	if (v->has_file) {
+		if ((v->vm_flags & VM_MAYSHARE) && !strcmp(path, "/dev/zero (deleted)"))
+			return CRIB_VMA_SHARED_ANON;
+		if (!strncmp(path, "/SYSV", 5))
+			return CRIB_VMA_SYSV_SHM;
+		return CRIB_VMA_FILE;
+	}
+	/* The tests fs/proc/task_mmu.c uses for [heap] and [stack]. */
+	if (v->start <= t->brk && v->end >= t->start_brk)
+		return CRIB_VMA_HEAP;
+	if (v->start <= t->start_stack && v->end >= t->start_stack)
+		return CRIB_VMA_STACK;
+	return CRIB_VMA_ANON;
+}
+
+/* What this increment cannot represent, as an error naming the VMA. */
+static int refuse_unsupported(struct dump_job *job, const struct dump_vma_rec *v,
+			      uint64_t kind, const char *path)
+{
+	const char *why = NULL;
+
+	if (kind == CRIB_VMA_VVAR || kind == CRIB_VMA_VDSO)
+		return 0;
+	if (v->vm_flags & (VM_IO | VM_PFNMAP))
+		why = "a device (I/O or PFN) mapping";
+	else if (v->vm_flags & VM_HUGETLB)
+		why = "a hugetlb mapping";
+	else if (kind == CRIB_VMA_SYSV_SHM)
+		why = "System V shared memory";
+	else if (v->has_file && (S_ISCHR(v->i_mode) || S_ISBLK(v->i_mode)))
+		why = "a device mapping";
+	if (!why)
+		return 0;
+	return dump_fail(&job->err, "cannot dump VMA %#llx-%#llx%s%s: %s is not supported",
+			 (unsigned long long)v->start, (unsigned long long)v->end,
+			 path[0] ? " of " : "", path, why);
+}
+
+/* Path of a file-backed VMA via map_files, checked against the inode seen. */
+static int vma_file_path(struct dump_job *job, const struct dump_vma_rec *v, char *buf,
+			 size_t size)
+{
+	char what[64], proc_path[96];
+	struct stat st;
+	int ret;
+
+	snprintf(what, sizeof(what), "map_files/%llx-%llx", (unsigned long long)v->start,
+		 (unsigned long long)v->end);
+	ret = proc_readlink(job->pid, what, buf, size);
+	if (ret)
+		return dump_fail(&job->err, "cannot resolve the file of VMA %#llx-%#llx: %s",
+				 (unsigned long long)v->start, (unsigned long long)v->end,
+				 strerror(-ret));
+	snprintf(proc_path, sizeof(proc_path), "/proc/%d/%s", (int)job->pid, what);
+	if (stat(proc_path, &st))
+		return dump_fail(&job->err, "cannot stat %s: %s", proc_path, strerror(errno));
+	if (st.st_ino != v->ino || st.st_dev != kernel_dev_to_st_dev(v->dev))
+		return dump_fail(&job->err, "%s (%s) is not the file the kernel reports",
+				 proc_path, buf);
+	return 0;
+}
+
+static const char *kind_path(uint64_t kind)
+{
+	switch (kind) {
+	case CRIB_VMA_HEAP: return "[heap]";
+	case CRIB_VMA_STACK: return "[stack]";
+	case CRIB_VMA_VDSO: return "[vdso]";
+	case CRIB_VMA_VVAR: return "[vvar]";
+	default: return "";
+	}
+}
+
+static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vma_entry *e)
+{
+	char path[PATH_MAX] = "";
+	uint64_t kind;
+
+	if (v->has_file && vma_file_path(job, v, path, sizeof(path)))
+		return -1;
+	kind = vma_kind(job, v, path);
+	if (refuse_unsupported(job, v, kind, path))
+		return -1;
+	if (!v->has_file)
+		snprintf(path, sizeof(path), "%s", kind_path(kind));
+	e->path = strdup(path);
+	if (!e->path)
+		return dump_fail(&job->err, "out of memory");
+	e->info = (struct vma_info) {
+		.start = v->start, .end = v->end, .kind = kind,
+		.vm_flags = v->vm_flags, .has_file = v->has_file,
+	};
+	e->rec = (struct crib_vma) {
+		.pid = job->pid, .start = v->start, .end = v->end,
+		.prot = ((v->vm_flags & VM_READ) ? PROT_READ : 0) |
+			((v->vm_flags & VM_WRITE) ? PROT_WRITE : 0) |
+			((v->vm_flags & VM_EXEC) ? PROT_EXEC : 0),
+		.flags = ((v->vm_flags & VM_MAYSHARE) ? CRIB_MAP_SHARED : CRIB_MAP_PRIVATE) |
+			 ((v->vm_flags & VM_GROWSDOWN) ? CRIB_MAP_GROWSDOWN : 0) |
+			 ((v->vm_flags & VM_LOCKED) ? CRIB_MAP_LOCKED : 0) |
+			 ((v->vm_flags & VM_NORESERVE) ? CRIB_MAP_NORESERVE : 0),
+		.pgoff = v->pgoff,
+		.path = e->path,
+		.dev = v->has_file ? kernel_dev_to_st_dev(v->dev) : 0,
+		.inode = v->ino,
+		.kind = kind,
+		.vm_flags = v->vm_flags,
+	};
+	return 0;
+}
+
+int mm_read(struct dump_job *job)
+{
+	struct record_list recs = { .kind = DUMP_REC_VMA, .size = sizeof(struct dump_vma_rec) };
+	struct vma_list *list;
+	size_t i;
+	int ret = -1;
+
+	list = calloc(1, sizeof(*list));
+	if (!list)
+		return dump_fail(&job->err, "out of memory");
+	job->vmas = list;
+	if (collect_vmas(job, &recs))
+		goto out;
+	if (recs.n != job->task.map_count) {
+		dump_fail(&job->err, "dump_vmas found %zu VMAs, the mm has %u", recs.n,
+			  job->task.map_count);
+		goto out;
+	}
+	list->items = calloc(recs.n ? recs.n : 1, sizeof(*list->items));
+	if (!list->items) {
+		dump_fail(&job->err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < recs.n; i++, list->n++)
+		if (add_vma(job, (const struct dump_vma_rec *)recs.items + i, &list->items[i]))
+			goto out;
+	ret = 0;
+out:
+	record_list_free(&recs);
+	return ret;
+}
+
+/* The auxv up to and including its AT_NULL entry. */
+static size_t auxv_len(const struct dump_task_rec *t)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < DUMP_AUXV_WORDS; i += 2)
+		if (t->auxv[i] == 0)
+			return (i + 2) * sizeof(t->auxv[0]);
+	return sizeof(t->auxv);
+}
+
+int mm_write(struct dump_job *job)
+{
+	const struct dump_task_rec *t = &job->task;
+	char exe[PATH_MAX] = "";
+	struct crib_mm mm;
+	size_t i;
+
+	if (t->exe.present && resolve_checked_path(job, "exe", &t->exe, exe, sizeof(exe)))
+		return -1;
+	mm = (struct crib_mm) {
+		.pid = job->pid,
+		.start_code = t->start_code, .end_code = t->end_code,
+		.start_data = t->start_data, .end_data = t->end_data,
+		.start_brk = t->start_brk, .brk = t->brk, .start_stack = t->start_stack,
+		.arg_start = t->arg_start, .arg_end = t->arg_end,
+		.env_start = t->env_start, .env_end = t->env_end,
+		.auxv = { .data = t->auxv, .len = auxv_len(t) },
+		.exe = exe,
+		.flags = t->mm_flags,
+		.nr_vmas = job->vmas->n,
+	};
+	if (crib_write_mm(job->writer, &mm))
+		goto fail;
+	for (i = 0; i < job->vmas->n; i++)
+		if (crib_write_vma(job->writer, &job->vmas->items[i].rec))
+			goto fail;
+	dump_verbose(job, "%zu VMAs\n", job->vmas->n);
+	return 0;
+fail:
+	return dump_fail(&job->err, "writing the address space: %s",
+			 crib_writer_error(job->writer)->msg);
+}
+
+void mm_free(struct dump_job *job)
+{
+	size_t i;
+
+	if (!job->vmas)
+		return;
+	for (i = 0; i < job->vmas->n; i++)
+		free(job->vmas->items[i].path);
+	free(job->vmas->items);
+	free(job->vmas);
+	job->vmas = NULL;
+}
+
+size_t mm_vma_count(const struct dump_job *job)
+{
+	return job->vmas ? job->vmas->n : 0;
+}
+
+const struct vma_info *mm_vma(const struct dump_job *job, size_t i)
+{
+	return &job->vmas->items[i].info;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory contents: only populated pages, found with /proc/PID/pagemap and
+ * read from /proc/PID/mem in runs of at most one record (1 MiB), each
+ * written out before the next is read, so the image is never held in
+ * memory.  /proc/PID/mem rather than process_vm_readv(): it also reads
+ * pages of VMAs mapped without PROT_READ.  Pages that read as all zeros
+ * are recorded as zero runs, without data.
+ *
+ * Which pages: anonymous memory that is present or swapped out, including
+ * the private (copied-on-write) pages of private file mappings.  Pages
+ * still shared with a file are not dumped: the file holds them.  Shared
+ * anonymous memory is shmem, whose pages count as file pages: all of its
+ * present pages are dumped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crib-dump.h"
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+#define PM_FILE		(1ULL << 61)	/* file page or shared anonymous */
+
+#define VM_MAYSHARE	0x00000080UL
+
+struct page_reader {
+	int pagemap_fd;
+	int mem_fd;
+	uint64_t page_size;
+	size_t max_run;		/* pages per record */
+	uint64_t *entries;	/* pagemap of one batch */
+	unsigned char *buf;	/* contents of one run */
+	uint64_t pages;		/* dumped so far */
+	uint64_t zero_pages;	/* of which zero */
+};
+
+static bool vma_needs_contents(const struct vma_info *v)
+{
+	switch (v->kind) {
+	case CRIB_VMA_VDSO:	/* the restoring kernel provides its own */
+	case CRIB_VMA_VVAR:
+	case CRIB_VMA_VSYSCALL:
+		return false;
+	case CRIB_VMA_SHARED_ANON:
+		return true;
+	default:
+		/* Shared file mappings: the contents are the file's. */
+		return !(v->has_file && (v->vm_flags & VM_MAYSHARE));
+	}
+}
+
+static bool page_wanted(const struct vma_info *v, uint64_t entry)
+{
+	if (!(entry & (PM_PRESENT | PM_SWAP)))
+		return false;
+	return v->kind == CRIB_VMA_SHARED_ANON || !(entry & PM_FILE);
+}
+
+static bool page_is_zero(const unsigned char *page, uint64_t page_size)
+{
+	return page[0] == 0 && !memcmp(page, page + 1, page_size - 1);
+}
+
+/*
+ * The pages read into pr->buf, as records: runs of zero pages (mapped but
+ * never written, or the zero page) go without data.
+ */
+static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64_t addr,
+			    size_t n)
+{
+	size_t i = 0, j;
+	bool zero;
+	int ret;
+
+	while (i < n) {
+		zero = page_is_zero(pr->buf + i * pr->page_size, pr->page_size);
+		for (j = i + 1; j < n; j++)
+			if (page_is_zero(pr->buf + j * pr->page_size, pr->page_size) != zero)
+				break;
+		ret = crib_write_pages(job->writer, job->pid, addr + i * pr->page_size, j - i,
+				       zero ? NULL : pr->buf + i * pr->page_size);
+		if (ret)
+			return dump_fail(&job->err, "writing pages at %#llx: %s",
+					 (unsigned long long)(addr + i * pr->page_size),
+					 crib_writer_error(job->writer)->msg);
+		pr->zero_pages += zero ? j - i : 0;
+		i = j;
+	}
+	pr->pages += n;
+	return 0;
+}
+
+static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr, size_t n)
+{
+	size_t len = n * pr->page_size, done = 0;
+	ssize_t got;
+
+	while (done < len) {
+		got = pread(pr->mem_fd, pr->buf + done, len - done, (off_t)(addr + done));
+		if (got <= 0)
+			return dump_fail(&job->err, "cannot read memory at %#llx: %s",
+					 (unsigned long long)(addr + done),
+					 got ? strerror(errno) : "end of file");
+		done += got;
+	}
+	return write_read_pages(job, pr, addr, n);
+}
+
+/* One batch of at most max_run pages starting at @addr. */
+static int write_batch(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
+		       uint64_t addr, size_t n)
+{
+	size_t i, run_start = 0, run_len = 0;
+	ssize_t got;
+	size_t want = n * sizeof(uint64_t);
+
+	got = pread(pr->pagemap_fd, pr->entries, want, (off_t)(addr / pr->page_size * 8));
+	if (got != (ssize_t)want)
+		return dump_fail(&job->err, "cannot read the page map at %#llx: %s",
+				 (unsigned long long)addr, got < 0 ? strerror(errno) : "short read");
+	for (i = 0; i < n; i++) {
+		if (page_wanted(v, pr->entries[i])) {
+			if (!run_len)
+				run_start = i;
+			run_len++;
+			continue;
+		}
+		if (run_len && write_run(job, pr, addr + run_start * pr->page_size, run_len))
+			return -1;
+		run_len = 0;
+	}
+	if (run_len && write_run(job, pr, addr + run_start * pr->page_size, run_len))
+		return -1;
+	return 0;
+}
+
+static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
+			   const struct vma_info *v)
+{
+	uint64_t addr, n;
+
+	for (addr = v->start; addr < v->end; addr += n * pr->page_size) {
+		n = (v->end - addr) / pr->page_size;
+		if (n > pr->max_run)
+			n = pr->max_run;
+		if (write_batch(job, pr, v, addr, n))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_proc(struct dump_job *job, const char *what)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)job->pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		dump_fail(&job->err, "cannot open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+int pages_write(struct dump_job *job)
+{
+	struct page_reader pr = { .pagemap_fd = -1, .mem_fd = -1 };
+	size_t i;
+	int ret = -1;
+
+	pr.page_size = crib_writer_page_size(job->writer);
+	pr.max_run = CRIB_CHUNK_MAX / pr.page_size;
+	pr.entries = malloc(pr.max_run * sizeof(*pr.entries));
+	pr.buf = malloc(CRIB_CHUNK_MAX);
+	if (!pr.entries || !pr.buf) {
+		dump_fail(&job->err, "out of memory");
+		goto out;
+	}
+	pr.pagemap_fd = open_proc(job, "pagemap");
+	if (pr.pagemap_fd < 0)
+		goto out;
+	pr.mem_fd = open_proc(job, "mem");
+	if (pr.mem_fd < 0)
+		goto out;
+	for (i = 0; i < mm_vma_count(job); i++)
+		if (vma_needs_contents(mm_vma(job, i)) &&
+		    write_vma_pages(job, &pr, mm_vma(job, i)))
+			goto out;
+	dump_verbose(job, "%llu pages, %llu of them zero\n", (unsigned long long)pr.pages,
+		     (unsigned long long)pr.zero_pages);
+	ret = 0;
+out:
+	if (pr.mem_fd >= 0)
+		close(pr.mem_fd);
+	if (pr.pagemap_fd >= 0)
+		close(pr.pagemap_fd);
+	free(pr.buf);
+	free(pr.entries);
+	return ret;
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Loading the dump_* CRIB programs and collecting what they send back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib-dump.h"
+#include "crib_libbpf.h"
+#include "dump_files.skel.h"
+#include "dump_mm.skel.h"
+#include "dump_task.skel.h"
+
+int programs_load(struct dump_programs *progs, struct dump_error *err)
+{
+	char msg[256];
+
+	if (crib_libbpf_init(msg, sizeof(msg)))
+		return dump_fail(err, "%s", msg);
+	progs->task = dump_task__open_and_load();
+	if (!progs->task)
+		goto fail;
+	progs->mm = dump_mm__open_and_load();
+	if (!progs->mm)
+		goto fail;
+	progs->files = dump_files__open_and_load();
+	if (!progs->files)
+		goto fail;
+	return 0;
+fail:
+	dump_fail(err, "cannot load the dump programs: %s", strerror(errno));
+	programs_unload(progs);
+	return -1;
+}
+
+void programs_unload(struct dump_programs *progs)
+{
+	dump_files__destroy(progs->files);
+	dump_mm__destroy(progs->mm);
+	dump_task__destroy(progs->task);
+	memset(progs, 0, sizeof(*progs));
+}
+
+struct collect_state {
+	struct record_list *out;
+	int bad;
+};
+
+static int record_list_push(struct record_list *list, const void *rec)
+{
+	void *items;
+	size_t cap;
+
+	if (list->n == list->cap) {
+		cap = list->cap ? list->cap * 2 : 64;
+		items = realloc(list->items, cap * list->size);
+		if (!items)
+			return -ENOMEM;
+		list->items = items;
+		list->cap = cap;
+	}
+	memcpy((char *)list->items + list->n * list->size, rec, list->size);
+	list->n++;
+	return 0;
+}
+
+static int on_record(void *data, void *rec, size_t size)
+{
+	struct collect_state *st = data;
+
+	if (size != st->out->size || *(uint32_t *)rec != st->out->kind) {
+		st->bad++;
+		return 0;
+	}
+	return record_list_push(st->out, rec);
+}
+
+int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
+		    struct record_list *out, struct dump_error *err)
+{
+	struct collect_state st = { .out = out };
+	struct ring_buffer *rb;
+	int ret, retval;
+
+	rb = ring_buffer__new(map_fd, on_record, &st, NULL);
+	if (!rb)
+		return dump_fail(err, "cannot open the ring buffer of %s: %s",
+				 bpf_program__name(prog), strerror(errno));
+	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
+	if (ret) {
+		dump_fail(err, "running %s failed: %s", bpf_program__name(prog), strerror(-ret));
+		goto out;
+	}
+	ret = ring_buffer__consume(rb);
+	if (ret < 0) {
+		dump_fail(err, "reading the records of %s: %s", bpf_program__name(prog),
+			  strerror(-ret));
+		goto out;
+	}
+	if (st.bad) {
+		ret = dump_fail(err, "%s sent %d malformed records", bpf_program__name(prog),
+				st.bad);
+		goto out;
+	}
+	ret = retval;
+out:
+	ring_buffer__free(rb);
+	return ret;
+}
+
+void record_list_free(struct record_list *list)
+{
+	free(list->items);
+	list->items = NULL;
+	list->n = list->cap = 0;
+}

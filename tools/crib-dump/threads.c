@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thread records: the kernel side of each thread (signal mask, alternate
+ * stack, tid address, robust list) from the dump_thread CRIB program, and
+ * its registers from ptrace, which is the only place they are consistent:
+ * a stopped thread's user registers are saved on its kernel stack.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib-dump.h"
+#include "dump_task.skel.h"
+
+/* The format's limit for the XSAVE area (spec: thread.xstate). */
+#define XSTATE_MAX	65536
+
+static int read_thread_kernel_state(struct dump_job *job, pid_t tid,
+				    struct dump_thread_rec *out)
+{
+	struct record_list recs = { .kind = DUMP_REC_THREAD, .size = sizeof(*out) };
+	struct dump_ctx ctx = { .pid = tid, .tgid = job->pid };
+	int ret;
+
+	ret = program_collect(job->progs.task->progs.dump_thread,
+			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, &recs,
+			      &job->err);
+	if (ret < 0)
+		goto out;
+	if (ret != DUMP_OK || recs.n != 1) {
+		ret = dump_fail(&job->err, "cannot read thread %d (dump_thread result %d)",
+				(int)tid, ret);
+		goto out;
+	}
+	memcpy(out, recs.items, sizeof(*out));
+	ret = 0;
+out:
+	record_list_free(&recs);
+	return ret;
+}
+
+static void copy_regs(struct crib_regs_x86_64 *r, const struct user_regs_struct *u)
+{
+	*r = (struct crib_regs_x86_64) {
+		.r15 = u->r15, .r14 = u->r14, .r13 = u->r13, .r12 = u->r12,
+		.rbp = u->rbp, .rbx = u->rbx, .r11 = u->r11, .r10 = u->r10,
+		.r9 = u->r9, .r8 = u->r8, .rax = u->rax, .rcx = u->rcx,
+		.rdx = u->rdx, .rsi = u->rsi, .rdi = u->rdi, .orig_rax = u->orig_rax,
+		.rip = u->rip, .cs = u->cs, .eflags = u->eflags, .rsp = u->rsp,
+		.ss = u->ss, .fs_base = u->fs_base, .gs_base = u->gs_base,
+		.ds = u->ds, .es = u->es, .fs = u->fs, .gs = u->gs,
+	};
+}
+
+static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
+{
+	struct dump_thread_rec kt;
+	struct user_regs_struct regs;
+	struct iovec iov = { .iov_base = xstate_buf, .iov_len = XSTATE_MAX };
+	char comm[DUMP_COMM_LEN + 1];
+	struct crib_thread t;
+
+	if (read_thread_kernel_state(job, tid, &kt))
+		return -1;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
+		return dump_fail(&job->err, "cannot read the registers of thread %d: %s",
+				 (int)tid, strerror(errno));
+	if (ptrace(PTRACE_GETREGSET, tid, NT_X86_XSTATE, &iov))
+		return dump_fail(&job->err, "cannot read the FPU state of thread %d: %s",
+				 (int)tid, strerror(errno));
+	memcpy(comm, kt.comm, DUMP_COMM_LEN);
+	comm[DUMP_COMM_LEN] = '\0';
+
+	memset(&t, 0, sizeof(t));
+	t.pid = job->pid;
+	t.tid = tid;
+	t.comm = comm;
+	copy_regs(&t.regs_x86_64, &regs);
+	t.xstate = (struct crib_blob){ .data = xstate_buf, .len = iov.iov_len };
+	t.sigmask = kt.blocked;
+	t.sigaltstack.sp = kt.sas_ss_sp;
+	t.sigaltstack.size = kt.sas_ss_size;
+	/* The kernel keeps only SS_AUTODISARM; "disabled" is a zero size. */
+	t.sigaltstack.flags = kt.sas_ss_size ? kt.sas_ss_flags : SS_DISABLE;
+	t.clear_child_tid = kt.clear_child_tid;
+	t.robust_list = kt.robust_list;
+	/* The kernel only accepts sizeof(struct robust_list_head), and keeps no length. */
+	t.robust_list_len = kt.robust_list ? 24 : 0;
+	if (crib_write_thread(job->writer, &t))
+		return dump_fail(&job->err, "writing the record of thread %d: %s", (int)tid,
+				 crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
+int threads_write(struct dump_job *job)
+{
+	void *xstate_buf;
+	size_t i;
+	int ret = 0;
+
+	if (job->task.nr_threads != job->freezer.n_threads)
+		return dump_fail(&job->err, "process %d has %u threads but %zu were stopped",
+				 (int)job->pid, job->task.nr_threads, job->freezer.n_threads);
+	xstate_buf = malloc(XSTATE_MAX);
+	if (!xstate_buf)
+		return dump_fail(&job->err, "out of memory");
+	for (i = 0; i < job->freezer.n_threads && !ret; i++)
+		ret = write_thread(job, job->freezer.threads[i].tid, xstate_buf);
+	free(xstate_buf);
+	dump_verbose(job, "%zu threads\n", job->freezer.n_threads);
+	return ret;
+}
