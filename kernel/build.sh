@@ -45,6 +45,13 @@ release|debug) ;;
 *) die "unknown flavour '$flavour' (release or debug)" ;;
 esac
 build=$cache/linux/build-$flavour
+# Building patch by patch must leave the flavour's tree and kernel alone
+# meanwhile: it uses a worktree and a build directory of its own.
+main_src=$src
+if [ "$check_series" = 1 ]; then
+	src=$cache/linux/src-check
+	build=$cache/linux/build-check-$flavour
+fi
 
 ensure_source_package() {
 	if ! dpkg-query -W -f='${Status}' "$src_pkg" 2>/dev/null | grep -q 'ok installed'; then
@@ -60,7 +67,7 @@ git_src() { git -C "$src" -c user.name=crib -c user.email=crib@localhost "$@"; }
 
 # The pristine tree, committed once, tagged 'pristine'.
 ensure_pristine_tree() {
-	local want
+	local want src=$main_src
 	want=$(pkg_version)
 	if [ -f "$src/.crib-pkg-version" ] && [ "$(cat "$src/.crib-pkg-version")" = "$want" ]; then
 		return
@@ -75,13 +82,13 @@ ensure_pristine_tree() {
 	git_src add -f -A
 	git_src commit -q -m "$src_pkg $want"
 	git_src tag pristine
-	echo "$want" >"$src/.git/crib-pkg-version"
 	echo "$want" >"$src/.crib-pkg-version"
 }
 
 # Apply kernel/patches/*.patch, reusing the applied prefix that matches.
 apply_series() {
-	local applied="$src/.git/crib-applied" base=pristine i=0 line hash commit
+	local applied base=pristine i=0 line hash
+	applied=$(git_src rev-parse --path-format=absolute --git-path crib-applied)
 	local -a patches=("$here"/patches/*.patch)
 	[ -e "${patches[0]}" ] || patches=()
 	touch "$applied"
@@ -120,8 +127,9 @@ configure() {
 	log "configuring $flavour"
 	mkdir -p "$build"
 	make -s -C "$src" O="$build" tinyconfig >/dev/null
+	# merge_config.sh leaves its temporary files in the current directory.
 	# shellcheck disable=SC2046
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" $(fragments) >/dev/null
+	(cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m -O "$build" .config $(fragments)) >/dev/null
 	make -s -C "$src" O="$build" olddefconfig >/dev/null
 	local frag opt want got bad=0
 	for frag in $(fragments); do
@@ -170,7 +178,9 @@ inputs_hash() {
 main() {
 	mkdir -p "$cache/linux"
 	# One build at a time per cache: flavours share the source tree.
-	exec 9>"$cache/linux/.lock"
+	local lock=$cache/linux/.lock
+	[ "$check_series" = 1 ] && lock=$lock-check
+	exec 9>"$lock"
 	flock 9
 	command -v pahole >/dev/null || die "pahole missing (apt-get install dwarves)"
 	ensure_source_package
@@ -184,8 +194,9 @@ main() {
 	ensure_pristine_tree
 	mkdir -p "$build"
 	if [ "$check_series" = 1 ]; then
+		[ -d "$src" ] || git -C "$main_src" worktree add -q --detach "$src" pristine
 		git_src reset -q --hard pristine
-		: >"$src/.git/crib-applied"
+		: >"$(git_src rev-parse --path-format=absolute --git-path crib-applied)"
 		rm -f "$build/.crib-config"
 	fi
 	apply_series
