@@ -105,7 +105,11 @@ apply_series() {
 	   [ "$(git_src rev-parse HEAD)" = "$(git_src rev-parse "$base")" ]; then
 		return
 	fi
-	log "applying patches $((keep + 1))..${#patches[@]} on $(git_src log -1 --format=%s "$base")"
+	if [ "$keep" -lt "${#patches[@]}" ]; then
+		log "applying patches $((keep + 1))..${#patches[@]} on $(git_src log -1 --format=%s "$base")"
+	else
+		log "putting the tree back to the applied series"
+	fi
 	git_src am --abort >/dev/null 2>&1 || true
 	git_src reset -q --hard "$base"
 	head -n "$keep" "$applied" >"$applied.new" || true
