@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the guest image: the mkosi base (Debian packages, /init), cached
 # under $CRIB_CACHE/image keyed by a hash of its inputs, plus an overlay
-# cpio of our installed binaries; the initrd QEMU boots is the two archives
-# back to back, which the kernel unpacks in turn.
+# cpio of our installed binaries kept in the build directory; the initrd
+# QEMU boots is the two archives back to back, which the kernel unpacks in
+# turn.
 #
 #   dev/image.sh base       the mkosi part only
 #   dev/image.sh            both (the overlay needs ./crib-dev build first)
@@ -55,7 +56,7 @@ build_base() {
 
 # Our binaries, installed by meson under /usr/local, as a cpio archive.
 build_overlay() {
-	local stage=$CRIB_IMAGE_DIR/overlay
+	local stage=$CRIB_BUILD/image/overlay
 	[ -f "$CRIB_BUILD/build.ninja" ] || die "no build in $CRIB_BUILD: run ./crib-dev build"
 	rm -rf "$stage"
 	mkdir -p "$stage"
@@ -67,10 +68,10 @@ build_overlay() {
 		[ -x "$t" ] && cp "$t" "$kdir/"
 	done
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
-		cpio --quiet -o -H newc --owner=0:0) >"$CRIB_IMAGE_DIR/overlay.cpio"
-	cat "$CRIB_IMAGE_DIR/base/crib-base.cpio" "$CRIB_IMAGE_DIR/overlay.cpio" \
-		>"$CRIB_IMAGE_DIR/initrd.cpio.tmp"
-	mv "$CRIB_IMAGE_DIR/initrd.cpio.tmp" "$CRIB_IMAGE_DIR/initrd.cpio"
+		cpio --quiet -o -H newc --owner=0:0) >"$CRIB_BUILD/image/overlay.cpio"
+	cat "$CRIB_IMAGE_DIR/base/crib-base.cpio" "$CRIB_BUILD/image/overlay.cpio" \
+		>"$(guest_initrd).tmp"
+	mv "$(guest_initrd).tmp" "$(guest_initrd)"
 }
 
 command -v mkosi >/dev/null || die "mkosi missing (./crib-dev setup)"

@@ -36,7 +36,7 @@ splat_re+='suspicious RCU usage|sleeping function called from invalid context|'
 splat_re+='INFO: task .* blocked|rcu_.*detected stall|Call Trace:'
 
 bzimage=$(kernel_image "$flavour")
-initrd=$CRIB_IMAGE_DIR/initrd.cpio
+initrd=$(guest_initrd)
 [ -f "$bzimage" ] || die "no $flavour kernel at $bzimage: run ./crib-dev kernel"
 [ -f "$initrd" ] || die "no guest image at $initrd: run ./crib-dev image"
 
