@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The restore area: one shared anonymous mapping holding the restorer's
+ * code, its arguments and one stack per thread.  It must lie where the
+ * snapshot has no mapping (the restorer unmaps everything else and maps
+ * the snapshot's VMAs around it) and where crib-restore itself has none
+ * (the child inherits it at the same address), with room to spare from
+ * the neighbours so a stack's guard gap is never involved.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "crib-restore.h"
+#include "restorer-blob.h"
+
+#define TASK_SIZE	0x7ffffffff000ULL	/* 4-level paging user space */
+#define AREA_ALIGN	(2ULL << 20)
+#define AREA_GAP	(16ULL << 20)		/* kept free around the area */
+#define AREA_LOW	(1ULL << 32)		/* stay clear of non-PIE programs */
+
+/* Byte offsets of the parts of the area, and its size. */
+struct area_layout {
+	size_t args, vmas, pages, actions, threads, starts, siginfo, close, stacks, size;
+	size_t n_vmas, n_siginfo, n_close;
+};
+
+static size_t align_up(size_t x, size_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* The VMAs the restorer maps: the kernel provides the vDSO pair itself. */
+static bool vma_is_mapped(const struct crib_vma *v)
+{
+	return v->kind != CRIB_VMA_VDSO && v->kind != CRIB_VMA_VVAR &&
+	       v->kind != CRIB_VMA_VSYSCALL;
+}
+
+static size_t count_siginfo(const struct restore_plan *plan)
+{
+	size_t i, n = plan->n_shared_pending;
+
+	for (i = 0; i < plan->n_threads; i++)
+		n += plan->threads[i].n_pending;
+	return n;
+}
+
+/* Descriptors the restorer closes: the page store, exe, mapped files. */
+static size_t count_close(const struct restore_plan *plan)
+{
+	size_t i, n = 2;
+
+	for (i = 0; i < plan->n_vmas; i++)
+		n += plan->vmas[i].v.kind == CRIB_VMA_FILE;
+	return n;
+}
+
+static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
+{
+	size_t i, off, page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < plan->n_vmas; i++)
+		l->n_vmas += vma_is_mapped(&plan->vmas[i].v);
+	l->n_siginfo = count_siginfo(plan);
+	l->n_close = count_close(plan);
+	off = align_up(restorer_blob_len, 64);
+	l->args = off;
+	off = align_up(off + sizeof(struct rst_args), 64);
+	l->vmas = off;
+	off = align_up(off + l->n_vmas * sizeof(struct rst_vma), 64);
+	l->pages = off;
+	off = align_up(off + plan->n_pages * sizeof(struct rst_pages), 64);
+	l->actions = off;
+	off = align_up(off + plan->n_actions * sizeof(struct rst_sigaction), 64);
+	l->threads = off;
+	off += plan->n_threads * sizeof(struct rst_thread);
+	/* The restorer's per-thread start blocks follow the thread array. */
+	l->starts = off;
+	off = align_up(off + plan->n_threads * 2 * sizeof(uint64_t), 64);
+	l->siginfo = off;
+	off = align_up(off + l->n_siginfo * sizeof(struct rst_siginfo), 64);
+	l->close = off;
+	off = align_up(off + l->n_close * sizeof(int32_t), page);
+	l->stacks = off;
+	off += plan->n_threads * RST_STACK_SIZE;
+	l->size = align_up(off, page);
+}
+
+/* Try to map the area at @addr; 0 when it is there. */
+static int try_map(struct restore_area *area, uint64_t addr, size_t len)
+{
+	void *p = mmap((void *)addr, len, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	if (p != (void *)addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
+		munmap(p, len);
+		return -1;
+	}
+	area->base = p;
+	area->len = len;
+	return 0;
+}
+
+/* Candidate places in the hole [lo, hi): its middle, then near either end. */
+static int place_in_hole(struct restore_area *area, uint64_t lo, uint64_t hi, size_t len)
+{
+	uint64_t cand[3];
+	int i;
+
+	if (lo < AREA_LOW)
+		lo = AREA_LOW;
+	if (hi > TASK_SIZE)
+		hi = TASK_SIZE;
+	if (hi <= lo || hi - lo < len + 2 * AREA_GAP + AREA_ALIGN)
+		return -1;
+	cand[0] = ((lo + hi) / 2) & ~(AREA_ALIGN - 1);
+	cand[1] = align_up(lo + AREA_GAP, AREA_ALIGN);
+	cand[2] = (hi - AREA_GAP - len) & ~(AREA_ALIGN - 1);
+	for (i = 0; i < 3; i++)
+		if (cand[i] >= lo + AREA_GAP && cand[i] + len + AREA_GAP <= hi &&
+		    !try_map(area, cand[i], len))
+			return 0;
+	return -1;
+}
+
+static int find_place(struct restore_area *area, const struct restore_plan *plan, size_t len)
+{
+	uint64_t prev_end = 0;
+	size_t i;
+
+	/* Holes from the top down: the big one below the stack comes first. */
+	if (plan->n_vmas &&
+	    !place_in_hole(area, plan->vmas[plan->n_vmas - 1].v.end, TASK_SIZE, len))
+		return 0;
+	for (i = plan->n_vmas; i-- > 0;) {
+		prev_end = i ? plan->vmas[i - 1].v.end : 0;
+		if (!place_in_hole(area, prev_end, plan->vmas[i].v.start, len))
+			return 0;
+	}
+	return -1;
+}
+
+int area_create(struct restore_area *area, const struct restore_plan *plan,
+		struct restore_error *err)
+{
+	struct area_layout l;
+
+	memset(area, 0, sizeof(*area));
+	plan_layout(plan, &l);
+	if (find_place(area, plan, l.size))
+		return restore_fail(err, "no room for the restorer (%zu bytes) between the "
+				    "snapshot's mappings", l.size);
+	memcpy(area->base, restorer_blob, restorer_blob_len);
+	area->args = (struct rst_args *)((char *)area->base + l.args);
+	area->args->magic = RST_MAGIC;
+	area->args->size = sizeof(struct rst_args);
+	area->args->area_start = (uint64_t)area->base;
+	area->args->area_len = area->len;
+	return 0;
+}
+
+void area_destroy(struct restore_area *area)
+{
+	if (area->base)
+		munmap(area->base, area->len);
+	memset(area, 0, sizeof(*area));
+}
+
+static uint32_t prot_of(uint64_t crib_prot)
+{
+	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
+}
+
+static uint32_t map_flags_of(const struct crib_vma *v)
+{
+	uint32_t flags = (v->flags & CRIB_MAP_SHARED) ? MAP_SHARED : MAP_PRIVATE;
+
+	if (v->kind != CRIB_VMA_FILE)
+		flags |= MAP_ANONYMOUS;
+	if (v->flags & CRIB_MAP_GROWSDOWN)
+		flags |= MAP_GROWSDOWN;
+	if (v->flags & CRIB_MAP_NORESERVE)
+		flags |= MAP_NORESERVE;
+	if (v->flags & CRIB_MAP_LOCKED)
+		flags |= MAP_LOCKED;
+	return flags;
+}
+
+static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
+		      const struct restore_fds *fds, struct rst_vma *out)
+{
+	const struct crib_vma *v;
+	size_t i;
+
+	for (i = 0; i < plan->n_vmas; i++) {
+		v = &plan->vmas[i].v;
+		if (!vma_is_mapped(v))
+			continue;
+		out->start = v->start;
+		out->end = v->end;
+		out->prot = prot_of(v->prot);
+		/* Writable while the contents go in; the final protection after. */
+		out->map_prot = plan->vmas[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
+			out->prot;
+		out->flags = map_flags_of(v);
+		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
+		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
+		out++;
+		a->n_vmas++;
+	}
+}
+
+static void fill_vdso(struct rst_args *a, const struct restore_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_vmas; i++)
+		if (plan->vmas[i].v.kind == CRIB_VMA_VVAR)
+			a->vvar_start = plan->vmas[i].v.start;
+}
+
+static void fill_mm(struct rst_args *a, const struct restore_plan *plan, int exe_fd)
+{
+	const struct crib_mm *mm = &plan->mm;
+	size_t auxv_len = mm->auxv.len;
+
+	if (auxv_len > sizeof(a->mm.auxv))
+		auxv_len = sizeof(a->mm.auxv);
+	a->mm = (struct rst_mm) {
+		.start_code = mm->start_code, .end_code = mm->end_code,
+		.start_data = mm->start_data, .end_data = mm->end_data,
+		.start_brk = mm->start_brk, .brk = mm->brk,
+		.start_stack = mm->start_stack,
+		.arg_start = mm->arg_start, .arg_end = mm->arg_end,
+		.env_start = mm->env_start, .env_end = mm->env_end,
+		.auxv_size = (uint32_t)auxv_len, .exe_fd = exe_fd,
+	};
+	memcpy(a->mm.auxv, mm->auxv.data, auxv_len);
+}
+
+static void ns_to_timeval(uint64_t ns, struct rst_timeval *tv)
+{
+	tv->sec = (int64_t)(ns / 1000000000ULL);
+	tv->usec = (int64_t)(ns % 1000000000ULL / 1000);
+	/* A timer due in under a microsecond is still armed. */
+	if (ns && !tv->sec && !tv->usec)
+		tv->usec = 1;
+}
+
+static void fill_signals(struct rst_args *a, const struct restore_plan *plan,
+			 struct rst_sigaction *sa)
+{
+	const struct crib_itimer *it[3] = {
+		&plan->timers.real, &plan->timers.virt, &plan->timers.prof,
+	};
+	size_t i;
+
+	for (i = 0; i < plan->n_actions; i++) {
+		sa[i] = (struct rst_sigaction) {
+			.handler = plan->actions[i].handler,
+			.flags = plan->actions[i].flags,
+			.restorer = plan->actions[i].restorer,
+			.mask = plan->actions[i].mask,
+			.signo = (uint32_t)plan->actions[i].signo,
+		};
+	}
+	a->n_actions = plan->n_actions;
+	for (i = 0; plan->have_timers && i < 3; i++) {
+		if (!it[i]->value_ns)
+			continue;
+		ns_to_timeval(it[i]->interval_ns, &a->itimers[i].interval);
+		ns_to_timeval(it[i]->value_ns, &a->itimers[i].value);
+		a->itimers_set |= 1u << i;
+	}
+}
+
+static void fill_process(struct rst_args *a, const struct restore_plan *plan)
+{
+	const struct crib_process *p = &plan->proc;
+	struct rst_creds *c = &a->creds;
+	size_t i;
+
+	a->tgid = (int32_t)p->pid;
+	for (i = 0; i < p->n_rlimits; i++) {
+		if (p->rlimits[i].resource >= RST_NR_RLIMITS)
+			continue;
+		a->rlimits[p->rlimits[i].resource] =
+			(struct rst_rlimit){ p->rlimits[i].cur, p->rlimits[i].max };
+		a->rlimits_set |= 1u << p->rlimits[i].resource;
+	}
+	*c = (struct rst_creds) {
+		.uid = (uint32_t)p->uid, .euid = (uint32_t)p->euid, .suid = (uint32_t)p->suid,
+		.fsuid = (uint32_t)p->fsuid, .gid = (uint32_t)p->gid, .egid = (uint32_t)p->egid,
+		.sgid = (uint32_t)p->sgid, .fsgid = (uint32_t)p->fsgid,
+		.cap_eff = p->cap_eff, .cap_prm = p->cap_prm, .cap_inh = p->cap_inh,
+		.dumpable = p->dumpable == 1 ? 1 : 0,
+	};
+	c->n_groups = p->n_groups < RST_MAX_GROUPS ? (uint32_t)p->n_groups : RST_MAX_GROUPS;
+	for (i = 0; i < c->n_groups; i++)
+		c->groups[i] = (uint32_t)p->groups[i];
+	/* Anything but the restorer's own root credentials needs changing. */
+	c->change = p->uid || p->euid || p->suid || p->fsuid || p->gid || p->egid ||
+		    p->sgid || p->fsgid || p->n_groups ||
+		    p->cap_eff != p->cap_prm || p->cap_inh;
+}
+
+static uint64_t fill_thread(struct rst_thread *t, const struct plan_thread *pt,
+			    uint64_t stack_top, uint64_t pending_off)
+{
+	memset(t, 0, sizeof(*t));
+	t->tid = pt->tid;
+	t->stack_top = stack_top;
+	t->altstack_sp = pt->altstack.sp;
+	t->altstack_size = pt->altstack.size;
+	t->altstack_flags = pt->altstack.size ? (uint32_t)pt->altstack.flags : 0;
+	t->n_pending = (uint32_t)pt->n_pending;
+	t->pending_off = pending_off;
+	t->clear_child_tid = pt->clear_child_tid;
+	t->robust_list = pt->robust_list;
+	t->robust_list_len = pt->robust_list_len;
+	memcpy(t->comm, pt->comm, sizeof(t->comm));
+	t->comm[RST_COMM_LEN - 1] = '\0';
+	return pending_off + pt->n_pending * sizeof(struct rst_siginfo);
+}
+
+static void copy_siginfo(struct rst_siginfo *out, const struct plan_siginfo *in, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i].signo = in[i].signo;
+		memcpy(out[i].info, in[i].info, RST_SIGINFO_SIZE);
+	}
+}
+
+static void fill_threads(struct rst_args *a, const struct restore_plan *plan,
+			 const struct area_layout *l)
+{
+	char *base = (char *)a->area_start;
+	struct rst_thread *t = (struct rst_thread *)(base + l->threads);
+	uint64_t off = l->siginfo;
+	size_t i;
+
+	a->threads_off = l->threads;
+	a->n_threads = plan->n_threads;
+	for (i = 0; i < plan->n_threads; i++) {
+		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads[i].pending,
+			     plan->threads[i].n_pending);
+		off = fill_thread(&t[i], &plan->threads[i],
+				  a->area_start + l->stacks + (i + 1) * RST_STACK_SIZE, off);
+	}
+	a->shared_off = off;
+	a->n_shared = plan->n_shared_pending;
+	copy_siginfo((struct rst_siginfo *)(base + off), plan->shared_pending,
+		     plan->n_shared_pending);
+}
+
+static void fill_pages(struct rst_args *a, const struct restore_plan *plan,
+		       const struct area_layout *l)
+{
+	struct rst_pages *p = (struct rst_pages *)((char *)a->area_start + l->pages);
+	size_t i;
+
+	for (i = 0; i < plan->n_pages; i++)
+		p[i] = (struct rst_pages){ plan->pages[i].addr, plan->pages[i].len,
+					   plan->pages[i].offset };
+	a->pages_off = l->pages;
+	a->n_pages = plan->n_pages;
+}
+
+static void fill_close(struct rst_args *a, const struct restore_fds *fds,
+		       const struct area_layout *l)
+{
+	int32_t *c = (int32_t *)((char *)a->area_start + l->close);
+	size_t i;
+
+	a->close_off = l->close;
+	c[a->n_close++] = fds->pages;
+	if (fds->exe >= 0)
+		c[a->n_close++] = fds->exe;
+	for (i = 0; i < fds->n_opened && a->n_close < l->n_close; i++)
+		c[a->n_close++] = fds->opened[i];
+}
+
+void area_fill(struct restore_area *area, const struct restore_plan *plan,
+	       const struct restore_fds *fds)
+{
+	struct rst_args *a = area->args;
+	struct area_layout l;
+
+	plan_layout(plan, &l);
+	a->task_size = TASK_SIZE;
+	a->pages_fd = fds->pages;
+	a->vmas_off = l.vmas;
+	fill_vmas(a, plan, fds, (struct rst_vma *)((char *)area->base + l.vmas));
+	fill_vdso(a, plan);
+	fill_pages(a, plan, &l);
+	fill_mm(a, plan, fds->exe);
+	a->actions_off = l.actions;
+	fill_signals(a, plan, (struct rst_sigaction *)((char *)area->base + l.actions));
+	fill_process(a, plan);
+	fill_threads(a, plan, &l);
+	fill_close(a, fds, &l);
+}
+
+const char *area_step_name(uint32_t step)
+{
+	static const char *const names[] = {
+		[RST_STEP_START] = "starting the restorer",
+		[RST_STEP_RSEQ] = "unregistering the restore tool's rseq area",
+		[RST_STEP_UNMAP] = "unmapping the restore tool",
+		[RST_STEP_VDSO] = "mapping the vDSO",
+		[RST_STEP_MAP] = "mapping a VMA",
+		[RST_STEP_FILL] = "filling memory",
+		[RST_STEP_PROTECT] = "setting a VMA's protection",
+		[RST_STEP_MM] = "setting the mm layout (prctl PR_SET_MM_MAP)",
+		[RST_STEP_SIGACTION] = "installing a signal handler",
+		[RST_STEP_ITIMER] = "arming an interval timer",
+		[RST_STEP_RLIMIT] = "setting a resource limit",
+		[RST_STEP_THREAD] = "creating a thread",
+		[RST_STEP_THREAD_STATE] = "setting a thread's state",
+		[RST_STEP_SIGQUEUE] = "queueing a pending signal",
+		[RST_STEP_CREDS] = "setting credentials",
+		[RST_STEP_DONE] = "finishing",
+	};
+
+	return step < sizeof(names) / sizeof(names[0]) && names[step] ? names[step] : "?";
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The new process, while it still runs crib-restore's code: it waits until
+ * crib-restore traces it, opens the files the restorer will map, lays out
+ * its descriptors as the snapshot had them, takes back the process
+ * attributes that libc can set, and jumps into the restorer.  A failure
+ * here is written to the area's message and ends the process; crib-restore
+ * reports it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crib-restore.h"
+
+static __attribute__((noreturn, format(printf, 2, 3)))
+void child_fail(struct restore_area *area, const char *fmt, ...)
+{
+	char *msg = area->args->message;
+	va_list ap;
+
+	if (!msg[0]) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(area->args->message), fmt, ap);
+		va_end(ap);
+	}
+	_exit(1);
+}
+
+static int highest_fd(const struct restore_plan *plan)
+{
+	int max = 2;
+	size_t i;
+
+	for (i = 0; i < plan->n_files; i++)
+		if ((int)plan->files[i].fd > max)
+			max = (int)plan->files[i].fd;
+	return max;
+}
+
+/* Descriptor limits high enough for the snapshot's numbers and our own. */
+static void raise_nofile(struct restore_area *area, rlim_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		child_fail(area, "getrlimit: %s", strerror(errno));
+	if (rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = need;
+	if (rl.rlim_max < need)
+		rl.rlim_max = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		child_fail(area, "cannot allow %llu descriptors: %s",
+			   (unsigned long long)need, strerror(errno));
+}
+
+/*
+ * The files the restorer maps, each opened once.  Until the descriptors
+ * settle, fds->vma[i] is an index into fds->opened, not a descriptor.
+ */
+static void open_mapped_files(const struct restore_plan *plan, struct restore_fds *fds,
+			      struct restore_area *area)
+{
+	const struct crib_vma *v;
+	size_t i, j;
+	int flags;
+
+	fds->vma = calloc(plan->n_vmas + 1, sizeof(int));
+	fds->opened = calloc(plan->n_vmas + 1, sizeof(int));
+	if (!fds->vma || !fds->opened)
+		child_fail(area, "out of memory");
+	for (i = 0; i < plan->n_vmas; i++) {
+		v = &plan->vmas[i].v;
+		fds->vma[i] = -1;
+		if (v->kind != CRIB_VMA_FILE)
+			continue;
+		/* A shared writable mapping needs the file open for writing. */
+		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & 0x20 /* VM_MAYWRITE */) ?
+			O_RDWR : O_RDONLY;
+		for (j = 0; j < i; j++)
+			if (fds->vma[j] >= 0 && !strcmp(plan->vmas[j].v.path, v->path) &&
+			    (fcntl(fds->opened[fds->vma[j]], F_GETFL) & O_ACCMODE) == flags)
+				fds->vma[i] = fds->vma[j];
+		if (fds->vma[i] >= 0)
+			continue;
+		fds->opened[fds->n_opened] = open(v->path, flags);
+		if (fds->opened[fds->n_opened] < 0)
+			child_fail(area, "cannot open %s to map it at %#llx: %s", v->path,
+				   (unsigned long long)v->start, strerror(errno));
+		fds->vma[i] = (int)fds->n_opened++;
+	}
+}
+
+/*
+ * The helpers go right above the snapshot's highest descriptor, where the
+ * restorer finds them and closes them; everything crib-restore had open
+ * is closed.  They are first parked high, past everything, so moving one
+ * never lands on another.
+ */
+static void settle_helpers(const struct restore_plan *plan, struct restore_fds *fds,
+			   struct restore_area *area, int base)
+{
+	size_t n = fds->n_opened + 2, i;
+	int *from = calloc(n, sizeof(int)), *high = calloc(n, sizeof(int));
+	int park = base + (int)n + 1024;
+
+	if (!from || !high)
+		child_fail(area, "out of memory");
+	from[0] = fds->pages;
+	from[1] = fds->exe;
+	memcpy(from + 2, fds->opened, fds->n_opened * sizeof(int));
+	raise_nofile(area, (rlim_t)park + n + 64);
+	for (i = 0; i < n; i++) {
+		high[i] = fcntl(from[i], F_DUPFD, park);
+		if (high[i] < 0)
+			child_fail(area, "cannot move a descriptor: %s", strerror(errno));
+	}
+	close_range(0, (unsigned int)park - 1, 0);
+	for (i = 0; i < n; i++) {
+		if (dup2(high[i], base + (int)i) < 0)
+			child_fail(area, "cannot move a descriptor: %s", strerror(errno));
+	}
+	close_range((unsigned int)(base + (int)n), ~0U, 0);
+	fds->pages = base;
+	fds->exe = base + 1;
+	for (i = 0; i < fds->n_opened; i++)
+		fds->opened[i] = base + 2 + (int)i;
+	for (i = 0; i < plan->n_vmas; i++)
+		if (fds->vma[i] >= 0)
+			fds->vma[i] = base + 2 + fds->vma[i];
+	free(from);
+	free(high);
+}
+
+static void set_session(const struct restore_plan *plan)
+{
+	/* The session and group cannot be joined again; lead a new one when the process led one. */
+	if (plan->proc.sid == plan->proc.pid)
+		setsid();
+	else if (plan->proc.pgid == plan->proc.pid)
+		setpgid(0, 0);
+}
+
+static void set_attributes(const struct restore_plan *plan, struct restore_area *area)
+{
+	const struct crib_process *p = &plan->proc;
+	struct sched_param sp = { .sched_priority = (int)p->sched_priority };
+	int sig;
+
+	/* Dispositions not in the snapshot are the default ones, not ours. */
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	if (chdir(p->cwd))
+		child_fail(area, "cannot enter %s: %s", p->cwd, strerror(errno));
+	if (strcmp(p->root, "/") && chroot(p->root))
+		child_fail(area, "cannot change root to %s: %s", p->root, strerror(errno));
+	umask((mode_t)p->umask);
+	set_session(plan);
+	if (personality((unsigned long)p->personality) < 0)
+		child_fail(area, "cannot set personality %#llx: %s",
+			   (unsigned long long)p->personality, strerror(errno));
+	if (sched_setscheduler(0, (int)p->sched_policy, &sp))
+		child_fail(area, "cannot set scheduling policy %llu: %s",
+			   (unsigned long long)p->sched_policy, strerror(errno));
+	if (setpriority(PRIO_PROCESS, 0, (int)p->nice))
+		child_fail(area, "cannot set nice %lld: %s", (long long)p->nice, strerror(errno));
+	if (p->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		child_fail(area, "cannot set no_new_privs: %s", strerror(errno));
+}
+
+static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area)
+{
+	struct rst_thread *leader = (struct rst_thread *)((char *)area->base +
+							   area->args->threads_off);
+	void *entry = (char *)area->base + RST_ENTRY_OFFSET;
+
+	/* As after a call: the restorer's entry sees rsp + 8 aligned to 16. */
+	asm volatile("mov %0, %%rsp\n\t"
+		     "jmp *%1"
+		     :
+		     : "r"(leader->stack_top - 8), "r"(entry), "D"(area->args)
+		     : "memory");
+	__builtin_unreachable();
+}
+
+void child_restore(const struct restore_plan *plan, struct restore_area *area, int sync_fd)
+{
+	struct restore_fds fds = { .pages = plan->page_store, .exe = -1 };
+	int base = highest_fd(plan) + 1;
+	char go;
+
+	/* Traced from here on, or never started. */
+	if (read(sync_fd, &go, 1) != 1)
+		_exit(1);
+	close(sync_fd);
+	fds.exe = open(plan->mm.exe, O_RDONLY);
+	if (fds.exe < 0)
+		child_fail(area, "cannot open the executable %s: %s", plan->mm.exe,
+			   strerror(errno));
+	open_mapped_files(plan, &fds, area);
+	settle_helpers(plan, &fds, area, base);
+	if (files_restore(plan, base + (int)fds.n_opened + 2, area->args->message,
+			  sizeof(area->args->message)))
+		_exit(1);
+	set_attributes(plan, area);
+	area_fill(area, plan, &fds);
+	jump_to_restorer(area);
+}

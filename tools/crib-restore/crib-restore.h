@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * crib-restore: bring a process back from a CRIB snapshot.
+ *
+ * The whole snapshot is read and checked first (snapshot.c, check.c), its
+ * memory going to a page store (a memfd), so nothing is created from a
+ * stream that turns out corrupt.  Then the process is created with its
+ * original PID (tracer.c), as a child that sets up its descriptors and
+ * process attributes with libc (child.c, files.c) and jumps into the
+ * restorer (restorer.c) in a restore area laid out by area.c.  The
+ * restorer rebuilds the address space and the threads; crib-restore,
+ * tracing every thread, sets the registers, unmaps the area and lets them
+ * all go.  Any failure kills what was created.
+ */
+#ifndef CRIB_RESTORE_TOOL_H
+#define CRIB_RESTORE_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <crib/format.h>
+
+#include "restorer.h"
+
+/* The first error of a restore, as a sentence for the user. */
+struct restore_error {
+	char msg[512];
+};
+
+/* Record @fmt in @err unless an earlier error is there; returns -1. */
+int restore_fail(struct restore_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct plan_siginfo {
+	uint32_t signo;
+	uint8_t info[RST_SIGINFO_SIZE];
+};
+
+struct plan_thread {
+	pid_t tid;
+	char comm[RST_COMM_LEN];
+	struct crib_regs_x86_64 regs;
+	void *xstate;
+	size_t xstate_len;
+	uint64_t sigmask;
+	struct crib_sigaltstack altstack;
+	struct plan_siginfo *pending;
+	size_t n_pending;
+	uint64_t clear_child_tid;
+	uint64_t robust_list;
+	uint64_t robust_list_len;
+};
+
+struct plan_vma {
+	struct crib_vma v;	/* path owned by the plan */
+	bool has_data;		/* some page run falls in it */
+};
+
+/* A run of pages with contents, kept in the page store at @offset. */
+struct plan_pages {
+	uint64_t addr;
+	uint64_t len;
+	uint64_t offset;
+};
+
+struct plan_pipe {
+	uint64_t pipe_id;
+	uint64_t pipe_size;
+	unsigned char *data;
+	size_t len;
+	bool has_read_end, has_write_end;
+};
+
+/* Everything a snapshot says, as the restore needs it. */
+struct restore_plan {
+	struct crib_header header;	/* strings owned by the plan */
+	struct crib_process proc;	/* strings and arrays owned by the plan */
+	struct crib_mm mm;		/* auxv and exe owned by the plan */
+	bool have_process, have_mm;
+	struct plan_thread *threads;	/* the leader first */
+	size_t n_threads;
+	struct plan_vma *vmas;
+	size_t n_vmas;
+	struct plan_pages *pages;
+	size_t n_pages;
+	int page_store;			/* memfd with the page contents */
+	uint64_t page_store_len;
+	struct crib_file *files;	/* paths owned by the plan */
+	size_t n_files;
+	struct crib_pipe *pipe_fds;	/* the pipe ends, one per fd */
+	size_t n_pipe_fds;
+	struct plan_pipe *pipes;	/* one per pipe */
+	size_t n_pipes;
+	struct crib_sigaction *actions;
+	size_t n_actions;
+	struct plan_siginfo *shared_pending;
+	size_t n_shared_pending;
+	struct crib_timers timers;	/* posix timers not kept */
+	bool have_timers;
+	uint64_t n_posix_timers;
+};
+
+int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);
+void plan_free(struct restore_plan *plan);
+struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
+
+/* Everything checked before anything is created: see check.c. */
+int plan_check(const struct restore_plan *plan, struct restore_error *err);
+
+/*
+ * The restore area: the restorer code, its arguments, and one stack per
+ * thread, in a shared mapping at an address the snapshot leaves free.
+ */
+struct restore_area {
+	void *base;
+	size_t len;
+	struct rst_args *args;
+};
+
+/* Helper descriptors the child keeps for the restorer: see child.c. */
+struct restore_fds {
+	int pages;		/* the page store */
+	int exe;
+	int *vma;		/* per plan VMA: the file it maps, or -1 */
+	int *opened;		/* distinct files opened for mappings */
+	size_t n_opened;
+};
+
+int area_create(struct restore_area *area, const struct restore_plan *plan,
+		struct restore_error *err);
+/* Fill in the arguments, with the descriptor numbers the child settled on. */
+void area_fill(struct restore_area *area, const struct restore_plan *plan,
+	       const struct restore_fds *fds);
+void area_destroy(struct restore_area *area);
+/* The restorer's step as words, for an error message. */
+const char *area_step_name(uint32_t step);
+
+/*
+ * The child's part: descriptors, process attributes, then the jump into
+ * the restorer.  Never returns; a failure is written to the area's message
+ * and ends the child.
+ */
+void child_restore(const struct restore_plan *plan, struct restore_area *area, int sync_fd)
+	__attribute__((noreturn));
+
+/* Open every descriptor of the snapshot at its number: see files.c. */
+int files_restore(const struct restore_plan *plan, int temp_base, char *msg, size_t msg_len);
+
+struct restore_options {
+	bool wait;
+	bool verbose;
+};
+
+/*
+ * Create the process from @plan and let it run.  Returns its PID, or -1
+ * with @err set and nothing left behind.
+ */
+pid_t restore_process(const struct restore_plan *plan, const struct restore_options *opt,
+		      struct restore_error *err);
+
+#define restore_verbose(opt, ...) \
+	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)
+
+#endif /* CRIB_RESTORE_TOOL_H */

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Open every descriptor of the snapshot at its original number, in the
+ * child, before the restorer runs.  Each open file and pipe is created
+ * once, parked at a number at or above @temp_base (above every number the
+ * snapshot uses, so nothing lands on a slot still to be filled), then
+ * duplicated into its slots, and the parked copies are closed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crib-restore.h"
+
+/* Status flags open(2) takes back; the access mode is added separately. */
+#define REOPEN_FLAGS	(O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | \
+			 O_NOATIME | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_PATH)
+
+struct parked {
+	int fd;			/* at or above temp_base */
+	uint64_t pipe_id;	/* pipes: which one; the fd is its read end */
+	int write_fd;		/* pipes: the write end */
+};
+
+static int park(int fd, int temp_base)
+{
+	int parked;
+
+	if (fd < 0)
+		return -1;
+	parked = fcntl(fd, F_DUPFD, temp_base);
+	close(fd);
+	return parked;
+}
+
+static int open_file(const struct crib_file *f, int temp_base, char *msg, size_t msg_len)
+{
+	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
+	int fd;
+
+	fd = park(open(f->path, flags), temp_base);
+	if (fd < 0) {
+		snprintf(msg, msg_len, "cannot reopen fd %llu, %s: %s",
+			 (unsigned long long)f->fd, f->path, strerror(errno));
+		return -1;
+	}
+	if (f->type == CRIB_FILE_REGULAR && !(f->flags & O_PATH) &&
+	    lseek(fd, f->pos, SEEK_SET) != f->pos) {
+		snprintf(msg, msg_len, "cannot seek fd %llu, %s, to %lld: %s",
+			 (unsigned long long)f->fd, f->path, (long long)f->pos,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A new pipe with its buffered bytes back in it. */
+static int make_pipe(const struct plan_pipe *pp, struct parked *out, int temp_base,
+		     char *msg, size_t msg_len)
+{
+	int p[2];
+	ssize_t n;
+	size_t done = 0;
+
+	if (pipe(p)) {
+		snprintf(msg, msg_len, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	out->fd = park(p[0], temp_base);
+	out->write_fd = park(p[1], temp_base);
+	out->pipe_id = pp->pipe_id;
+	if (out->fd < 0 || out->write_fd < 0)
+		goto fail;
+	if (pp->pipe_size && fcntl(out->fd, F_SETPIPE_SZ, (int)pp->pipe_size) < 0)
+		goto fail;
+	while (done < pp->len) {
+		n = write(out->write_fd, pp->data + done, pp->len - done);
+		if (n <= 0)
+			goto fail;
+		done += (size_t)n;
+	}
+	return 0;
+fail:
+	snprintf(msg, msg_len, "cannot recreate pipe %llu with its %zu bytes: %s",
+		 (unsigned long long)pp->pipe_id, pp->len, strerror(errno));
+	return -1;
+}
+
+static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pipes,
+		       uint64_t fd)
+{
+	size_t i, j;
+
+	for (i = 0; i < plan->n_pipe_fds; i++) {
+		if (plan->pipe_fds[i].fd != fd)
+			continue;
+		for (j = 0; j < plan->n_pipes; j++)
+			if (pipes[j].pipe_id == plan->pipe_fds[i].pipe_id)
+				return plan->pipe_fds[i].end == CRIB_PIPE_READ ?
+					pipes[j].fd : pipes[j].write_fd;
+	}
+	return -1;
+}
+
+/* Put @src at @target with the descriptor's own flags. */
+static int install(const struct crib_file *f, int src, char *msg, size_t msg_len)
+{
+	int target = (int)f->fd;
+	int fl;
+
+	if (dup2(src, target) != target)
+		goto fail;
+	if (f->cloexec && fcntl(target, F_SETFD, FD_CLOEXEC))
+		goto fail;
+	if (f->type == CRIB_FILE_PIPE) {
+		/* Both ends of a pipe share no status flags: set this end's. */
+		fl = fcntl(target, F_GETFL);
+		if (fl < 0 || fcntl(target, F_SETFL,
+				    (fl & ~O_NONBLOCK) | ((int)f->flags & O_NONBLOCK)))
+			goto fail;
+	}
+	return 0;
+fail:
+	snprintf(msg, msg_len, "cannot place fd %d: %s", target, strerror(errno));
+	return -1;
+}
+
+int files_restore(const struct restore_plan *plan, int temp_base, char *msg, size_t msg_len)
+{
+	struct parked *pipes = calloc(plan->n_pipes + 1, sizeof(*pipes));
+	int *files = calloc(plan->n_files + 1, sizeof(*files));
+	const struct crib_file *f;
+	size_t i;
+	int src, ret = -1;
+
+	if (!pipes || !files) {
+		snprintf(msg, msg_len, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < plan->n_pipes; i++)
+		if (make_pipe(&plan->pipes[i], &pipes[i], temp_base, msg, msg_len))
+			goto out;
+	for (i = 0; i < plan->n_files; i++) {
+		f = &plan->files[i];
+		files[i] = -1;
+		if (f->type != CRIB_FILE_PIPE) {
+			files[i] = open_file(f, temp_base, msg, msg_len);
+			if (files[i] < 0)
+				goto out;
+		}
+	}
+	for (i = 0; i < plan->n_files; i++) {
+		f = &plan->files[i];
+		src = f->type == CRIB_FILE_PIPE ? pipe_end_fd(plan, pipes, f->fd) : files[i];
+		if (src < 0) {
+			snprintf(msg, msg_len, "fd %llu: no pipe end for it",
+				 (unsigned long long)f->fd);
+			goto out;
+		}
+		if (install(f, src, msg, msg_len))
+			goto out;
+	}
+	ret = 0;
+out:
+	/* The parked copies: everything from temp_base up. */
+	close_range((unsigned int)temp_base, ~0U, 0);
+	free(pipes);
+	free(files);
+	return ret;
+}

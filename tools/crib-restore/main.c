@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crib-restore: bring a process back from a CRIB snapshot.
+ *
+ *   crib-restore [-i FILE] [--wait] [-v]
+ *
+ * The snapshot is read and checked whole before anything is created; the
+ * process comes back with its PID, TIDs, memory, registers, descriptors
+ * and signal state, and runs on detached (a child of whoever adopts
+ * orphans) unless --wait is given.  If anything fails, nothing of it is
+ * left running.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crib-restore.h"
+
+struct options {
+	const char *input;	/* NULL: stdin */
+	struct restore_options restore;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: crib-restore [-i FILE] [--wait] [-v]\n"
+		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
+		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
+		"again by path; a regular file must have the size it had at the dump.\n"
+		"\n"
+		"  -i, --input FILE  read the snapshot from FILE (default: standard input,\n"
+		"                    which must not be a terminal)\n"
+		"      --wait        wait for the restored process and exit with its status\n"
+		"  -v, --verbose     say what is restored, on standard error\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"Exit status: 0 restored (it runs on, detached), 1 the restore failed and\n"
+		"nothing of it is left, 2 bad usage; with --wait, the process's exit status\n"
+		"(128 + N when it was killed by signal N).\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_WAIT = 0x100 };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "i:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case OPT_WAIT:
+			o->restore.wait = true;
+			break;
+		case 'v':
+			o->restore.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "crib-restore: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+static int open_input(const struct options *o)
+{
+	int fd;
+
+	if (!o->input) {
+		if (isatty(STDIN_FILENO)) {
+			fprintf(stderr, "crib-restore: standard input is a terminal; "
+				"give a snapshot with -i FILE or < FILE\n");
+			return -1;
+		}
+		return STDIN_FILENO;
+	}
+	fd = open(o->input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fprintf(stderr, "crib-restore: %s: %s\n", o->input, strerror(errno));
+	return fd;
+}
+
+static int wait_for(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "crib-restore: waiting for %d: %s\n", (int)pid,
+				strerror(errno));
+			return 1;
+		}
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct restore_error err = { 0 };
+	struct restore_plan plan;
+	int fd, ret;
+	pid_t pid;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret;
+	fd = open_input(&o);
+	if (fd < 0)
+		return 1;
+	ret = plan_read(&plan, fd, &err);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (ret || plan_check(&plan, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		plan_free(&plan);
+		return 1;
+	}
+	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
+			"memory, %zu fds\n", (unsigned long long)plan.proc.pid, plan.proc.comm,
+			plan.n_threads, plan.n_vmas, (unsigned long long)plan.page_store_len,
+			plan.n_files);
+	pid = restore_process(&plan, &o.restore, &err);
+	plan_free(&plan);
+	if (pid < 0) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		return 1;
+	}
+	return o.restore.wait ? wait_for(pid) : 0;
+}

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The restorer: runs inside the new process, from the restore area, after
+ * crib-restore's own code and libraries are gone.  It unmaps everything
+ * but the area, maps the snapshot's VMAs, fills them from the page store,
+ * sets the mm layout, signal handlers, timers and limits, starts the other
+ * threads with their original TIDs, and has every thread put its own
+ * per-thread state back (TID address, robust list, alternate stack, name,
+ * private pending signals, credentials) before it traps into crib-restore,
+ * which is tracing it and sets the registers.
+ *
+ * Built freestanding and position independent, linked into a flat blob
+ * (restorer.lds): no libc, no absolute addresses, no writable globals.
+ * All signals stay blocked from the first instruction: handlers point into
+ * memory that is not there yet.
+ */
+#include <asm/prctl.h>
+#include <asm/unistd.h>
+#include <linux/capability.h>
+#include <linux/mman.h>
+#include <linux/prctl.h>
+#include <linux/sched.h>
+
+#include "restorer.h"
+
+#define SIG_SETMASK		2
+#define SIGSET_SIZE		8
+#define RSEQ_FLAG_UNREGISTER	1
+
+typedef unsigned long size_t;
+#define NULL ((void *)0)
+
+static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 asm("r10") = a4;
+	register long r8 asm("r8") = a5;
+	register long r9 asm("r9") = a6;
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+#define sys0(nr)			sys6(nr, 0, 0, 0, 0, 0, 0)
+#define sys1(nr, a)			sys6(nr, (long)(a), 0, 0, 0, 0, 0)
+#define sys2(nr, a, b)			sys6(nr, (long)(a), (long)(b), 0, 0, 0, 0)
+#define sys3(nr, a, b, c)		sys6(nr, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define sys4(nr, a, b, c, d)		sys6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+#define sys5(nr, a, b, c, d, e)		\
+	sys6(nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
+
+/* The compiler may emit calls to these for struct copies and clears. */
+__attribute__((visibility("hidden"))) void *memset(void *s, int c, size_t n)
+{
+	unsigned char *p = s;
+
+	while (n--)
+		*p++ = (unsigned char)c;
+	return s;
+}
+
+__attribute__((visibility("hidden"))) void *memcpy(void *d, const void *s, size_t n)
+{
+	unsigned char *dp = d;
+	const unsigned char *sp = s;
+
+	while (n--)
+		*dp++ = *sp++;
+	return d;
+}
+
+/*
+ * The blob starts with a jump to rst_main() and, at RST_SYSCALL_OFFSET, the
+ * one system call crib-restore runs in the restored process before it lets
+ * it go: munmap() of this area, stopped at its exit so the ud2 after it
+ * never runs.
+ */
+asm(".pushsection .text.entry, \"ax\"\n"
+    ".globl rst_entry\n"
+    ".hidden rst_entry\n"
+    "rst_entry:\n\t"
+    "jmp rst_main\n\t"
+    ".balign 8\n"
+    "rst_syscall_insn:\n\t"
+    "syscall\n\t"
+    "ud2\n"
+    ".popsection");
+
+static void *at(const struct rst_args *a, __u64 off)
+{
+	return (void *)(a->area_start + off);
+}
+
+static __attribute__((noreturn)) void fail(struct rst_args *a, struct rst_thread *t,
+					   __u32 step, long err, __u64 detail)
+{
+	struct rst_thread *threads = at(a, a->threads_off);
+
+	if (t) {
+		t->step = step;
+		t->error = err;
+		t->state = RST_THREAD_FAILED;
+		a->failed_thread = (__u32)(t - threads);
+	}
+	a->step = step;
+	a->error = err;
+	a->detail = detail;
+	for (;;)
+		sys1(__NR_exit_group, 1);
+}
+
+static void unmap_all_but_area(struct rst_args *a)
+{
+	__u64 area_end = a->area_start + a->area_len;
+	long ret;
+
+	ret = sys2(__NR_munmap, 0, a->area_start);
+	if (ret)
+		fail(a, NULL, RST_STEP_UNMAP, ret, 0);
+	ret = sys2(__NR_munmap, area_end, a->task_size - area_end);
+	if (ret)
+		fail(a, NULL, RST_STEP_UNMAP, ret, area_end);
+}
+
+static void map_vmas(struct rst_args *a)
+{
+	struct rst_vma *v = at(a, a->vmas_off);
+	__u64 i;
+	long ret;
+
+	for (i = 0; i < a->n_vmas; i++, v++) {
+		ret = sys6(__NR_mmap, v->start, v->end - v->start, v->map_prot,
+			   v->flags | MAP_FIXED, v->fd, v->offset);
+		if (ret != (long)v->start)
+			fail(a, NULL, RST_STEP_MAP, ret < 0 ? ret : -14, v->start);
+	}
+}
+
+static void fill_pages(struct rst_args *a)
+{
+	struct rst_pages *p = at(a, a->pages_off);
+	__u64 i, done;
+	long ret;
+
+	for (i = 0; i < a->n_pages; i++, p++) {
+		for (done = 0; done < p->len; done += ret) {
+			ret = sys4(__NR_pread64, a->pages_fd, p->addr + done, p->len - done,
+				   p->offset + done);
+			if (ret <= 0)
+				fail(a, NULL, RST_STEP_FILL, ret ? ret : -5, p->addr + done);
+		}
+	}
+}
+
+static void protect_vmas(struct rst_args *a)
+{
+	struct rst_vma *v = at(a, a->vmas_off);
+	__u64 i;
+	long ret;
+
+	for (i = 0; i < a->n_vmas; i++, v++) {
+		if (v->prot == v->map_prot)
+			continue;
+		ret = sys3(__NR_mprotect, v->start, v->end - v->start, v->prot);
+		if (ret)
+			fail(a, NULL, RST_STEP_PROTECT, ret, v->start);
+	}
+}
+
+static void set_mm(struct rst_args *a)
+{
+	struct prctl_mm_map map = {
+		.start_code = a->mm.start_code,
+		.end_code = a->mm.end_code,
+		.start_data = a->mm.start_data,
+		.end_data = a->mm.end_data,
+		.start_brk = a->mm.start_brk,
+		.brk = a->mm.brk,
+		.start_stack = a->mm.start_stack,
+		.arg_start = a->mm.arg_start,
+		.arg_end = a->mm.arg_end,
+		.env_start = a->mm.env_start,
+		.env_end = a->mm.env_end,
+		.auxv = a->mm.auxv,
+		.auxv_size = a->mm.auxv_size,
+		.exe_fd = (__u32)a->mm.exe_fd,
+	};
+	long ret;
+
+	ret = sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &map, sizeof(map), 0);
+	if (ret)
+		fail(a, NULL, RST_STEP_MM, ret, 0);
+}
+
+static void set_process_signals(struct rst_args *a)
+{
+	struct rst_sigaction *sa = at(a, a->actions_off);
+	__u64 i;
+	long ret;
+
+	for (i = 0; i < a->n_actions; i++, sa++) {
+		ret = sys4(__NR_rt_sigaction, sa->signo, sa, 0, SIGSET_SIZE);
+		if (ret)
+			fail(a, NULL, RST_STEP_SIGACTION, ret, sa->signo);
+	}
+	for (i = 0; i < 3; i++) {
+		if (!(a->itimers_set & (1u << i)))
+			continue;
+		ret = sys3(__NR_setitimer, i, &a->itimers[i], 0);
+		if (ret)
+			fail(a, NULL, RST_STEP_ITIMER, ret, i);
+	}
+}
+
+static void set_rlimits(struct rst_args *a)
+{
+	__u32 i;
+	long ret;
+
+	for (i = 0; i < RST_NR_RLIMITS; i++) {
+		if (!(a->rlimits_set & (1u << i)))
+			continue;
+		ret = sys4(__NR_prlimit64, 0, i, &a->rlimits[i], 0);
+		if (ret)
+			fail(a, NULL, RST_STEP_RLIMIT, ret, i);
+	}
+}
+
+static void queue_signals(struct rst_args *a, struct rst_thread *t,
+			  struct rst_siginfo *si, __u64 n, int shared)
+{
+	long ret;
+
+	for (; n; n--, si++) {
+		if (shared)
+			ret = sys3(__NR_rt_sigqueueinfo, a->tgid, si->signo, si->info);
+		else
+			ret = sys4(__NR_rt_tgsigqueueinfo, a->tgid, t->tid, si->signo, si->info);
+		if (ret)
+			fail(a, t, RST_STEP_SIGQUEUE, ret, si->signo);
+	}
+}
+
+/* Per-thread credentials: the kernel keeps them per thread, not per process. */
+static void set_creds(struct rst_args *a, struct rst_thread *t)
+{
+	struct rst_creds *c = &a->creds;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ (__u32)c->cap_eff, (__u32)c->cap_prm, (__u32)c->cap_inh },
+		{ (__u32)(c->cap_eff >> 32), (__u32)(c->cap_prm >> 32),
+		  (__u32)(c->cap_inh >> 32) },
+	};
+	long ret;
+
+	if (!c->change)
+		return;
+	ret = sys2(__NR_setgroups, c->n_groups, c->groups);
+	if (!ret)
+		ret = sys3(__NR_setresgid, c->gid, c->egid, c->sgid);
+	if (!ret)
+		ret = sys1(__NR_setfsgid, c->fsgid) < 0 ? -1 : 0;
+	/* Keep the capabilities across the uid change, then set them exactly. */
+	if (!ret)
+		ret = sys5(__NR_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0);
+	if (!ret)
+		ret = sys3(__NR_setresuid, c->uid, c->euid, c->suid);
+	if (!ret)
+		ret = sys1(__NR_setfsuid, c->fsuid) < 0 ? -1 : 0;
+	if (!ret)
+		ret = sys2(__NR_capset, &hdr, data);
+	if (!ret)
+		ret = sys5(__NR_prctl, PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	if (ret)
+		fail(a, t, RST_STEP_CREDS, ret, 0);
+}
+
+static void set_thread_state(struct rst_args *a, struct rst_thread *t)
+{
+	struct {
+		__u64 sp;
+		__s32 flags;
+		__u32 pad;
+		__u64 size;
+	} ss = { t->altstack_sp, (__s32)t->altstack_flags, 0, t->altstack_size };
+	long ret;
+
+	t->step = RST_STEP_THREAD_STATE;
+	sys1(__NR_set_tid_address, t->clear_child_tid);
+	if (t->robust_list) {
+		ret = sys2(__NR_set_robust_list, t->robust_list, t->robust_list_len);
+		if (ret)
+			fail(a, t, RST_STEP_THREAD_STATE, ret, t->robust_list);
+	}
+	if (t->altstack_size) {
+		ret = sys2(__NR_sigaltstack, &ss, 0);
+		if (ret)
+			fail(a, t, RST_STEP_THREAD_STATE, ret, t->altstack_sp);
+	}
+	ret = sys5(__NR_prctl, PR_SET_NAME, t->comm, 0, 0, 0);
+	if (ret)
+		fail(a, t, RST_STEP_THREAD_STATE, ret, 0);
+	queue_signals(a, t, at(a, t->pending_off), t->n_pending, 0);
+}
+
+/* The end of every thread: crib-restore takes over at the trap. */
+static __attribute__((noreturn)) void thread_ready(struct rst_thread *t)
+{
+	t->step = RST_STEP_DONE;
+	t->state = RST_THREAD_READY;
+	for (;;)
+		asm volatile("int3" ::: "memory");
+}
+
+struct rst_thread_start {
+	struct rst_args *args;
+	struct rst_thread *thread;
+};
+
+__attribute__((visibility("hidden"), used, noreturn))
+void rst_thread_main(struct rst_thread_start *s)
+{
+	struct rst_args *a = s->args;
+	struct rst_thread *t = s->thread;
+
+	set_thread_state(a, t);
+	set_creds(a, t);
+	thread_ready(t);
+}
+
+/*
+ * clone3() a thread with tid t->tid onto its own stack.  The child returns
+ * from the system call on that stack with nothing of this frame, so it goes
+ * straight to rst_thread_main() with the start block kept in r12.
+ */
+static long clone_thread(struct rst_args *a, struct rst_thread *t, struct rst_thread_start *s)
+{
+	__s32 tid = t->tid;
+	struct clone_args ca = {
+		.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			 CLONE_THREAD | CLONE_SYSVSEM,
+		.stack = t->stack_top - RST_STACK_SIZE,
+		.stack_size = RST_STACK_SIZE,
+		.set_tid = (__u64)(unsigned long)&tid,
+		.set_tid_size = 1,
+	};
+	register struct rst_thread_start *r12 asm("r12") = s;
+	long ret;
+
+	s->args = a;
+	s->thread = t;
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "mov %%r12, %%rdi\n\t"
+		     "call rst_thread_main\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "=a"(ret)
+		     : "0"((long)__NR_clone3), "D"(&ca), "S"(sizeof(ca)), "r"(r12)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The restore's own descriptors: the page store, the files mapped. */
+static void close_own_fds(struct rst_args *a)
+{
+	__s32 *fd = at(a, a->close_off);
+	__u64 i;
+
+	for (i = 0; i < a->n_close; i++)
+		sys1(__NR_close, fd[i]);
+}
+
+static void start_threads(struct rst_args *a)
+{
+	struct rst_thread *t = at(a, a->threads_off);
+	/* One start block per thread: each child reads its own after we move on. */
+	struct rst_thread_start *starts = (void *)(t + a->n_threads);
+	__u64 i;
+	long ret;
+
+	for (i = 1; i < a->n_threads; i++) {
+		ret = clone_thread(a, &t[i], &starts[i]);
+		if (ret != t[i].tid)
+			fail(a, &t[i], RST_STEP_THREAD, ret < 0 ? ret : -22, (__u64)t[i].tid);
+	}
+}
+
+__attribute__((visibility("hidden"), used, noreturn))
+void rst_main(struct rst_args *a)
+{
+	__u64 all = ~0ULL;
+	struct rst_thread *leader;
+	long ret;
+
+	sys4(__NR_rt_sigprocmask, SIG_SETMASK, &all, 0, SIGSET_SIZE);
+	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
+		fail(a, NULL, RST_STEP_START, -22, 0);
+	leader = at(a, a->threads_off);
+
+	/*
+	 * The kernel writes to a registered rseq area on the way back to user
+	 * space; crib-restore's is about to be unmapped.
+	 */
+	if (a->rseq_abi) {
+		a->step = RST_STEP_RSEQ;
+		ret = sys4(__NR_rseq, a->rseq_abi, a->rseq_len, RSEQ_FLAG_UNREGISTER, a->rseq_sig);
+		if (ret)
+			fail(a, NULL, RST_STEP_RSEQ, ret, a->rseq_abi);
+	}
+	a->step = RST_STEP_UNMAP;
+	unmap_all_but_area(a);
+	if (a->vvar_start) {
+		a->step = RST_STEP_VDSO;
+		/* Returns the size of the vDSO image. */
+		ret = sys2(__NR_arch_prctl, ARCH_MAP_VDSO_64, a->vvar_start);
+		if (ret < 0)
+			fail(a, NULL, RST_STEP_VDSO, ret, a->vvar_start);
+	}
+	a->step = RST_STEP_MAP;
+	map_vmas(a);
+	a->step = RST_STEP_FILL;
+	fill_pages(a);
+	a->step = RST_STEP_PROTECT;
+	protect_vmas(a);
+	a->step = RST_STEP_MM;
+	set_mm(a);
+	a->step = RST_STEP_SIGACTION;
+	set_process_signals(a);
+	close_own_fds(a);
+	a->step = RST_STEP_THREAD;
+	start_threads(a);
+	a->step = RST_STEP_SIGQUEUE;
+	queue_signals(a, leader, at(a, a->shared_off), a->n_shared, 1);
+	/* The threads are started: the limits may be tighter than what that took. */
+	a->step = RST_STEP_RLIMIT;
+	set_rlimits(a);
+	set_thread_state(a, leader);
+	set_creds(a, leader);
+	/* Last: changing credentials resets it. */
+	ret = sys5(__NR_prctl, PR_SET_DUMPABLE, a->creds.dumpable, 0, 0, 0);
+	if (ret)
+		fail(a, leader, RST_STEP_CREDS, ret, a->creds.dumpable);
+	a->step = RST_STEP_DONE;
+	thread_ready(leader);
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What crib-restore hands to the restorer, the position-independent code
+ * (restorer.c) that rebuilds the address space from inside the new
+ * process.  Everything lives in one shared mapping, the restore area:
+ *
+ *   [ restorer code | struct rst_args | arrays | thread stacks ]
+ *
+ * The area is placed where the snapshot has no mapping, so it survives
+ * the restorer unmapping everything else; crib-restore, which maps it too,
+ * reads the progress and error words from it, and unmaps it from the
+ * restored process once every thread is in place.  Arrays are referred to
+ * by offsets from the area's start so the layout needs no relocation.
+ * Fixed-size types only: both sides are built by one compiler, but the
+ * restorer sees no libc.
+ */
+#ifndef CRIB_RESTORER_H
+#define CRIB_RESTORER_H
+
+#include <linux/types.h>
+
+#define RST_MAGIC		0x52425243u	/* "CRBR" */
+#define RST_COMM_LEN		16
+#define RST_NR_RLIMITS		16
+#define RST_MAX_GROUPS		64
+#define RST_AUXV_WORDS		64
+#define RST_SIGINFO_SIZE	128
+#define RST_STACK_SIZE		(64 * 1024)
+
+/* Where a restore stopped: kept in rst_args.step and reported on failure. */
+enum rst_step {
+	RST_STEP_START = 0,
+	RST_STEP_RSEQ,
+	RST_STEP_UNMAP,
+	RST_STEP_VDSO,
+	RST_STEP_MAP,
+	RST_STEP_FILL,
+	RST_STEP_PROTECT,
+	RST_STEP_MM,
+	RST_STEP_SIGACTION,
+	RST_STEP_ITIMER,
+	RST_STEP_RLIMIT,
+	RST_STEP_THREAD,
+	RST_STEP_THREAD_STATE,
+	RST_STEP_SIGQUEUE,
+	RST_STEP_CREDS,
+	RST_STEP_DONE,
+};
+
+/* rst_thread.state */
+enum rst_thread_state {
+	RST_THREAD_NEW = 0,
+	RST_THREAD_READY = 1,	/* everything but registers is in place */
+	RST_THREAD_FAILED = 2,
+};
+
+/* One mapping; fd is -1 for anonymous memory. */
+struct rst_vma {
+	__u64 start;
+	__u64 end;
+	__u64 offset;		/* file offset in bytes */
+	__u32 prot;		/* final PROT_* */
+	__u32 map_prot;		/* PROT_* while filling */
+	__u32 flags;		/* MAP_* without MAP_FIXED */
+	__s32 fd;
+};
+
+/* A run of pages to copy from the page store. */
+struct rst_pages {
+	__u64 addr;
+	__u64 len;
+	__u64 offset;		/* in the page store */
+};
+
+/* The kernel's struct sigaction for rt_sigaction(2) on x86_64. */
+struct rst_sigaction {
+	__u64 handler;
+	__u64 flags;
+	__u64 restorer;
+	__u64 mask;
+	__u32 signo;
+	__u32 pad;
+};
+
+struct rst_siginfo {
+	__u32 signo;
+	__u32 pad;
+	__u8 info[RST_SIGINFO_SIZE];
+};
+
+struct rst_timeval {
+	__s64 sec;
+	__s64 usec;
+};
+
+struct rst_itimer {
+	struct rst_timeval interval;
+	struct rst_timeval value;
+};
+
+struct rst_rlimit {
+	__u64 cur;
+	__u64 max;
+};
+
+struct rst_thread {
+	__s32 tid;
+	__u32 state;		/* enum rst_thread_state, written by the thread */
+	__u64 stack_top;	/* 16-byte aligned */
+	__u64 altstack_sp;
+	__u64 altstack_size;
+	__u32 altstack_flags;
+	__u32 n_pending;
+	__u64 pending_off;	/* rst_siginfo[n_pending] queued to this thread */
+	__u64 clear_child_tid;
+	__u64 robust_list;
+	__u64 robust_list_len;
+	char comm[RST_COMM_LEN];
+	__s64 error;		/* -errno of the failed step */
+	__u32 step;		/* enum rst_step reached */
+	__u32 pad;
+};
+
+struct rst_creds {
+	__u32 uid, euid, suid, fsuid;
+	__u32 gid, egid, sgid, fsgid;
+	__u32 n_groups;
+	__u32 groups[RST_MAX_GROUPS];
+	__u64 cap_eff, cap_prm, cap_inh;
+	__u32 change;		/* 0: the restorer's own (root) credentials are right */
+	__u32 dumpable;
+};
+
+/* The fields of the kernel's struct prctl_mm_map, pointers as offsets. */
+struct rst_mm {
+	__u64 start_code, end_code;
+	__u64 start_data, end_data;
+	__u64 start_brk, brk;
+	__u64 start_stack;
+	__u64 arg_start, arg_end;
+	__u64 env_start, env_end;
+	__u64 auxv[RST_AUXV_WORDS];
+	__u32 auxv_size;	/* bytes */
+	__s32 exe_fd;
+};
+
+struct rst_args {
+	__u32 magic;
+	__u32 size;		/* of this struct, checked by the restorer */
+	__u64 area_start;
+	__u64 area_len;
+	__u64 task_size;	/* end of the user address space */
+	__u64 vvar_start;	/* where the vDSO pair goes; 0: none */
+	__u64 rseq_abi;		/* the rseq area crib-restore's libc registered */
+	__u32 rseq_len;
+	__u32 rseq_sig;
+	__s32 pages_fd;		/* the page store */
+	__s32 tgid;
+	__u64 n_vmas, vmas_off;		/* struct rst_vma[] */
+	__u64 n_pages, pages_off;	/* struct rst_pages[] */
+	__u64 n_actions, actions_off;	/* struct rst_sigaction[] */
+	__u64 n_threads, threads_off;	/* struct rst_thread[], the leader first */
+	__u64 n_shared, shared_off;	/* rst_siginfo[] queued to the process */
+	__u64 n_close, close_off;	/* __s32[]: the restore's own fds */
+	struct rst_mm mm;
+	struct rst_itimer itimers[3];	/* ITIMER_REAL, _VIRTUAL, _PROF */
+	__u32 itimers_set;		/* bit n: itimers[n] is armed */
+	__u32 rlimits_set;		/* bit n: rlimits[n] is given */
+	struct rst_rlimit rlimits[RST_NR_RLIMITS];
+	struct rst_creds creds;
+	/* Progress, written by the restorer, read by crib-restore. */
+	__u32 step;			/* enum rst_step */
+	__u32 failed_thread;		/* index into threads */
+	__s64 error;			/* -errno */
+	__u64 detail;			/* e.g. the address of a failed mapping */
+	char message[256];		/* a failure before the restorer ran */
+};
+
+/* The restorer's entry point is at the start of its code; rdi = args. */
+#define RST_ENTRY_OFFSET	0
+/* A "syscall" instruction crib-restore points a stopped thread at. */
+#define RST_SYSCALL_OFFSET	8
+
+#endif /* CRIB_RESTORER_H */

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read a whole snapshot into a restore plan.  The reader checks the
+ * stream (framing, schema, trailer checksum) as it goes; page contents go
+ * to the page store, a memfd the restorer reads them from, so memory is
+ * never held twice in the heap.  Only a stream read to its end without an
+ * error yields a plan.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "crib-restore.h"
+
+int restore_fail(struct restore_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err->msg[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Room for one more element in a growing array. */
+static void *grow(void *arr, size_t *cap, size_t n, size_t size)
+{
+	size_t new_cap;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	new_cap = *cap ? *cap * 2 : 16;
+	p = reallocarray(arr, new_cap, size);
+	if (p)
+		*cap = new_cap;
+	return p;
+}
+
+#define APPEND(arr, n, cap)	({					\
+	void *__p = grow((arr), &(cap), (n), sizeof(*(arr)));		\
+	if (__p)							\
+		(arr) = __p;						\
+	__p ? &(arr)[(n)++] : NULL;					\
+})
+
+/* Growth state of the plan's arrays. */
+struct plan_caps {
+	size_t threads, vmas, pages, files, pipe_fds, pipes;
+};
+
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int copy_siginfos(const struct crib_siginfo *in, size_t n, struct plan_siginfo **out)
+{
+	size_t i;
+
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out)
+		return -1;
+	for (i = 0; i < n; i++) {
+		(*out)[i].signo = (uint32_t)in[i].signo;
+		memcpy((*out)[i].info, in[i].info.data,
+		       in[i].info.len < RST_SIGINFO_SIZE ? in[i].info.len : RST_SIGINFO_SIZE);
+	}
+	return 0;
+}
+
+static int take_header(struct restore_plan *plan, const struct crib_header *h)
+{
+	plan->header = *h;
+	plan->header.kernel_release = dup_str(h->kernel_release);
+	plan->header.arch = dup_str(h->arch);
+	plan->header.tool_name = dup_str(h->tool_name);
+	plan->header.tool_version = dup_str(h->tool_version);
+	plan->header.hostname = dup_str(h->hostname);
+	return plan->header.kernel_release && plan->header.arch ? 0 : -1;
+}
+
+static int take_process(struct restore_plan *plan, const struct crib_process *p,
+			struct restore_error *err)
+{
+	struct crib_rlimit *rl;
+	uint64_t *groups;
+
+	if (plan->have_process)
+		return restore_fail(err, "the snapshot holds more than one process; "
+				    "process trees are not supported");
+	plan->proc = *p;
+	plan->proc.comm = dup_str(p->comm);
+	plan->proc.cwd = dup_str(p->cwd);
+	plan->proc.root = dup_str(p->root);
+	plan->proc.exe = dup_str(p->exe);
+	rl = calloc(p->n_rlimits ? p->n_rlimits : 1, sizeof(*rl));
+	groups = calloc(p->n_groups ? p->n_groups : 1, sizeof(*groups));
+	if (rl)
+		memcpy(rl, p->rlimits, p->n_rlimits * sizeof(*rl));
+	if (groups)
+		memcpy(groups, p->groups, p->n_groups * sizeof(*groups));
+	plan->proc.rlimits = rl;
+	plan->proc.groups = groups;
+	plan->have_process = true;
+	if (!rl || !groups || !plan->proc.cwd || !plan->proc.root)
+		return restore_fail(err, "out of memory");
+	return 0;
+}
+
+static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
+		       const struct crib_thread *t, struct restore_error *err)
+{
+	struct plan_thread *pt = APPEND(plan->threads, plan->n_threads, caps->threads);
+
+	if (!pt)
+		return restore_fail(err, "out of memory");
+	memset(pt, 0, sizeof(*pt));
+	pt->tid = (pid_t)t->tid;
+	snprintf(pt->comm, sizeof(pt->comm), "%s", t->comm ? t->comm : "");
+	pt->regs = t->regs_x86_64;
+	pt->sigmask = t->sigmask;
+	pt->altstack = t->sigaltstack;
+	pt->clear_child_tid = t->clear_child_tid;
+	pt->robust_list = t->robust_list;
+	pt->robust_list_len = t->robust_list_len;
+	if (t->regs_arch && t->regs_arch[0])
+		return restore_fail(err, "thread %d has %s registers; only x86_64 is supported",
+				    (int)pt->tid, t->regs_arch);
+	pt->xstate = malloc(t->xstate.len ? t->xstate.len : 1);
+	if (!pt->xstate || copy_siginfos(t->pending, t->n_pending, &pt->pending))
+		return restore_fail(err, "out of memory");
+	memcpy(pt->xstate, t->xstate.data, t->xstate.len);
+	pt->xstate_len = t->xstate.len;
+	pt->n_pending = t->n_pending;
+	return 0;
+}
+
+static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct restore_error *err)
+{
+	void *auxv;
+
+	if (plan->have_mm)
+		return restore_fail(err, "the snapshot holds more than one address space");
+	auxv = malloc(mm->auxv.len ? mm->auxv.len : 1);
+	if (!auxv)
+		return restore_fail(err, "out of memory");
+	memcpy(auxv, mm->auxv.data, mm->auxv.len);
+	plan->mm = *mm;
+	plan->mm.auxv.data = auxv;
+	plan->mm.exe = dup_str(mm->exe);
+	plan->have_mm = true;
+	return 0;
+}
+
+static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
+		    const struct crib_vma *v, struct restore_error *err)
+{
+	struct plan_vma *pv = APPEND(plan->vmas, plan->n_vmas, caps->vmas);
+
+	if (!pv)
+		return restore_fail(err, "out of memory");
+	pv->v = *v;
+	pv->v.path = dup_str(v->path);
+	pv->has_data = false;
+	if (plan->n_vmas > 1 && v->start < pv[-1].v.end)
+		return restore_fail(err, "VMA %#llx-%#llx overlaps or precedes the one before it",
+				    (unsigned long long)v->start, (unsigned long long)v->end);
+	return 0;
+}
+
+/* Contents go to the page store; zero runs need nothing: fresh memory is zero. */
+static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
+		      const struct crib_pages *p, struct restore_error *err)
+{
+	uint64_t len = p->npages * plan->header.page_size;
+	struct plan_pages *pp;
+	size_t done = 0;
+	ssize_t n;
+
+	if (!p->data.data)
+		return 0;
+	if (p->data.len != len)
+		return restore_fail(err, "pages record at %#llx: %zu bytes for %llu pages",
+				    (unsigned long long)p->addr, p->data.len,
+				    (unsigned long long)p->npages);
+	while (done < len) {
+		n = pwrite(plan->page_store, (const char *)p->data.data + done, len - done,
+			   (off_t)(plan->page_store_len + done));
+		if (n < 0)
+			return restore_fail(err, "cannot keep the memory contents: %s",
+					    strerror(errno));
+		done += (size_t)n;
+	}
+	pp = plan->n_pages ? &plan->pages[plan->n_pages - 1] : NULL;
+	if (pp && pp->addr + pp->len == p->addr && pp->offset + pp->len == plan->page_store_len) {
+		pp->len += len;		/* one run split across records */
+	} else {
+		pp = APPEND(plan->pages, plan->n_pages, caps->pages);
+		if (!pp)
+			return restore_fail(err, "out of memory");
+		*pp = (struct plan_pages){ p->addr, len, plan->page_store_len };
+	}
+	plan->page_store_len += len;
+	return 0;
+}
+
+static int take_file(struct restore_plan *plan, struct plan_caps *caps,
+		     const struct crib_file *f, struct restore_error *err)
+{
+	struct crib_file *pf = APPEND(plan->files, plan->n_files, caps->files);
+
+	if (!pf)
+		return restore_fail(err, "out of memory");
+	*pf = *f;
+	pf->path = dup_str(f->path);
+	return 0;
+}
+
+struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_pipes; i++)
+		if (plan->pipes[i].pipe_id == pipe_id)
+			return &plan->pipes[i];
+	return NULL;
+}
+
+static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
+		     const struct crib_pipe *p, struct restore_error *err)
+{
+	struct crib_pipe *end = APPEND(plan->pipe_fds, plan->n_pipe_fds, caps->pipe_fds);
+	struct plan_pipe *pp;
+
+	if (!end)
+		return restore_fail(err, "out of memory");
+	*end = *p;
+	pp = plan_find_pipe(plan, p->pipe_id);
+	if (!pp) {
+		pp = APPEND(plan->pipes, plan->n_pipes, caps->pipes);
+		if (!pp)
+			return restore_fail(err, "out of memory");
+		memset(pp, 0, sizeof(*pp));
+		pp->pipe_id = p->pipe_id;
+	}
+	pp->pipe_size = p->pipe_size;
+	if (p->end == CRIB_PIPE_READ)
+		pp->has_read_end = true;
+	else
+		pp->has_write_end = true;
+	return 0;
+}
+
+static int take_pipe_data(struct restore_plan *plan, const struct crib_pipe_data *d,
+			  struct restore_error *err)
+{
+	struct plan_pipe *pp = plan_find_pipe(plan, d->pipe_id);
+	unsigned char *buf;
+
+	if (!pp)
+		return restore_fail(err, "pipe data for pipe %llu, which no descriptor holds",
+				    (unsigned long long)d->pipe_id);
+	if (d->offset != pp->len)
+		return restore_fail(err, "pipe %llu: data at offset %llu, expected %zu",
+				    (unsigned long long)d->pipe_id,
+				    (unsigned long long)d->offset, pp->len);
+	buf = realloc(pp->data, pp->len + d->data.len + 1);
+	if (!buf)
+		return restore_fail(err, "out of memory");
+	memcpy(buf + pp->len, d->data.data, d->data.len);
+	pp->data = buf;
+	pp->len += d->data.len;
+	return 0;
+}
+
+static int take_sighand(struct restore_plan *plan, const struct crib_sighand *s,
+			struct restore_error *err)
+{
+	plan->actions = calloc(s->n_actions ? s->n_actions : 1, sizeof(*plan->actions));
+	if (!plan->actions)
+		return restore_fail(err, "out of memory");
+	memcpy(plan->actions, s->actions, s->n_actions * sizeof(*plan->actions));
+	plan->n_actions = s->n_actions;
+	return 0;
+}
+
+static int take_sigpending(struct restore_plan *plan, const struct crib_sigpending *s,
+			   struct restore_error *err)
+{
+	if (copy_siginfos(s->signals, s->n_signals, &plan->shared_pending))
+		return restore_fail(err, "out of memory");
+	plan->n_shared_pending = s->n_signals;
+	return 0;
+}
+
+static int take_timers(struct restore_plan *plan, const struct crib_timers *t)
+{
+	plan->timers = *t;
+	plan->timers.posix = NULL;
+	plan->n_posix_timers = t->n_posix;
+	plan->have_timers = true;
+	return 0;
+}
+
+static int take_record(struct restore_plan *plan, struct plan_caps *caps,
+		       const struct crib_record *rec, struct restore_error *err)
+{
+	switch (rec->type) {
+	case CRIB_REC_HEADER:
+		return take_header(plan, &rec->u.header) ?
+			restore_fail(err, "out of memory") : 0;
+	case CRIB_REC_PROCESS:
+		return take_process(plan, &rec->u.process, err);
+	case CRIB_REC_THREAD:
+		return take_thread(plan, caps, &rec->u.thread, err);
+	case CRIB_REC_MM:
+		return take_mm(plan, &rec->u.mm, err);
+	case CRIB_REC_VMA:
+		return take_vma(plan, caps, &rec->u.vma, err);
+	case CRIB_REC_PAGES:
+		return take_pages(plan, caps, &rec->u.pages, err);
+	case CRIB_REC_FILE:
+		return take_file(plan, caps, &rec->u.file, err);
+	case CRIB_REC_PIPE:
+		return take_pipe(plan, caps, &rec->u.pipe, err);
+	case CRIB_REC_PIPE_DATA:
+		return take_pipe_data(plan, &rec->u.pipe_data, err);
+	case CRIB_REC_SIGHAND:
+		return take_sighand(plan, &rec->u.sighand, err);
+	case CRIB_REC_SIGPENDING:
+		return take_sigpending(plan, &rec->u.sigpending, err);
+	case CRIB_REC_TIMERS:
+		return take_timers(plan, &rec->u.timers);
+	case CRIB_REC_SOCKET:
+	case CRIB_REC_SOCKET_QUEUE:
+		return restore_fail(err, "the snapshot holds sockets, which crib-restore "
+				    "cannot restore yet");
+	case CRIB_REC_TRAILER:
+		return 0;
+	default:
+		if (rec->type & CRIB_REC_ANCILLARY)
+			return 0;
+		return restore_fail(err, "the snapshot holds %s records, which crib-restore "
+				    "does not know", rec->info ? rec->info->name : "unknown");
+	}
+}
+
+/* Mark the VMAs that get contents; every run must lie inside VMAs. */
+static int index_pages(struct restore_plan *plan, struct restore_error *err)
+{
+	struct plan_vma *v = plan->vmas, *end = plan->vmas + plan->n_vmas, *cur;
+	const struct plan_pages *p;
+	uint64_t covered;
+	size_t i;
+
+	for (i = 0; i < plan->n_pages; i++) {
+		p = &plan->pages[i];
+		while (v < end && v->v.end <= p->addr)
+			v++;
+		/* A run may go on into the next VMA: runs merge across records. */
+		for (cur = v, covered = p->addr; covered < p->addr + p->len; cur++) {
+			if (cur == end || cur->v.start > covered)
+				return restore_fail(err, "memory at %#llx lies outside every VMA",
+						    (unsigned long long)covered);
+			cur->has_data = true;
+			covered = cur->v.end;
+		}
+	}
+	return 0;
+}
+
+int plan_read(struct restore_plan *plan, int fd, struct restore_error *err)
+{
+	struct plan_caps caps = { 0 };
+	struct crib_error cerr = { 0 };
+	struct crib_reader *r;
+	struct crib_record rec;
+	int ret;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->page_store = -1;
+	plan->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
+	if (plan->page_store < 0)
+		return restore_fail(err, "cannot create the page store: %s", strerror(errno));
+	r = crib_reader_open(fd, &cerr);
+	if (!r)
+		return restore_fail(err, "not a usable snapshot: %s", cerr.msg);
+	while ((ret = crib_reader_next(r, &rec)) == 1) {
+		if (take_record(plan, &caps, &rec, err)) {
+			ret = -1;
+			break;
+		}
+	}
+	if (ret < 0 && !err->msg[0])
+		restore_fail(err, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
+	crib_reader_close(r);
+	if (ret < 0)
+		return -1;
+	if (!plan->have_process || !plan->have_mm || !plan->n_threads)
+		return restore_fail(err, "the snapshot has no %s record",
+				    !plan->have_process ? "process" :
+				    !plan->have_mm ? "mm" : "thread");
+	return index_pages(plan, err);
+}
+
+static void free_threads(struct restore_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_threads; i++) {
+		free(plan->threads[i].xstate);
+		free(plan->threads[i].pending);
+	}
+	free(plan->threads);
+}
+
+void plan_free(struct restore_plan *plan)
+{
+	size_t i;
+
+	free((char *)plan->header.kernel_release);
+	free((char *)plan->header.arch);
+	free((char *)plan->header.tool_name);
+	free((char *)plan->header.tool_version);
+	free((char *)plan->header.hostname);
+	free((char *)plan->proc.comm);
+	free((char *)plan->proc.cwd);
+	free((char *)plan->proc.root);
+	free((char *)plan->proc.exe);
+	free((void *)plan->proc.rlimits);
+	free((void *)plan->proc.groups);
+	free((void *)plan->mm.auxv.data);
+	free((char *)plan->mm.exe);
+	free_threads(plan);
+	for (i = 0; i < plan->n_vmas; i++)
+		free((char *)plan->vmas[i].v.path);
+	free(plan->vmas);
+	free(plan->pages);
+	for (i = 0; i < plan->n_files; i++)
+		free((char *)plan->files[i].path);
+	free(plan->files);
+	free(plan->pipe_fds);
+	for (i = 0; i < plan->n_pipes; i++)
+		free(plan->pipes[i].data);
+	free(plan->pipes);
+	free(plan->actions);
+	free(plan->shared_pending);
+	if (plan->page_store >= 0)
+		close(plan->page_store);
+	memset(plan, 0, sizeof(*plan));
+	plan->page_store = -1;
+}
