@@ -118,7 +118,7 @@ test_vm() {
 	runner_check "guest runs the 6.12.118 CRIB kernel" runner_prints_release
 	runner_check "guest command's exit status comes back" runner_passes_status
 	runner_check "a file written in the guest appears on the host" runner_shares_checkout
-	guest_suite vm vm dump
+	guest_suite vm vm dump restore
 }
 
 test_kernel() {

@@ -4,6 +4,7 @@
 
 #define R CRIB_FIELD_REQUIRED
 #define ID (CRIB_FIELD_REQUIRED | CRIB_FIELD_ID)
+#define V CRIB_FIELD_VOLATILE
 #define X CRIB_FIELD_HEX
 
 static const struct crib_field file_fields[] = {
@@ -15,7 +16,7 @@ static const struct crib_field file_fields[] = {
 	CRIB_F(6, CRIB_FT_INT, 0, struct crib_file, pos, 0, NULL),
 	CRIB_F(7, CRIB_FT_PATH, 0, struct crib_file, path, 0, NULL),
 	CRIB_F(8, CRIB_FT_UINT, X, struct crib_file, dev, 0, NULL),
-	CRIB_F(9, CRIB_FT_UINT, 0, struct crib_file, inode, 0, NULL),
+	CRIB_F(9, CRIB_FT_UINT, V, struct crib_file, inode, 0, NULL),
 	CRIB_F(10, CRIB_FT_UINT, 0, struct crib_file, size, 0, NULL),
 	CRIB_F(11, CRIB_FT_UINT, X, struct crib_file, mode, 0, NULL),
 	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_file, mnt_id, 0, NULL),

@@ -4,6 +4,7 @@
 
 #define R CRIB_FIELD_REQUIRED
 #define ID (CRIB_FIELD_REQUIRED | CRIB_FIELD_ID)
+#define V CRIB_FIELD_VOLATILE
 #define X CRIB_FIELD_HEX
 
 static const struct crib_field mm_fields[] = {
@@ -35,9 +36,9 @@ static const struct crib_field vma_fields[] = {
 	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_vma, pgoff, 0, NULL),
 	CRIB_F(7, CRIB_FT_PATH, 0, struct crib_vma, path, 0, NULL),
 	CRIB_F(8, CRIB_FT_UINT, X, struct crib_vma, dev, 0, NULL),
-	CRIB_F(9, CRIB_FT_UINT, 0, struct crib_vma, inode, 0, NULL),
+	CRIB_F(9, CRIB_FT_UINT, V, struct crib_vma, inode, 0, NULL),
 	CRIB_F(10, CRIB_FT_UINT, 0, struct crib_vma, kind, 0, NULL),
-	CRIB_F(11, CRIB_FT_UINT, X, struct crib_vma, vm_flags, 0, NULL),
+	CRIB_F(11, CRIB_FT_UINT, X | V, struct crib_vma, vm_flags, 0, NULL),
 	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_vma, shmid, 0, NULL),
 };
 const struct crib_struct_desc crib_vma_desc = CRIB_DESC("vma", struct crib_vma, vma_fields);

@@ -4,6 +4,7 @@
 
 #define R CRIB_FIELD_REQUIRED
 #define ID (CRIB_FIELD_REQUIRED | CRIB_FIELD_ID)
+#define V CRIB_FIELD_VOLATILE
 #define X CRIB_FIELD_HEX
 
 static const struct crib_field rlimit_fields[] = {
@@ -46,7 +47,7 @@ static const struct crib_field process_fields[] = {
 	CRIB_F(29, CRIB_FT_PATH, 0, struct crib_process, exe, 0, NULL),
 	CRIB_F(30, CRIB_FT_BOOL, 0, struct crib_process, no_new_privs, 0, NULL),
 	CRIB_F(31, CRIB_FT_UINT, 0, struct crib_process, dumpable, 0, NULL),
-	CRIB_F(32, CRIB_FT_UINT, 0, struct crib_process, start_time, 0, NULL),
+	CRIB_F(32, CRIB_FT_UINT, V, struct crib_process, start_time, 0, NULL),
 };
 const struct crib_struct_desc crib_process_desc =
 	CRIB_DESC("process", struct crib_process, process_fields);

@@ -214,6 +214,23 @@ static bool pipe_seen_before(const struct file_list *list, size_t i)
 	return false;
 }
 
+/*
+ * A pipe's id in the snapshot: the lowest descriptor holding either end,
+ * which, unlike its inode, a restored process has too.
+ */
+static uint64_t pipe_id(const struct file_list *list, size_t i)
+{
+	int fd = list->items[i].k.fd;
+	size_t j;
+
+	for (j = 0; j < list->n; j++)
+		if (list->items[j].type == CRIB_FILE_PIPE &&
+		    list->items[j].k.ino == list->items[i].k.ino &&
+		    list->items[j].k.dev == list->items[i].k.dev && list->items[j].k.fd < fd)
+			fd = list->items[j].k.fd;
+	return (uint64_t)fd;
+}
+
 /* The pipe record of one pipe end, and the pipe's data once per pipe. */
 static int write_pipe(struct dump_job *job, size_t i)
 {
@@ -225,14 +242,14 @@ static int write_pipe(struct dump_job *job, size_t i)
 	if (read_pipe_queue(job, e->k.fd, &pipe_size, &data, &queued))
 		return -1;
 	p = (struct crib_pipe) {
-		.pid = job->pid, .fd = (uint64_t)e->k.fd, .pipe_id = e->k.ino,
+		.pid = job->pid, .fd = (uint64_t)e->k.fd, .pipe_id = pipe_id(job->files, i),
 		.end = (e->k.f_mode & FMODE_WRITE) ? CRIB_PIPE_WRITE : CRIB_PIPE_READ,
 		.pipe_size = (uint64_t)pipe_size, .queued = (uint64_t)queued,
 	};
 	if (crib_write_pipe(job->writer, &p))
 		goto fail;
 	if (queued && !pipe_seen_before(job->files, i) &&
-	    crib_write_pipe_data(job->writer, e->k.ino, data, (size_t)queued))
+	    crib_write_pipe_data(job->writer, p.pipe_id, data, (size_t)queued))
 		goto fail;
 	ret = 0;
 	goto out;

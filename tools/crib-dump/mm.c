@@ -180,7 +180,8 @@ static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vm
 			 ((v->vm_flags & VM_GROWSDOWN) ? CRIB_MAP_GROWSDOWN : 0) |
 			 ((v->vm_flags & VM_LOCKED) ? CRIB_MAP_LOCKED : 0) |
 			 ((v->vm_flags & VM_NORESERVE) ? CRIB_MAP_NORESERVE : 0),
-		.pgoff = v->pgoff,
+		/* Private anonymous memory has no offset that means anything. */
+		.pgoff = v->has_file ? v->pgoff : 0,
 		.path = e->path,
 		.dev = v->has_file ? kernel_dev_to_st_dev(v->dev) : 0,
 		.inode = v->ino,

@@ -1,0 +1,259 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-restore on the workloads: dump (which kills), restore, and check
+the restored process against what the original was: its PID and TIDs,
+its state read from outside (procfs, its memory through /proc/PID/mem,
+its pipe), its own account of itself, and a second dump of it compared
+with the first by crib-inspect --diff.  TAP."""
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import (PAGE, Tap, Workload, dump, fdinfo, inspect_json,  # noqa: E402
+                      not_traced, proc_maps, proc_status, read, records)
+
+PR_SET_CHILD_SUBREAPER = 36
+t = Tap()
+
+
+def restore(snap, *extra, timeout=600):
+    r = subprocess.run(["crib-restore", "-i", snap] + list(extra), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return r.returncode, r.stderr.decode(errors="replace")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    st = proc_status(pid).get("State", "")
+    return not st.startswith(("Z", "X"))
+
+
+def reap(pid):
+    """Kill a restored process; we are its subreaper, so we collect it."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def maps_key(pid):
+    return [(m["start"], m["end"], m["perms"], m["path"]) for m in proc_maps(pid)]
+
+
+def dump_and_restore(name, w, snap):
+    """Dump (killing w), collect it, restore; True when the process is back."""
+    before = maps_key(w.pid)
+    tids = sorted(int(x) for x in os.listdir("/proc/%d/task" % w.pid))
+    rc, err = dump(w.pid, snap)
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        w.stop()
+        return False
+    w.proc.wait()
+    rc, err = restore(snap)
+    if not t.eq(rc, 0, "%s: crib-restore exits 0" % name):
+        t.diag(err)
+        return False
+    if not t.check(alive(w.pid), "%s: process %d is running again" % (name, w.pid)):
+        return False
+    t.check(not_traced(w.pid), "%s: not traced, not stopped" % name)
+    t.eq(sorted(int(x) for x in os.listdir("/proc/%d/task" % w.pid)), tids,
+         "%s: the same thread IDs" % name)
+    t.eq(maps_key(w.pid), before, "%s: the same memory map (procfs)" % name)
+    return True
+
+
+def redump_diff(name, pid, snap):
+    """Dump the restored process again and compare with the original snapshot."""
+    again = snap + ".again"
+    rc, err = dump(pid, again, "--leave-running")
+    if not t.eq(rc, 0, "%s: restored process dumps again" % name):
+        t.diag(err)
+        return
+    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode(errors="replace")
+    t.check(r.returncode == 0, "%s: re-dump has no differences" % name, out)
+
+
+def test_idle():
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    snap = w.path("snap.crib")
+    pid = w.pid
+    if dump_and_restore("idle", w, snap):
+        status = proc_status(pid)
+        t.eq(status["Umask"], "0027", "idle: umask")
+        t.eq(os.readlink("/proc/%d/cwd" % pid), "/tmp", "idle: cwd")
+        t.eq(int(read("/proc/%d/stat" % pid).rsplit(")", 1)[1].split()[16]), 7, "idle: nice")
+        t.eq(read("/proc/%d/limits" % pid).count("300"), 1, "idle: RLIMIT_NOFILE 300")
+        t.eq((os.readlink("/proc/%d/fd/3" % pid), fdinfo(pid, 3)["pos"]),
+             (w.path("file"), "5"), "idle: fd 3 is FILE at offset 5")
+        flags = int(fdinfo(pid, 4)["flags"], 8)
+        t.eq((os.readlink("/proc/%d/fd/4" % pid), bool(flags & 0o2000), bool(flags & 0o2000000)),
+             ("/dev/null", True, True), "idle: fd 4 is /dev/null, O_APPEND and close-on-exec")
+        redump_diff("idle", pid, snap)
+    reap(pid)
+
+
+def counter_value(w):
+    text = read(w.path("count")).strip()
+    return int(text) if text else 0
+
+
+def test_counter():
+    w = Workload("counter", "@DIR@/count", ready="count")
+    pid = w.pid
+    while counter_value(w) < 20:
+        time.sleep(0.1)
+    if dump_and_restore("counter", w, w.path("snap.crib")):
+        at_dump = counter_value(w)
+        time.sleep(1.5)
+        now = counter_value(w)
+        # Restarted from scratch it would be far below; skipping, far above.
+        t.check(at_dump < now <= at_dump + 40, "counter: carries on from %d (now %d)" %
+                (at_dump, now))
+    reap(pid)
+
+
+def test_heap():
+    w = Workload("heap", "16", "@DIR@/ready")
+    pid = w.pid
+    if dump_and_restore("heap", w, w.path("snap.crib")):
+        time.sleep(2.5)
+        t.check(alive(pid) and not os.path.exists(w.path("ready.bad")),
+                "heap: the workload's own checksum of 16 MiB still matches after restore")
+    reap(pid)
+
+
+def check_maps_memory(pid, base, n):
+    """Page i of the run holds i; odd pages are read-only; shared and copied pages kept."""
+    perms = {m["start"]: m["perms"] for m in proc_maps(pid)}
+    bad = []
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        for i in range(n):
+            mem.seek(base + i * PAGE)
+            if int.from_bytes(mem.read(8), "little") != i:
+                bad.append("page %d content" % i)
+            if perms.get(base + i * PAGE, "")[:3] != ("r--" if i % 2 else "rw-"):
+                bad.append("page %d protection %s" % (i, perms.get(base + i * PAGE)))
+    return bad
+
+
+def test_maps():
+    n = 300
+    w = Workload("maps", str(n), "@DIR@/ready")
+    pid = w.pid
+    base = int(w.ready, 16)
+    if dump_and_restore("maps", w, w.path("snap.crib")):
+        bad = check_maps_memory(pid, base, n)
+        t.check(not bad, "maps: %d one-page VMAs keep contents and protections" % n,
+                "\n".join(bad[:10]))
+        shared = [m for m in proc_maps(pid) if m["perms"] == "rw-s"]
+        text = b""
+        if shared:
+            with open("/proc/%d/mem" % pid, "rb") as mem:
+                mem.seek(shared[0]["start"])
+                text = mem.read(21)
+        t.eq(text, b"shared anonymous page", "maps: the shared anonymous page")
+        redump_diff("maps", pid, w.path("snap.crib"))
+    reap(pid)
+
+
+def test_pipe():
+    nbytes = 3000
+    w = Workload("pipe", str(nbytes), "@DIR@/ready")
+    pid = w.pid
+    rfd, wfd = (int(x) for x in w.ready.split())
+    if dump_and_restore("pipe", w, w.path("snap.crib")):
+        t.eq(os.readlink("/proc/%d/fd/%d" % (pid, rfd))[:5], "pipe:", "pipe: read end back")
+        t.eq(os.readlink("/proc/%d/fd/%d" % (pid, rfd)), os.readlink("/proc/%d/fd/%d" % (pid, wfd)),
+             "pipe: both ends are one pipe")
+        redump_diff("pipe", pid, w.path("snap.crib"))
+        fd = os.open("/proc/%d/fd/%d" % (pid, rfd), os.O_RDONLY | os.O_NONBLOCK)
+        data = os.read(fd, 65536)
+        os.close(fd)
+        t.eq(data, bytes((i * 7 + 3) & 0xff for i in range(nbytes)),
+             "pipe: the %d queued bytes, in order" % nbytes)
+    reap(pid)
+
+
+def test_threads():
+    n = 4
+    w = Workload("threads", str(n), "@DIR@/ready")
+    pid = w.pid
+    want = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        tid = int(tid)
+        want[tid] = (read("/proc/%d/task/%d/comm" % (pid, tid)).strip(),
+                     proc_status(pid, tid)["SigBlk"])
+    if dump_and_restore("threads", w, w.path("snap.crib")):
+        got = {}
+        for tid in want:
+            got[tid] = (read("/proc/%d/task/%d/comm" % (pid, tid)).strip(),
+                        proc_status(pid, tid)["SigBlk"])
+        t.eq(got, want, "threads: every thread's name and signal mask")
+        redump_diff("threads", pid, w.path("snap.crib"))
+    reap(pid)
+
+
+def expect_refusal(name, snap, pid, words):
+    rc, err = restore(snap)
+    t.check(rc == 1 and words in err, "%s: refused, saying %r" % (name, words), err)
+    t.check(not alive(pid), "%s: nothing of process %d left" % (name, pid))
+
+
+def test_refusals():
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    snap = w.path("snap.crib")
+    rc, err = dump(w.pid, snap, "--leave-running")
+    t.eq(rc, 0, "refusals: dumped with --leave-running")
+    rc, err = restore(snap)
+    t.check(rc == 1 and "in use" in err, "refusals: PID in use is refused", err)
+    t.check(alive(w.pid) and not_traced(w.pid), "refusals: the running original is untouched")
+    w.stop()
+    data = read(snap, "rb")
+    pid = w.pid
+
+    def variant(suffix, content):
+        path = snap + suffix
+        with open(path, "wb") as f:
+            f.write(content)
+        return path
+
+    expect_refusal("truncated", variant(".short", data[:len(data) * 2 // 3]), pid, "snapshot")
+    flipped = bytearray(data)
+    flipped[len(data) // 2] ^= 0x40
+    expect_refusal("corrupt", variant(".flip", bytes(flipped)), pid, "snapshot")
+    newer = bytearray(data)
+    newer[8:10] = (2).to_bytes(2, "little")
+    expect_refusal("newer major version", variant(".v2", bytes(newer)), pid, "newer")
+    with open(w.path("file"), "a") as f:
+        f.write("more")
+    expect_refusal("file grown", snap, pid, "changed size")
+    os.unlink(w.path("file"))
+    expect_refusal("file missing", snap, pid, "No such file")
+
+
+def main():
+    libc = ctypes.CDLL(None, use_errno=True)
+    # Restored processes outlive crib-restore; we adopt them to reap them.
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
+                 test_refusals):
+        try:
+            test()
+        except Exception as e:  # a crashed test is a failed one, and the rest still run
+            t.check(False, "%s raised %r" % (test.__name__, e))
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
