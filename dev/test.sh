@@ -114,10 +114,19 @@ runner_shares_checkout() {
 	[ "$(cat "$f" 2>/dev/null)" = "$token" ] && rm -f "$f"
 }
 
+# Dump in one boot, restore in a fresh one: a migration, through the demo.
+runner_migrates() {
+	local dir=$CRIB_BUILD/test-migrate demo=/usr/local/libexec/crib/tests/demo.sh
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	"$CRIB_ROOT/dev/vm.sh" -- "$demo" dump "$dir" && "$CRIB_ROOT/dev/vm.sh" -- "$demo" restore "$dir"
+}
+
 test_vm() {
 	runner_check "guest runs the 6.12.118 CRIB kernel" runner_prints_release
 	runner_check "guest command's exit status comes back" runner_passes_status
 	runner_check "a file written in the guest appears on the host" runner_shares_checkout
+	runner_check "a counter dumped in one boot counts on in a fresh boot" runner_migrates
 	guest_suite vm vm dump restore
 }
 
