@@ -94,6 +94,9 @@ static const struct crib_field thread_fields[] = {
 	CRIB_F(11, CRIB_FT_UINT, X, struct crib_thread, clear_child_tid, 0, NULL),
 	CRIB_F(12, CRIB_FT_UINT, X, struct crib_thread, robust_list, 0, NULL),
 	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_thread, robust_list_len, 0, NULL),
+	CRIB_F(14, CRIB_FT_UINT, X, struct crib_thread, rseq, 0, NULL),
+	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_thread, rseq_len, 0, NULL),
+	CRIB_F(16, CRIB_FT_UINT, X, struct crib_thread, rseq_sig, 0, NULL),
 };
 const struct crib_struct_desc crib_thread_desc =
 	CRIB_DESC("thread", struct crib_thread, thread_fields);

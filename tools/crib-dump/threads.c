@@ -60,6 +60,20 @@ static void copy_regs(struct crib_regs_x86_64 *r, const struct user_regs_struct 
 	};
 }
 
+/* The thread's rseq registration, which only ptrace reports. */
+static int read_rseq(struct dump_job *job, pid_t tid, struct crib_thread *t)
+{
+	struct __ptrace_rseq_configuration conf = { 0 };
+
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tid, sizeof(conf), &conf) < 0)
+		return dump_fail(&job->err, "cannot read the rseq registration of thread %d: %s",
+				 (int)tid, strerror(errno));
+	t->rseq = conf.rseq_abi_pointer;
+	t->rseq_len = conf.rseq_abi_pointer ? conf.rseq_abi_size : 0;
+	t->rseq_sig = conf.rseq_abi_pointer ? conf.signature : 0;
+	return 0;
+}
+
 static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 {
 	struct dump_thread_rec kt;
@@ -94,6 +108,8 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	t.robust_list = kt.robust_list;
 	/* The kernel only accepts sizeof(struct robust_list_head), and keeps no length. */
 	t.robust_list_len = kt.robust_list ? 24 : 0;
+	if (read_rseq(job, tid, &t))
+		return -1;
 	if (crib_write_thread(job->writer, &t))
 		return dump_fail(&job->err, "writing the record of thread %d: %s", (int)tid,
 				 crib_writer_error(job->writer)->msg);

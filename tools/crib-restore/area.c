@@ -325,6 +325,9 @@ static uint64_t fill_thread(struct rst_thread *t, const struct plan_thread *pt,
 	t->clear_child_tid = pt->clear_child_tid;
 	t->robust_list = pt->robust_list;
 	t->robust_list_len = pt->robust_list_len;
+	t->rseq_abi = pt->rseq;
+	t->rseq_len = (uint32_t)pt->rseq_len;
+	t->rseq_sig = (uint32_t)pt->rseq_sig;
 	memcpy(t->comm, pt->comm, sizeof(t->comm));
 	t->comm[RST_COMM_LEN - 1] = '\0';
 	return pending_off + pt->n_pending * sizeof(struct rst_siginfo);

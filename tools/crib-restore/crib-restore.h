@@ -51,6 +51,9 @@ struct plan_thread {
 	uint64_t clear_child_tid;
 	uint64_t robust_list;
 	uint64_t robust_list_len;
+	uint64_t rseq;
+	uint64_t rseq_len;
+	uint64_t rseq_sig;
 };
 
 struct plan_vma {

@@ -302,6 +302,11 @@ static void set_thread_state(struct rst_args *a, struct rst_thread *t)
 		if (ret)
 			fail(a, t, RST_STEP_THREAD_STATE, ret, t->altstack_sp);
 	}
+	if (t->rseq_abi) {
+		ret = sys4(__NR_rseq, t->rseq_abi, t->rseq_len, 0, t->rseq_sig);
+		if (ret)
+			fail(a, t, RST_STEP_THREAD_STATE, ret, t->rseq_abi);
+	}
 	ret = sys5(__NR_prctl, PR_SET_NAME, t->comm, 0, 0, 0);
 	if (ret)
 		fail(a, t, RST_STEP_THREAD_STATE, ret, 0);

@@ -115,6 +115,9 @@ struct rst_thread {
 	__u64 clear_child_tid;
 	__u64 robust_list;
 	__u64 robust_list_len;
+	__u64 rseq_abi;		/* 0: none registered */
+	__u32 rseq_len;
+	__u32 rseq_sig;
 	char comm[RST_COMM_LEN];
 	__s64 error;		/* -errno of the failed step */
 	__u32 step;		/* enum rst_step reached */

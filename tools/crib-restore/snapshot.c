@@ -130,6 +130,9 @@ static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
 	pt->clear_child_tid = t->clear_child_tid;
 	pt->robust_list = t->robust_list;
 	pt->robust_list_len = t->robust_list_len;
+	pt->rseq = t->rseq;
+	pt->rseq_len = t->rseq_len;
+	pt->rseq_sig = t->rseq_sig;
 	if (t->regs_arch && t->regs_arch[0])
 		return restore_fail(err, "thread %d has %s registers; only x86_64 is supported",
 				    (int)pt->tid, t->regs_arch);

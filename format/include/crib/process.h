@@ -77,6 +77,9 @@ struct crib_thread {
 	uint64_t clear_child_tid;
 	uint64_t robust_list;
 	uint64_t robust_list_len;
+	uint64_t rseq;			/* registered rseq area, 0 for none */
+	uint64_t rseq_len;
+	uint64_t rseq_sig;
 };
 
 extern const struct crib_struct_desc crib_process_desc;
