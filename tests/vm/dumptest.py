@@ -44,14 +44,20 @@ class Tap:
 class Workload:
     """A workload program started in its own directory; ready once it wrote READYFILE."""
 
-    def __init__(self, name, *args, ready="ready", timeout=120):
+    def __init__(self, name, *args, ready="ready", timeout=120, user=None):
+        """user: (uid, gid) to run as, with no supplementary groups."""
         self.dir = tempfile.mkdtemp(prefix="crib-" + name + "-")
+        ids = {}
+        if user:
+            os.chmod(self.dir, 0o777)
+            ids = {"user": user[0], "group": user[1], "extra_groups": []}
         self.ready_path = os.path.join(self.dir, ready)
         argv = [os.path.join(WORKLOADS, name)] + [a.replace("@DIR@", self.dir) for a in args]
         # Its output goes to a file: a workload left behind must not hold
         # the test's output pipe open.
         with open(os.path.join(self.dir, "output"), "w") as out:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                         **ids)
         self.pid = self.proc.pid
         deadline = time.time() + timeout
         while not os.path.exists(self.ready_path):

@@ -103,6 +103,49 @@ def test_idle():
     reap(pid)
 
 
+def test_unprivileged():
+    """A process of an ordinary user comes back with its credentials, not root's."""
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file", user=(1234, 2345))
+    pid = w.pid
+    keys = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+    want = {k: proc_status(pid)[k] for k in keys}
+    # /proc/PID belongs to the process's user only while it is dumpable.
+    owner = os.stat("/proc/%d/status" % pid).st_uid
+    if dump_and_restore("unprivileged", w, w.path("snap.crib")):
+        got = {k: proc_status(pid)[k] for k in keys}
+        t.eq(got, want, "unprivileged: uids, gids, groups and capabilities")
+        t.eq((owner, os.stat("/proc/%d/status" % pid).st_uid), (1234, 1234),
+             "unprivileged: still dumpable (its /proc entries are its user's)")
+        redump_diff("unprivileged", pid, w.path("snap.crib"))
+    reap(pid)
+
+
+def test_wait():
+    """--wait stays with the process and returns its exit status."""
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    pid = w.pid
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "wait: dumped"):
+        return
+    r = subprocess.Popen(["crib-restore", "--wait", "-i", snap], stdin=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while not alive(pid) and time.time() < deadline and r.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    t.check(r.poll() is None, "wait: crib-restore --wait still runs with the process")
+    os.kill(pid, signal.SIGTERM)
+    try:
+        rc = r.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        r.kill()
+        rc = None
+    t.eq(rc, 128 + signal.SIGTERM, "wait: exit status 128 + SIGTERM")
+    reap(pid)
+
+
 def counter_value(w):
     text = read(w.path("count")).strip()
     return int(text) if text else 0
@@ -246,8 +289,8 @@ def main():
     libc = ctypes.CDLL(None, use_errno=True)
     # Restored processes outlive crib-restore; we adopt them to reap them.
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-                 test_refusals):
+    for test in (test_idle, test_unprivileged, test_counter, test_heap, test_maps, test_pipe,
+                 test_threads, test_wait, test_refusals):
         try:
             test()
         except Exception as e:  # a crashed test is a failed one, and the rest still run
