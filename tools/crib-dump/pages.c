@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory contents: only populated pages, found with /proc/PID/pagemap and
- * read from /proc/PID/mem in runs of at most one record (1 MiB), each
- * written out before the next is read, so the image is never held in
- * memory.  /proc/PID/mem rather than process_vm_readv(): it also reads
- * pages of VMAs mapped without PROT_READ.  Pages that read as all zeros
- * are recorded as zero runs, without data.
+ * Memory contents: only populated pages, found with the PAGEMAP_SCAN
+ * ioctl of /proc/PID/pagemap (one call returns whole runs of pages that
+ * match) and read from /proc/PID/mem in runs of at most one record
+ * (1 MiB), each written out before the next is read, so the image is never
+ * held in memory.  /proc/PID/mem rather than process_vm_readv(): it also
+ * reads pages of VMAs mapped without PROT_READ.  Pages that read as all
+ * zeros are recorded as zero runs, without data.
  *
  * Which pages: anonymous memory that is present or swapped out, including
  * the private (copied-on-write) pages of private file mappings.  Pages
@@ -22,9 +23,39 @@
 
 #include "crib-dump.h"
 
-#define PM_PRESENT	(1ULL << 63)
-#define PM_SWAP		(1ULL << 62)
-#define PM_FILE		(1ULL << 61)	/* file page or shared anonymous */
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+
+/* PAGEMAP_SCAN (Linux 6.7) is newer than the distribution's uapi headers. */
+#ifndef PAGEMAP_SCAN
+#define PAGEMAP_SCAN		_IOWR('f', 16, struct pm_scan_arg)
+#define PAGE_IS_FILE		(1 << 2)
+#define PAGE_IS_PRESENT		(1 << 3)
+#define PAGE_IS_SWAPPED		(1 << 4)
+
+struct page_region {
+	__u64 start;
+	__u64 end;
+	__u64 categories;
+};
+
+struct pm_scan_arg {
+	__u64 size;
+	__u64 flags;
+	__u64 start;
+	__u64 end;
+	__u64 walk_end;
+	__u64 vec;
+	__u64 vec_len;
+	__u64 max_pages;
+	__u64 category_inverted;
+	__u64 category_mask;
+	__u64 category_anyof_mask;
+	__u64 return_mask;
+};
+#endif
+
+#define SCAN_REGIONS	512	/* page runs returned by one PAGEMAP_SCAN */
 
 #define VM_MAYSHARE	0x00000080UL
 
@@ -33,7 +64,7 @@ struct page_reader {
 	int mem_fd;
 	uint64_t page_size;
 	size_t max_run;		/* pages per record */
-	uint64_t *entries;	/* pagemap of one batch */
+	struct page_region *regions;	/* of one PAGEMAP_SCAN */
 	unsigned char *buf;	/* contents of one run */
 	uint64_t pages;		/* dumped so far */
 	uint64_t zero_pages;	/* of which zero */
@@ -52,13 +83,6 @@ static bool vma_needs_contents(const struct vma_info *v)
 		/* Shared file mappings: the contents are the file's. */
 		return !(v->has_file && (v->vm_flags & VM_MAYSHARE));
 	}
-}
-
-static bool page_wanted(const struct vma_info *v, uint64_t entry)
-{
-	if (!(entry & (PM_PRESENT | PM_SWAP)))
-		return false;
-	return v->kind == CRIB_VMA_SHARED_ANON || !(entry & PM_FILE);
 }
 
 static bool page_is_zero(const unsigned char *page, uint64_t page_size)
@@ -111,45 +135,58 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 	return write_read_pages(job, pr, addr, n);
 }
 
-/* One batch of at most max_run pages starting at @addr. */
-static int write_batch(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
-		       uint64_t addr, size_t n)
-{
-	size_t i, run_start = 0, run_len = 0;
-	ssize_t got;
-	size_t want = n * sizeof(uint64_t);
-
-	got = pread(pr->pagemap_fd, pr->entries, want, (off_t)(addr / pr->page_size * 8));
-	if (got != (ssize_t)want)
-		return dump_fail(&job->err, "cannot read the page map at %#llx: %s",
-				 (unsigned long long)addr, got < 0 ? strerror(errno) : "short read");
-	for (i = 0; i < n; i++) {
-		if (page_wanted(v, pr->entries[i])) {
-			if (!run_len)
-				run_start = i;
-			run_len++;
-			continue;
-		}
-		if (run_len && write_run(job, pr, addr + run_start * pr->page_size, run_len))
-			return -1;
-		run_len = 0;
-	}
-	if (run_len && write_run(job, pr, addr + run_start * pr->page_size, run_len))
-		return -1;
-	return 0;
-}
-
-static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
-			   const struct vma_info *v)
+/* A run of wanted pages, in records of at most max_run pages. */
+static int write_region(struct dump_job *job, struct page_reader *pr, uint64_t start,
+			uint64_t end)
 {
 	uint64_t addr, n;
 
-	for (addr = v->start; addr < v->end; addr += n * pr->page_size) {
-		n = (v->end - addr) / pr->page_size;
+	for (addr = start; addr < end; addr += n * pr->page_size) {
+		n = (end - addr) / pr->page_size;
 		if (n > pr->max_run)
 			n = pr->max_run;
-		if (write_batch(job, pr, v, addr, n))
+		if (write_run(job, pr, addr, (size_t)n))
 			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The populated pages of one VMA: present or swapped, and, except in
+ * shared anonymous memory (shmem, whose pages count as file pages), not
+ * file pages.  The kernel returns them as runs; a full vector means the
+ * scan stopped early, at walk_end.
+ */
+static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
+			   const struct vma_info *v)
+{
+	struct pm_scan_arg arg = {
+		.size = sizeof(arg),
+		.start = v->start,
+		.end = v->end,
+		.vec = (uint64_t)(uintptr_t)pr->regions,
+		.vec_len = SCAN_REGIONS,
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE,
+	};
+	long n, i;
+
+	if (v->kind != CRIB_VMA_SHARED_ANON) {
+		arg.category_inverted = PAGE_IS_FILE;
+		arg.category_mask = PAGE_IS_FILE;
+	}
+	while (arg.start < v->end) {
+		n = ioctl(pr->pagemap_fd, PAGEMAP_SCAN, &arg);
+		if (n < 0)
+			return dump_fail(&job->err, "cannot scan the pages at %#llx: %s",
+					 (unsigned long long)arg.start, strerror(errno));
+		for (i = 0; i < n; i++)
+			if (write_region(job, pr, pr->regions[i].start, pr->regions[i].end))
+				return -1;
+		if (arg.walk_end <= arg.start)
+			return dump_fail(&job->err, "the page scan at %#llx made no progress",
+					 (unsigned long long)arg.start);
+		arg.start = arg.walk_end;
 	}
 	return 0;
 }
@@ -174,9 +211,9 @@ int pages_write(struct dump_job *job)
 
 	pr.page_size = crib_writer_page_size(job->writer);
 	pr.max_run = CRIB_CHUNK_MAX / pr.page_size;
-	pr.entries = malloc(pr.max_run * sizeof(*pr.entries));
+	pr.regions = calloc(SCAN_REGIONS, sizeof(*pr.regions));
 	pr.buf = malloc(CRIB_CHUNK_MAX);
-	if (!pr.entries || !pr.buf) {
+	if (!pr.regions || !pr.buf) {
 		dump_fail(&job->err, "out of memory");
 		goto out;
 	}
@@ -199,6 +236,6 @@ out:
 	if (pr.pagemap_fd >= 0)
 		close(pr.pagemap_fd);
 	free(pr.buf);
-	free(pr.entries);
+	free(pr.regions);
 	return ret;
 }
