@@ -24,7 +24,7 @@
 
 /* Byte offsets of the parts of the area, and its size. */
 struct area_layout {
-	size_t args, vmas, pages, actions, threads, starts, siginfo, close, stacks, size;
+	size_t args, vmas, pages, actions, timers, threads, starts, siginfo, close, stacks, size;
 	size_t n_vmas, n_siginfo, n_close;
 };
 
@@ -77,6 +77,8 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	off = align_up(off + plan->n_pages * sizeof(struct rst_pages), 64);
 	l->actions = off;
 	off = align_up(off + plan->n_actions * sizeof(struct rst_sigaction), 64);
+	l->timers = off;
+	off = align_up(off + plan->timers.n_posix * sizeof(struct rst_posix_timer), 64);
 	l->threads = off;
 	off += plan->n_threads * sizeof(struct rst_thread);
 	/* The restorer's per-thread start blocks follow the thread array. */
@@ -281,6 +283,34 @@ static void fill_signals(struct rst_args *a, const struct restore_plan *plan,
 	}
 }
 
+static void ns_to_timespec(uint64_t ns, struct rst_timespec *ts)
+{
+	ts->sec = (int64_t)(ns / 1000000000ULL);
+	ts->nsec = (int64_t)(ns % 1000000000ULL);
+}
+
+static void fill_posix_timers(struct rst_args *a, const struct restore_plan *plan,
+			      const struct area_layout *l)
+{
+	struct rst_posix_timer *out = (struct rst_posix_timer *)((char *)a->area_start +
+								  l->timers);
+	const struct crib_posix_timer *pt;
+	size_t i;
+
+	a->timers_off = l->timers;
+	a->n_timers = plan->timers.n_posix;
+	for (i = 0; i < plan->timers.n_posix; i++) {
+		pt = &plan->timers.posix[i];
+		out[i] = (struct rst_posix_timer) {
+			.id = (int32_t)pt->id, .clockid = (int32_t)pt->clockid,
+			.signo = (uint32_t)pt->signo, .notify = (uint32_t)pt->notify,
+			.sigev_value = pt->sigev_value, .notify_tid = (int32_t)pt->notify_tid,
+		};
+		ns_to_timespec(pt->interval_ns, &out[i].interval);
+		ns_to_timespec(pt->value_ns, &out[i].value);
+	}
+}
+
 static void fill_process(struct rst_args *a, const struct restore_plan *plan)
 {
 	const struct crib_process *p = &plan->proc;
@@ -408,6 +438,7 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	fill_mm(a, plan, fds->exe);
 	a->actions_off = l.actions;
 	fill_signals(a, plan, (struct rst_sigaction *)((char *)area->base + l.actions));
+	fill_posix_timers(a, plan, &l);
 	fill_process(a, plan);
 	fill_threads(a, plan, &l);
 	fill_close(a, fds, &l);
@@ -430,6 +461,7 @@ const char *area_step_name(uint32_t step)
 		[RST_STEP_THREAD] = "creating a thread",
 		[RST_STEP_THREAD_STATE] = "setting a thread's state",
 		[RST_STEP_SIGQUEUE] = "queueing a pending signal",
+		[RST_STEP_POSIX_TIMER] = "creating a POSIX timer",
 		[RST_STEP_CREDS] = "setting credentials",
 		[RST_STEP_DONE] = "finishing",
 	};

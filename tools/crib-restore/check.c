@@ -7,6 +7,7 @@
  * reason, while nothing exists yet.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,9 +183,15 @@ static int check_dirs(const struct restore_plan *plan, struct restore_error *err
 
 static int check_signals(const struct restore_plan *plan, struct restore_error *err)
 {
-	if (plan->n_posix_timers)
-		return restore_fail(err, "the process has %llu POSIX timers, which cannot be "
-				    "restored yet", (unsigned long long)plan->n_posix_timers);
+	const struct crib_posix_timer *pt;
+	size_t i;
+
+	for (i = 0; i < plan->timers.n_posix; i++) {
+		pt = &plan->timers.posix[i];
+		if (pt->id > INT32_MAX)
+			return restore_fail(err, "POSIX timer id %llu is out of range",
+					    (unsigned long long)pt->id);
+	}
 	return 0;
 }
 

@@ -100,9 +100,8 @@ struct restore_plan {
 	size_t n_actions;
 	struct plan_siginfo *shared_pending;
 	size_t n_shared_pending;
-	struct crib_timers timers;	/* posix timers not kept */
+	struct crib_timers timers;	/* timers.posix owned by the plan */
 	bool have_timers;
-	uint64_t n_posix_timers;
 };
 
 int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);

@@ -372,6 +372,60 @@ static long clone_thread(struct rst_args *a, struct rst_thread *t, struct rst_th
 	return ret;
 }
 
+/*
+ * POSIX timers get the next free id, counting up from where the last one
+ * was made; the ids in between are taken by placeholders that are deleted
+ * once every timer has its id.  Armed last, with the time they had left.
+ */
+static void create_posix_timers(struct rst_args *a)
+{
+	struct rst_posix_timer *pt = at(a, a->timers_off);
+	struct {
+		__u64 value;
+		__s32 signo;
+		__s32 notify;
+		__s32 tid;
+		__u8 pad[44];
+	} ev;
+	__s32 id, placeholder = -1;
+	__u64 i;
+	long ret;
+
+	for (i = 0; i < a->n_timers; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.value = pt[i].sigev_value;
+		ev.signo = (__s32)pt[i].signo;
+		ev.notify = (__s32)pt[i].notify;
+		ev.tid = pt[i].notify_tid;
+		for (;;) {
+			ret = sys3(__NR_timer_create, pt[i].clockid, &ev, &id);
+			if (ret)
+				fail(a, NULL, RST_STEP_POSIX_TIMER, ret, (__u64)pt[i].id);
+			if (id == pt[i].id)
+				break;
+			if (id > pt[i].id)
+				fail(a, NULL, RST_STEP_POSIX_TIMER, -17, (__u64)pt[i].id);
+			/* A placeholder: only the lowest one needs remembering. */
+			if (placeholder < 0)
+				placeholder = id;
+		}
+	}
+	for (id = placeholder; placeholder >= 0 && a->n_timers &&
+	     id < pt[a->n_timers - 1].id; id++) {
+		for (i = 0; i < a->n_timers && pt[i].id != id; i++)
+			;
+		if (i == a->n_timers)
+			sys1(__NR_timer_delete, id);
+	}
+	for (i = 0; i < a->n_timers; i++) {
+		if (!pt[i].value.sec && !pt[i].value.nsec)
+			continue;
+		ret = sys4(__NR_timer_settime, pt[i].id, 0, &pt[i].interval, 0);
+		if (ret)
+			fail(a, NULL, RST_STEP_POSIX_TIMER, ret, (__u64)pt[i].id);
+	}
+}
+
 /* The restore's own descriptors: the page store, the files mapped. */
 static void close_own_fds(struct rst_args *a)
 {
@@ -441,6 +495,9 @@ void rst_main(struct rst_args *a)
 	close_own_fds(a);
 	a->step = RST_STEP_THREAD;
 	start_threads(a);
+	/* After the threads: a timer may signal one of them. */
+	a->step = RST_STEP_POSIX_TIMER;
+	create_posix_timers(a);
 	a->step = RST_STEP_SIGQUEUE;
 	queue_signals(a, leader, at(a, a->shared_off), a->n_shared, 1);
 	/* The threads are started: the limits may be tighter than what that took. */

@@ -43,6 +43,7 @@ enum rst_step {
 	RST_STEP_THREAD,
 	RST_STEP_THREAD_STATE,
 	RST_STEP_SIGQUEUE,
+	RST_STEP_POSIX_TIMER,
 	RST_STEP_CREDS,
 	RST_STEP_DONE,
 };
@@ -96,6 +97,24 @@ struct rst_timeval {
 struct rst_itimer {
 	struct rst_timeval interval;
 	struct rst_timeval value;
+};
+
+struct rst_timespec {
+	__s64 sec;
+	__s64 nsec;
+};
+
+/* A POSIX timer: created again with the same id, then armed. */
+struct rst_posix_timer {
+	__s32 id;
+	__s32 clockid;
+	__u32 signo;
+	__u32 notify;		/* SIGEV_* */
+	__u64 sigev_value;
+	__s32 notify_tid;
+	__u32 pad;
+	struct rst_timespec interval;
+	struct rst_timespec value;	/* interval then value: a struct itimerspec */
 };
 
 struct rst_rlimit {
@@ -165,6 +184,7 @@ struct rst_args {
 	__u64 n_threads, threads_off;	/* struct rst_thread[], the leader first */
 	__u64 n_shared, shared_off;	/* rst_siginfo[] queued to the process */
 	__u64 n_close, close_off;	/* __s32[]: the restore's own fds */
+	__u64 n_timers, timers_off;	/* struct rst_posix_timer[], by id */
 	struct rst_mm mm;
 	struct rst_itimer itimers[3];	/* ITIMER_REAL, _VIRTUAL, _PROF */
 	__u32 itimers_set;		/* bit n: itimers[n] is armed */

@@ -303,11 +303,25 @@ static int take_sigpending(struct restore_plan *plan, const struct crib_sigpendi
 	return 0;
 }
 
-static int take_timers(struct restore_plan *plan, const struct crib_timers *t)
+static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
+		       struct restore_error *err)
 {
+	struct crib_posix_timer *posix;
+	size_t i;
+
+	posix = calloc(t->n_posix ? t->n_posix : 1, sizeof(*posix));
+	if (!posix)
+		return restore_fail(err, "out of memory");
+	memcpy(posix, t->posix, t->n_posix * sizeof(*posix));
+	for (i = 1; i < t->n_posix; i++)
+		if (posix[i].id <= posix[i - 1].id) {
+			free(posix);
+			return restore_fail(err, "POSIX timers out of order (id %llu after %llu)",
+					    (unsigned long long)posix[i].id,
+					    (unsigned long long)posix[i - 1].id);
+		}
 	plan->timers = *t;
-	plan->timers.posix = NULL;
-	plan->n_posix_timers = t->n_posix;
+	plan->timers.posix = posix;
 	plan->have_timers = true;
 	return 0;
 }
@@ -340,7 +354,7 @@ static int take_record(struct restore_plan *plan, struct plan_caps *caps,
 	case CRIB_REC_SIGPENDING:
 		return take_sigpending(plan, &rec->u.sigpending, err);
 	case CRIB_REC_TIMERS:
-		return take_timers(plan, &rec->u.timers);
+		return take_timers(plan, &rec->u.timers, err);
 	case CRIB_REC_SOCKET:
 	case CRIB_REC_SOCKET_QUEUE:
 		return restore_fail(err, "the snapshot holds sockets, which crib-restore "
@@ -455,6 +469,7 @@ void plan_free(struct restore_plan *plan)
 	free(plan->pipes);
 	free(plan->actions);
 	free(plan->shared_pending);
+	free((void *)plan->timers.posix);
 	if (plan->page_store >= 0)
 		close(plan->page_store);
 	memset(plan, 0, sizeof(*plan));
