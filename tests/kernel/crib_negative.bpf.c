@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Programs the verifier must reject, each for one specific reason, plus
- * one it must accept.  crib_verifier.c loads them one at a time and
+ * controls it must accept.  crib_verifier.c loads them one at a time and
  * checks the verifier log.
  */
 #include "vmlinux.h"
@@ -33,6 +33,12 @@ bpf_reader_queue_from_udp_sock(struct udp_sock *up) __ksym;
 extern struct sk_buff *bpf_skb_peek_tail(struct sock *sk,
 					 struct sk_buff_head *head) __ksym;
 extern void bpf_skb_release(struct sk_buff *skb) __ksym;
+extern struct sk_buff___init *
+bpf_restore_skb_alloc(struct sock *sk, struct bpf_crib_skb_info *skb_info) __ksym;
+extern int bpf_restore_skb_data(struct sk_buff___init *rskb, int offset,
+				const __u8 *data, __u32 data__sz) __ksym;
+extern int bpf_restore_skb_rcv_queue(struct sk_buff___init *rskb) __ksym;
+extern void bpf_restore_skb_discard(struct sk_buff___init *rskb) __ksym;
 
 /* A file reference is never released. */
 SEC("crib")
@@ -85,6 +91,109 @@ int leak_skb(struct neg_args *args)
 	bpf_sock_release(sk);
 	/* (reading skb->len also gives libbpf the full struct sk_buff) */
 	return skb ? skb->len : 0;
+}
+
+/* An skb to restore, allocated for the sock at args->fd, or NULL. */
+static __always_inline struct sk_buff___init *restore_skb(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct bpf_crib_skb_info info = {};
+	struct sk_buff___init *rskb;
+	struct sock *sk;
+
+	if (!task)
+		return NULL;
+	sk = bpf_sock_from_task_fd(task, args->fd);
+	bpf_task_release(task);
+	if (!sk)
+		return NULL;
+	rskb = bpf_restore_skb_alloc(sk, &info);
+	bpf_sock_release(sk);
+	return rskb;
+}
+
+/* A restored skb is left unqueued when filling it fails. */
+SEC("crib.s")
+int leak_restore_skb(struct neg_args *args)
+{
+	struct sk_buff___init *rskb = restore_skb(args);
+	__u8 byte = 0;
+	int ret;
+
+	if (!rskb)
+		return 0;
+	ret = bpf_restore_skb_data(rskb, 0, &byte, 1);
+	if (ret < 0)
+		return ret;
+	return bpf_restore_skb_rcv_queue(rskb);
+}
+
+/* A restored skb is written to once queued. */
+SEC("crib.s")
+int write_queued_skb(struct neg_args *args)
+{
+	struct sk_buff___init *rskb = restore_skb(args);
+	__u8 byte = 0;
+
+	if (!rskb)
+		return 0;
+	bpf_restore_skb_rcv_queue(rskb);
+	return bpf_restore_skb_data(rskb, 0, &byte, 1);
+}
+
+/* A clone of a queued skb is passed as an skb to restore. */
+SEC("crib.s")
+int write_clone(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct sk_buff *skb;
+	struct sock *sk;
+	__u8 byte = 0;
+	int ret;
+
+	if (!task)
+		return 0;
+	sk = bpf_sock_from_task_fd(task, args->fd);
+	bpf_task_release(task);
+	if (!sk)
+		return 0;
+	skb = bpf_skb_peek_tail(sk, bpf_receive_queue_from_sock(sk));
+	bpf_sock_release(sk);
+	if (!skb)
+		return 0;
+	ret = bpf_restore_skb_data((struct sk_buff___init *)skb, 0, &byte, 1);
+	bpf_skb_release(skb);
+	return ret;
+}
+
+/* An skb to restore is released as a plain skb. */
+SEC("crib.s")
+int release_restore_skb(struct neg_args *args)
+{
+	struct sk_buff___init *rskb = restore_skb(args);
+
+	if (!rskb)
+		return 0;
+	bpf_skb_release((struct sk_buff *)rskb);
+	return 0;
+}
+
+/* The same kfuncs, used correctly, are accepted. */
+SEC("crib.s")
+int restore_accepted(struct neg_args *args)
+{
+	struct sk_buff___init *rskb = restore_skb(args);
+	__u8 byte = 0;
+	int ret;
+
+	if (!rskb)
+		return 0;
+	ret = bpf_restore_skb_data(rskb, 0, &byte, 1);
+	if (ret < 0) {
+		bpf_restore_skb_discard(rskb);
+		return ret;
+	}
+	return bpf_restore_skb_rcv_queue(rskb);
 }
 
 /* A task_file iterator is never destroyed. */

@@ -2,7 +2,7 @@
 /*
  * Negative verifier tests for the CRIB kfuncs: each program of
  * crib_negative.bpf.c is loaded on its own and must be rejected with its
- * specific verifier message (one control program must load).  TAP output.
+ * specific verifier message (the control programs must load).  TAP output.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +38,19 @@ static const struct neg_case cases[] = {
 	{ "not_crib", "calling kernel function bpf_file_from_task_fd is not allowed",
 	  "CRIB kfunc from a syscall program" },
 	{ "write_ctx", "invalid bpf_context access", "store to the context" },
+	{ "leak_restore_skb", "Unreleased reference",
+	  "skb to restore neither queued nor freed when filling fails" },
+	{ "write_queued_skb",
+	  "arg#0 pointer type STRUCT sk_buff___init must point to scalar",
+	  "skb to restore written to once queued" },
+	{ "write_clone",
+	  "expected pointer to STRUCT sk_buff___init but R1 has a pointer to STRUCT sk_buff",
+	  "clone of a queued skb written to as an skb to restore" },
+	{ "release_restore_skb",
+	  "expected pointer to STRUCT sk_buff but R1 has a pointer to STRUCT sk_buff___init",
+	  "skb to restore released as a plain skb" },
 	{ "accepted", NULL, "correct use is accepted" },
+	{ "restore_accepted", NULL, "correct restore is accepted" },
 };
 
 static char log_buf[1 << 20];
