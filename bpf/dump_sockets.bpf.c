@@ -33,6 +33,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_NAGLE_OFF_BIT	0	/* tcp_sock.nonagle: TCP_NAGLE_OFF, include/net/tcp.h */
 #define TCP_NAGLE_CORK_BIT	1	/* TCP_NAGLE_CORK */
 
+/*
+ * Bitfields through libbpf's relocations: a plain access to a bitfield of
+ * a preserve_access_index struct can load the wrong byte (thin_lto read
+ * repair_queue).
+ */
+#define BITFIELD(s, field)	BPF_CORE_READ_BITFIELD(s, field)
+
 /* Bit @from of @word as bit @to of a dump_socket_rec's bits. */
 #define BIT_AS(word, from, to)	((((__u64)(word) >> (from)) & 1) << (to))
 
@@ -169,7 +176,7 @@ static __always_inline __u32 tcp_ts_val(struct tcp_sock *tp)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 v;
 
-	if (tp->tcp_usec_ts)
+	if (BITFIELD(tp, tcp_usec_ts))
 		return ((__u32)(now / 1000) + tp->tsoffset) | 1;
 	v = (__u32)(now / 1000000) + tp->tsoffset;
 	return v & ~1u;
@@ -180,12 +187,14 @@ static __always_inline void read_tcp(struct sock *sk, struct dump_socket_rec *r)
 	struct tcp_sock *tp = bpf_tcp_sock_from_sock(sk);
 	struct net *net = sk->__sk_common.skc_net.net;
 	struct inet_connection_sock *icsk;
+	struct tcp_options_received *rx;	/* a base of its own for BITFIELD() */
 	const struct tcp_congestion_ops *ca;
 	int linger2;
 
 	if (!tp)
 		return;
 	icsk = &tp->inet_conn;
+	rx = &tp->rx_opt;
 	r->is_tcp = 1;
 	r->snd_una = tp->snd_una;
 	r->snd_nxt = tp->snd_nxt;
@@ -200,15 +209,15 @@ static __always_inline void read_tcp(struct sock *sk, struct dump_socket_rec *r)
 	r->ts_val = tcp_ts_val(tp);
 	r->mss_clamp = tp->rx_opt.mss_clamp;
 	r->user_mss = tp->rx_opt.user_mss;
-	r->snd_wscale = tp->rx_opt.snd_wscale;
-	r->rcv_wscale = tp->rx_opt.rcv_wscale;
-	r->wscale_ok = tp->rx_opt.wscale_ok;
-	r->tstamp_ok = tp->rx_opt.tstamp_ok;
-	r->sack_ok = tp->rx_opt.sack_ok;
-	r->bits |= BIT_AS(tp->nonagle, TCP_NAGLE_OFF_BIT, DUMP_TCP_NODELAY) |
-		   BIT_AS(tp->nonagle, TCP_NAGLE_CORK_BIT, DUMP_TCP_CORK);
-	r->repair = tp->repair;
-	r->thin_lto = tp->thin_lto;
+	r->snd_wscale = BITFIELD(rx, snd_wscale);
+	r->rcv_wscale = BITFIELD(rx, rcv_wscale);
+	r->wscale_ok = BITFIELD(rx, wscale_ok);
+	r->tstamp_ok = BITFIELD(rx, tstamp_ok);
+	r->sack_ok = BITFIELD(rx, sack_ok);
+	r->bits |= BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_OFF_BIT, DUMP_TCP_NODELAY) |
+		   BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_CORK_BIT, DUMP_TCP_CORK);
+	r->repair = BITFIELD(tp, repair);
+	r->thin_lto = BITFIELD(tp, thin_lto);
 	r->urg_data = tp->urg_data;
 	r->has_ooo = tp->out_of_order_queue.rb_node != NULL;
 	r->has_ulp = icsk->icsk_ulp_ops != NULL;
@@ -261,9 +270,9 @@ static __always_inline void read_sock(struct socket *sock, struct sock *sk,
 
 	r->family = skc->skc_family;
 	r->state = skc->skc_state;
-	r->reuse = skc->skc_reuse;
-	r->reuseport = skc->skc_reuseport;
-	r->ipv6only = skc->skc_ipv6only;
+	r->reuse = BITFIELD(skc, skc_reuse);
+	r->reuseport = BITFIELD(skc, skc_reuseport);
+	r->ipv6only = BITFIELD(skc, skc_ipv6only);
 	r->bound_dev_if = skc->skc_bound_dev_if;
 	flags = skc->skc_flags;
 	r->bits |= BIT_AS(flags, SOCK_KEEPOPEN, DUMP_SO_KEEPALIVE) |

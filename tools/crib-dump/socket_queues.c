@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Queued socket data.  The dump_socket_queue CRIB program sends one queue
- * at a time: a record per skb, then the skb's bytes from skb->head; a walk
- * cut short by a full ring buffer resumes at the first skb that did not
- * arrive whole.  What comes back is checked against the socket's own
- * accounting before it is used, so that a queue read short (the skb
- * iterator stops early when a clone cannot be made), or one that changed
- * under the walk, never ends up in a snapshot:
+ * Queued socket data, from the skbs socket_walk.c brought back.  They are
+ * checked against the socket's own accounting before they are used, so
+ * that a queue read short (the skb iterator stops early when a clone
+ * cannot be made), or one that changed under the walk, never ends up in a
+ * snapshot:
  *
  *   every queue  the skbs walked are as many as the queue holds after the
  *                walk, and each arrived whole;
@@ -21,16 +19,11 @@
  * the socket moved on (data arrived), it is read again.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include <bpf/libbpf.h>
-
-#include "crib_libbpf.h"
-#include "dump_sockets.skel.h"
 #include "sockets.h"
 
 #define TCPHDR_FIN	0x01
@@ -38,99 +31,8 @@
 #define ETH_P_IP	0x0800
 #define ETH_P_IPV6	0x86dd
 #define UDP_HEADER_LEN	8
-/* Larger than any skb a socket queues (64 KiB GSO, a UNIX datagram of sk_sndbuf). */
-#define SKB_BYTES_MAX	(16u << 20)
 
-/* One skb as dump_socket_queue sent it. */
-struct skb_copy {
-	struct dump_skb_rec k;
-	uint8_t *bytes;		/* from skb->head */
-	uint32_t size;		/* headroom + len */
-	uint32_t filled;
-};
-
-struct skb_list {
-	struct skb_copy *items;
-	size_t n;
-	size_t cap;
-	struct dump_queue_end_rec end;
-	bool ended;
-	const char *bad;	/* what was wrong with a record */
-};
-
-static void skb_list_free(struct skb_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->items[i].bytes);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
-}
-
-static void skb_list_drop_last(struct skb_list *l)
-{
-	free(l->items[l->n - 1].bytes);
-	l->n--;
-}
-
-static int add_skb(struct skb_list *l, const struct dump_skb_rec *k)
-{
-	struct skb_copy *items, *s;
-	size_t cap;
-
-	if (k->idx != l->n)
-		return l->bad = "an skb out of order", -EINVAL;
-	if ((uint64_t)k->headroom + k->len > SKB_BYTES_MAX)
-		return l->bad = "an skb larger than 16 MiB", -EINVAL;
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 64;
-		items = realloc(l->items, cap * sizeof(*items));
-		if (!items)
-			return -ENOMEM;
-		l->items = items;
-		l->cap = cap;
-	}
-	s = &l->items[l->n];
-	memset(s, 0, sizeof(*s));
-	s->k = *k;
-	s->size = k->headroom + k->len;
-	s->bytes = malloc(s->size ? s->size : 1);
-	if (!s->bytes)
-		return -ENOMEM;
-	l->n++;
-	return 0;
-}
-
-static int add_skb_data(struct skb_list *l, const struct dump_skb_data_rec *d)
-{
-	struct skb_copy *s = l->n ? &l->items[l->n - 1] : NULL;
-
-	if (!s || d->idx != s->k.idx || d->offset != s->filled || d->len > DUMP_SKB_CHUNK ||
-	    d->len > s->size - s->filled)
-		return l->bad = "skb data out of place", -EINVAL;
-	memcpy(s->bytes + s->filled, d->buf, d->len);
-	s->filled += d->len;
-	return 0;
-}
-
-static int on_queue_record(void *data, void *rec, size_t size)
-{
-	struct skb_list *l = data;
-	uint32_t kind = size >= 4 ? *(uint32_t *)rec : 0;
-
-	if (kind == DUMP_REC_SKB && size == sizeof(struct dump_skb_rec))
-		return add_skb(l, rec);
-	if (kind == DUMP_REC_SKB_DATA && size == sizeof(struct dump_skb_data_rec))
-		return add_skb_data(l, rec);
-	if (kind == DUMP_REC_QUEUE_END && size == sizeof(struct dump_queue_end_rec) && !l->ended) {
-		memcpy(&l->end, rec, sizeof(l->end));
-		l->ended = true;
-		return 0;
-	}
-	l->bad = "a malformed record";
-	return -EINVAL;
-}
-
-static const char *queue_name(uint32_t queue)
+const char *socket_queue_name(uint32_t queue)
 {
 	switch (queue) {
 	case DUMP_QUEUE_RECEIVE: return "receive queue";
@@ -139,84 +41,17 @@ static const char *queue_name(uint32_t queue)
 	}
 }
 
-/* One run of dump_socket_queue; returns its result or -1. */
-static int run_queue_program(struct dump_job *job, struct ring_buffer *rb,
-			     const struct dump_queue_ctx *ctx, struct skb_list *l)
-{
-	const struct bpf_program *prog = job->progs.sockets->progs.dump_socket_queue;
-	int ret, retval;
-
-	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
-	if (ret)
-		return dump_fail(&job->err, "running dump_socket_queue failed: %s", strerror(-ret));
-	ret = ring_buffer__consume(rb);
-	if (ret < 0)
-		return dump_fail(&job->err, "reading the %s of fd %d: %s",
-				 queue_name(ctx->queue), ctx->fd,
-				 l->bad ? l->bad : strerror(-ret));
-	return retval;
-}
-
-/* Every skb of one queue, with its bytes, resuming when the ring buffer fills up. */
-static int collect_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
-			 struct skb_list *l)
-{
-	struct dump_queue_ctx ctx = {
-		.pid = job->pid, .fd = fd, .queue = queue, .unix_src = unix_src,
-	};
-	struct ring_buffer *rb;
-	size_t before;
-	int ret;
-
-	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.queue_records),
-			      on_queue_record, l, NULL);
-	if (!rb)
-		return dump_fail(&job->err, "cannot open the ring buffer of dump_socket_queue: %s",
-				 strerror(errno));
-	for (;;) {
-		before = l->n;
-		ctx.start = l->n;
-		ret = run_queue_program(job, rb, &ctx, l);
-		if (ret < 0)
-			break;
-		if (ret == DUMP_OK && l->ended) {
-			ret = 0;
-			break;
-		}
-		if (ret == DUMP_NO_ROOM) {
-			/* The last skb may have come without all its bytes. */
-			if (l->n && l->items[l->n - 1].filled < l->items[l->n - 1].size)
-				skb_list_drop_last(l);
-			if (l->n > before)
-				continue;
-			ret = dump_fail(&job->err, "an skb in the %s of fd %d does not fit in the ring buffer",
-					queue_name(queue), fd);
-			break;
-		}
-		if (ret == DUMP_NO_TASK)
-			ret = dump_fail(&job->err, "no process with pid %d", (int)job->pid);
-		else if (ret == DUMP_NO_SOCKET)
-			ret = dump_fail(&job->err, "fd %d is no longer a socket", fd);
-		else
-			ret = dump_fail(&job->err, "dump_socket_queue failed on the %s of fd %d (result %d)",
-					queue_name(queue), fd, ret);
-		break;
-	}
-	ring_buffer__free(rb);
-	return ret;
-}
-
 /* The walk saw the whole queue, and every skb whole. */
 static int check_walk(struct dump_job *job, int fd, uint32_t queue, const struct skb_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].filled != l->items[i].size)
 			return dump_fail(&job->err, "the %s of fd %d was read short: skb %zu has %u of its %u bytes",
-					 queue_name(queue), fd, i, l->items[i].filled,
+					 socket_queue_name(queue), fd, i, l->items[i].filled,
 					 l->items[i].size);
 	if (l->end.count != l->n)
 		return dump_fail(&job->err, "the %s of fd %d was read short: %zu skbs sent, %u walked",
-				 queue_name(queue), fd, l->n, l->end.count);
+				 socket_queue_name(queue), fd, l->n, l->end.count);
 	return 0;
 }
 
@@ -346,28 +181,18 @@ static bool tcp_moved(const struct socket_entry *e, const struct dump_queue_end_
 	       end->write_seq != e->k.write_seq;
 }
 
-static int read_tcp(struct dump_job *job, struct socket_entry *e)
+static int build_tcp(struct dump_job *job, struct socket_entry *e, const struct skb_list *w)
 {
-	struct skb_list rl = { 0 }, wl = { 0 };
-	int ret = -1;
+	const struct skb_list *rl = &w[DUMP_QUEUE_RECEIVE], *wl = &w[DUMP_QUEUE_WRITE];
 
-	if (collect_queue(job, e->k.fd, DUMP_QUEUE_RECEIVE, false, &rl) ||
-	    collect_queue(job, e->k.fd, DUMP_QUEUE_WRITE, false, &wl))
-		goto out;
-	ret = 1;
-	if (tcp_moved(e, &rl.end) || tcp_moved(e, &wl.end) || rl.end.qlen != rl.n ||
-	    wl.end.qlen != wl.n)
-		goto out;
-	ret = -1;
-	if (check_walk(job, e->k.fd, DUMP_QUEUE_RECEIVE, &rl) ||
-	    check_walk(job, e->k.fd, DUMP_QUEUE_WRITE, &wl) ||
-	    tcp_recv_data(job, e, &rl) || tcp_send_data(job, e, &wl))
-		goto out;
-	ret = 0;
-out:
-	skb_list_free(&rl);
-	skb_list_free(&wl);
-	return ret;
+	if (tcp_moved(e, &rl->end) || tcp_moved(e, &wl->end) || rl->end.qlen != rl->n ||
+	    wl->end.qlen != wl->n)
+		return 1;
+	if (check_walk(job, e->k.fd, DUMP_QUEUE_RECEIVE, rl) ||
+	    check_walk(job, e->k.fd, DUMP_QUEUE_WRITE, wl) ||
+	    tcp_recv_data(job, e, rl) || tcp_send_data(job, e, wl))
+		return -1;
+	return 0;
 }
 
 /* The source of a received datagram, from its IP and UDP headers. */
@@ -475,42 +300,29 @@ static uint64_t truesize_sum(const struct skb_list *l)
 	return sum;
 }
 
-static int read_udp(struct dump_job *job, struct socket_entry *e)
+static int build_udp(struct dump_job *job, struct socket_entry *e, const struct skb_list *w)
 {
-	struct skb_list reader = { 0 }, rl = { 0 }, wl = { 0 };
+	const struct skb_list *reader = &w[DUMP_QUEUE_READER], *rl = &w[DUMP_QUEUE_RECEIVE];
+	const struct skb_list *wl = &w[DUMP_QUEUE_WRITE];
 	uint64_t charged;
-	int ret = -1;
 
-	if (collect_queue(job, e->k.fd, DUMP_QUEUE_READER, false, &reader) ||
-	    collect_queue(job, e->k.fd, DUMP_QUEUE_RECEIVE, false, &rl) ||
-	    collect_queue(job, e->k.fd, DUMP_QUEUE_WRITE, false, &wl))
-		goto out;
-	ret = 1;
-	if (reader.end.qlen != reader.n || rl.end.qlen != rl.n || wl.end.qlen != wl.n ||
-	    reader.n != e->k.reader_qlen || rl.n != e->k.receive_qlen ||
-	    rl.end.rmem_alloc != e->k.rmem_alloc)
-		goto out;
-	ret = -1;
-	if (check_walk(job, e->k.fd, DUMP_QUEUE_READER, &reader) ||
-	    check_walk(job, e->k.fd, DUMP_QUEUE_RECEIVE, &rl) ||
-	    check_walk(job, e->k.fd, DUMP_QUEUE_WRITE, &wl))
-		goto out;
-	charged = truesize_sum(&reader) + truesize_sum(&rl) + (int64_t)rl.end.forward_deficit;
-	if (charged != rl.end.rmem_alloc) {
-		dump_fail(&job->err, "fd %d: the UDP receive queues were read short: their skbs account for %llu bytes, the socket for %u",
-			  e->k.fd, (unsigned long long)charged, rl.end.rmem_alloc);
-		goto out;
-	}
+	if (reader->end.qlen != reader->n || rl->end.qlen != rl->n || wl->end.qlen != wl->n ||
+	    reader->n != e->k.reader_qlen || rl->n != e->k.receive_qlen ||
+	    rl->end.rmem_alloc != e->k.rmem_alloc)
+		return 1;
+	if (check_walk(job, e->k.fd, DUMP_QUEUE_READER, reader) ||
+	    check_walk(job, e->k.fd, DUMP_QUEUE_RECEIVE, rl) ||
+	    check_walk(job, e->k.fd, DUMP_QUEUE_WRITE, wl))
+		return -1;
+	charged = truesize_sum(reader) + truesize_sum(rl) + (int64_t)rl->end.forward_deficit;
+	if (charged != rl->end.rmem_alloc)
+		return dump_fail(&job->err, "the receive queues of fd %d were read short: their skbs account for %llu bytes, the socket for %u",
+				 e->k.fd, (unsigned long long)charged, rl->end.rmem_alloc);
 	/* recvmsg() reads the reader queue first */
-	if (udp_recv_data(job, e, &reader) || udp_recv_data(job, e, &rl) ||
-	    udp_send_data(job, e, &wl))
-		goto out;
-	ret = 0;
-out:
-	skb_list_free(&reader);
-	skb_list_free(&rl);
-	skb_list_free(&wl);
-	return ret;
+	if (udp_recv_data(job, e, reader) || udp_recv_data(job, e, rl) ||
+	    udp_send_data(job, e, wl))
+		return -1;
+	return 0;
 }
 
 static int unix_data(struct dump_job *job, struct socket_entry *e, const struct skb_list *l)
@@ -538,6 +350,9 @@ static int unix_data(struct dump_job *job, struct socket_entry *e, const struct 
 						 e->k.fd);
 			c->src_family = AF_UNIX;
 			c->src_len = s->k.unix_src.len;
+			/* a path up to its NUL, an abstract name whole */
+			if (s->k.unix_src.path[0])
+				c->src_len = strnlen((const char *)s->k.unix_src.path, c->src_len);
 			memcpy(c->src_addr, s->k.unix_src.path, c->src_len);
 		}
 	}
@@ -545,23 +360,15 @@ static int unix_data(struct dump_job *job, struct socket_entry *e, const struct 
 	return 0;
 }
 
-static int read_unix(struct dump_job *job, struct socket_entry *e)
+static int build_unix(struct dump_job *job, struct socket_entry *e, const struct skb_list *w)
 {
-	struct skb_list rl = { 0 };
-	int ret = -1;
+	const struct skb_list *rl = &w[DUMP_QUEUE_RECEIVE];
 
-	if (collect_queue(job, e->k.fd, DUMP_QUEUE_RECEIVE, e->kind == SOCKET_UNIX_DGRAM, &rl))
-		goto out;
-	ret = 1;
-	if (rl.end.qlen != rl.n || rl.n != e->k.receive_qlen)
-		goto out;
-	ret = -1;
-	if (check_walk(job, e->k.fd, DUMP_QUEUE_RECEIVE, &rl) || unix_data(job, e, &rl))
-		goto out;
-	ret = 0;
-out:
-	skb_list_free(&rl);
-	return ret;
+	if (rl->end.qlen != rl->n || rl->n != e->k.receive_qlen)
+		return 1;
+	if (check_walk(job, e->k.fd, DUMP_QUEUE_RECEIVE, rl) || unix_data(job, e, rl))
+		return -1;
+	return 0;
 }
 
 static void sock_queue_free(struct sock_queue *q)
@@ -578,23 +385,23 @@ void socket_queues_free(struct socket_entry *e)
 	sock_queue_free(&e->send);
 }
 
-int socket_queues_read(struct dump_job *job, struct socket_entry *e)
+
+int socket_queues_build(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks)
 {
 	int ret;
 
 	socket_queues_free(e);
-	/* A listener's queues hold connections, not data (refused if any). */
 	if (e->k.state == 10)	/* TCP_LISTEN */
 		return 0;
 	switch (e->kind) {
 	case SOCKET_TCP:
-		ret = read_tcp(job, e);
+		ret = build_tcp(job, e, walks);
 		break;
 	case SOCKET_UDP:
-		ret = read_udp(job, e);
+		ret = build_udp(job, e, walks);
 		break;
 	default:
-		ret = read_unix(job, e);
+		ret = build_unix(job, e, walks);
 		break;
 	}
 	if (ret)

@@ -221,7 +221,7 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 	const char *why = NULL;
 
 	if (k->state == ST_LISTEN && k->ack_backlog)
-		return dump_fail(&job->err, "cannot dump fd %d: a listening socket with %u connections not yet accepted",
+		return dump_fail(&job->err, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
 				 k->fd, k->ack_backlog);
 	if (k->error_qlen)
 		why = "queued socket errors (MSG_ERRQUEUE)";

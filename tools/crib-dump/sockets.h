@@ -62,12 +62,47 @@ struct socket_entry {
 /* The options of @e as getsockopt() would return them; @hz: the kernel's HZ. */
 void socket_options_build(struct socket_entry *e, unsigned int hz);
 
+#define DUMP_NR_QUEUES	3	/* enum dump_sock_queue */
+
+/* One skb as dump_socket_queue sent it. */
+struct skb_copy {
+	struct dump_skb_rec k;
+	uint8_t *bytes;		/* from skb->head */
+	uint32_t size;		/* headroom + len */
+	uint32_t filled;
+};
+
+/* One walk of one queue (socket_walk.c). */
+struct skb_list {
+	bool used;		/* walked at all */
+	struct skb_copy *items;
+	size_t n;
+	size_t cap;
+	struct dump_queue_end_rec end;
+	bool ended;
+	const char *bad;	/* what was wrong with a record */
+};
+
+/* Walk queue @queue (enum dump_sock_queue) of the socket @fd. */
+int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
+		      struct skb_list *l);
+void skb_list_free(struct skb_list *l);
+const char *socket_queue_name(uint32_t queue);
+
 /*
- * Read the queues of @e into e->recv and e->send, checked against the
- * socket's counters (e->k).  Returns 0, -1 with the job's error set, or 1
- * when the socket changed under the walk and has to be read again.
+ * Read the queues of @e into e->recv and e->send (socket_walk.c): walk
+ * them, then socket_queues_build().  Returns 0, -1 with the job's error
+ * set, or 1 when the socket changed under the walk and has to be read
+ * again.
  */
 int socket_queues_read(struct dump_job *job, struct socket_entry *e);
+/*
+ * The queues of @e from its walks, indexed by enum dump_sock_queue,
+ * checked against the socket's counters (e->k) and the walks' ends.
+ * Returns as socket_queues_read().
+ */
+int socket_queues_build(struct dump_job *job, struct socket_entry *e,
+			const struct skb_list *walks);
 void socket_queues_free(struct socket_entry *e);
 
 #endif /* CRIB_DUMP_SOCKETS_TOOL_H */
