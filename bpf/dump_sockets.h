@@ -117,7 +117,6 @@ struct dump_socket_rec {
 	__u8 reuseport;
 	__u8 ipv6only;
 	__u8 userlocks;
-	__u32 pad0;
 	__u64 bits;		/* 1 << enum dump_sock_bit */
 	__s32 rcvbuf;
 	__s32 sndbuf;
@@ -149,8 +148,6 @@ struct dump_socket_rec {
 	__u8 min_ttl;
 	__u8 tclass;		/* AF_INET6 */
 	__s16 hop_limit;	/* AF_INET6, -1: the default */
-	__u8 pad1[2];
-	__u32 pad1b;
 
 	/* TCP */
 	__u32 is_tcp;
@@ -179,7 +176,6 @@ struct dump_socket_rec {
 	__u8 defer_accept;	/* retransmissions */
 	__u8 has_ooo;		/* out-of-order data queued */
 	__u8 has_ulp;		/* an upper layer protocol (kTLS ...) */
-	__u8 pad2[4];
 	__u32 keepalive_time;	/* jiffies, the default resolved */
 	__u32 keepalive_intvl;	/* jiffies, the default resolved */
 	__s32 linger2;		/* jiffies, the default resolved; negative: off */

@@ -281,8 +281,11 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 	int tries, ret;
 
 	for (tries = 0; tries < SETTLE_TRIES; tries++) {
-		if (tries && (sleep_ms(RETRY_SLEEP_MS), reread_socket(job, e)))
-			return -1;
+		if (tries) {
+			sleep_ms(RETRY_SLEEP_MS);
+			if (reread_socket(job, e))
+				return -1;
+		}
 		if (refuse_unsupported(job, e))
 			return -1;
 		if (e->kind == SOCKET_TCP && tcp_wait_acked(job, e))
