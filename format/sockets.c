@@ -42,6 +42,10 @@ static const struct crib_field tcp_fields[] = {
 	CRIB_F(14, CRIB_FT_UINT, 0, struct crib_tcp, unsent, 0, NULL),
 	CRIB_F(15, CRIB_FT_BOOL, 0, struct crib_tcp, nodelay, 0, NULL),
 	CRIB_F(16, CRIB_FT_BOOL, 0, struct crib_tcp, cork, 0, NULL),
+	CRIB_F(17, CRIB_FT_UINT, 0, struct crib_tcp, write_seq, 0, NULL),
+	CRIB_F(18, CRIB_FT_UINT, 0, struct crib_tcp, copied_seq, 0, NULL),
+	CRIB_F(19, CRIB_FT_UINT, 0, struct crib_tcp, snd_wl1, 0, NULL),
+	CRIB_F(20, CRIB_FT_BOOL, 0, struct crib_tcp, wscale_ok, 0, NULL),
 };
 static const struct crib_struct_desc tcp_desc = CRIB_DESC("tcp", struct crib_tcp, tcp_fields);
 

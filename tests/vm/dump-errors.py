@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """crib-dump when it cannot or must not dump: bad usage, no such process,
-a terminal as output, an unsupported resource, a process killed during the
-dump.  Each time the exit status and message are checked, no partial
+a terminal as output, sockets it cannot dump (TCP data in flight among
+them), a process killed during the dump.  Each time the exit status and message are checked, no partial
 snapshot is left behind, and the process is left as it was.  TAP."""
 import os
 import pty
@@ -53,23 +53,87 @@ def test_terminal():
         w.stop()
 
 
-def test_socket(tmp):
-    code = ("import socket, time\n"
-            "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+# Python programs holding a socket crib-dump must refuse, as fd 3.
+REFUSED_SOCKETS = {
+    "descriptors in flight": (
+        "a, b = socket.socketpair()\n"
+        "assert a.fileno() == 3\n"
+        "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [1]))])\n",
+        "fd 4: descriptors in flight (SCM_RIGHTS)"),
+    "an unsupported family": (
+        "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n",
+        "fd 3: AF_NETLINK sockets of type 3, protocol 0 are not supported"),
+    "a connection waiting to be accepted": (
+        "l = socket.socket()\n"
+        "l.bind(('127.0.0.1', 0))\n"
+        "l.listen(1)\n"
+        "c = socket.create_connection(l.getsockname())\n",
+        "fd 3: a listening socket with connections not yet accepted (1)"),
+}
+
+
+def test_refused_socket(tmp, what, code, message):
+    ready = os.path.join(tmp, "sock-ready")
+    if os.path.exists(ready):
+        os.unlink(ready)
+    code = ("import array, socket, time\n" + code +
             "open(%r, 'w').close()\n"
-            "time.sleep(600)\n") % os.path.join(tmp, "sock-ready")
+            "time.sleep(600)\n") % ready
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while not os.path.exists(os.path.join(tmp, "sock-ready")):
+        while not os.path.exists(ready) and p.poll() is None:
             time.sleep(0.05)
         out = os.path.join(tmp, "sock.crib")
         rc, err = dump(p.pid, out)
-        t.eq(rc, 1, "a socket descriptor: exit 1")
-        t.check("socket" in err and "fd 3" in err, "... naming the descriptor and why", err)
+        t.eq(rc, 1, "a socket with %s: exit 1" % what)
+        t.check(message in err, "... naming the descriptor and why", err)
         t.check(not os.path.exists(out), "... no snapshot file left")
         t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
     finally:
+        p.kill()
+        p.wait()
+
+
+def test_unacknowledged(tmp):
+    """TCP data in flight: packets to the receiver dropped by nftables."""
+    port = 47123
+    files = {n: os.path.join(tmp, "unacked-" + n) for n in ("connected", "go", "sent")}
+    for f in files.values():
+        if os.path.exists(f):
+            os.unlink(f)
+    code = ("import os, socket, time\n"
+            "l = socket.socket()\n"
+            "l.bind(('127.0.0.1', %d))\n"
+            "l.listen(1)\n"
+            "c = socket.create_connection(l.getsockname())\n"
+            "a, _ = l.accept()\n"
+            "open(%r, 'w').close()\n"
+            "while not os.path.exists(%r): time.sleep(0.05)\n"
+            "c.send(b'x' * 1000)\n"
+            "open(%r, 'w').close()\n"
+            "time.sleep(600)\n") % (port, files["connected"], files["go"], files["sent"])
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    nft = ["nft", "add table inet crib_drop; "
+           "add chain inet crib_drop in { type filter hook input priority 0; }; "
+           "add rule inet crib_drop in tcp dport %d drop" % port]
+    try:
+        while not os.path.exists(files["connected"]) and p.poll() is None:
+            time.sleep(0.05)
+        subprocess.run(nft, check=True)
+        open(files["go"], "w").close()
+        while not os.path.exists(files["sent"]) and p.poll() is None:
+            time.sleep(0.05)
+        out = os.path.join(tmp, "unacked.crib")
+        rc, err = dump(p.pid, out)
+        t.eq(rc, 1, "TCP data sent and not acknowledged: exit 1")
+        t.check("fd 4: 1000 bytes sent on this TCP connection are not acknowledged" in err,
+                "... naming the descriptor, the bytes and why", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
+    finally:
+        subprocess.run(["nft", "delete table inet crib_drop"], stderr=subprocess.DEVNULL)
         p.kill()
         p.wait()
 
@@ -98,8 +162,10 @@ def test_killed_during_dump():
 
 
 tmpdir = os.environ.get("TMPDIR", "/tmp")
-for test in (test_usage, lambda: test_no_process(tmpdir), test_terminal,
-             lambda: test_socket(tmpdir), test_killed_during_dump):
+for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
+             test_killed_during_dump, lambda: test_unacknowledged(tmpdir)] + \
+        [lambda w=w, c=c, m=m: test_refused_socket(tmpdir, w, c, m)
+         for w, (c, m) in REFUSED_SOCKETS.items()]:
     try:
         test()
     except Exception as e:

@@ -7,6 +7,9 @@
  *       dumped memory [ADDR, ADDR + LEN), pages not dumped counting as zero
  *   snapshot-extract pipe SNAPSHOT PIPE_ID      the queued bytes, raw
  *   snapshot-extract xstate-len SNAPSHOT TID    size of the thread's xstate
+ *   snapshot-extract socket-queues SNAPSHOT     every socket_queue chunk, one
+ *       line each: SOCK_ID QUEUE SEQ DATA-HEX SRC-FAMILY SRC-ADDR-HEX SRC-PORT
+ *       SRC-SCOPE-ID (empty hex as "-")
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -100,6 +103,42 @@ static int xstate_len(const char *path, uint64_t tid)
 	return finish(r, ret);
 }
 
+static void print_hex(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	if (!len)
+		putchar('-');
+	for (size_t i = 0; i < len; i++)
+		printf("%02x", p[i]);
+}
+
+static int socket_queues(const char *path)
+{
+	struct crib_reader *r = open_snapshot(path);
+	const struct crib_socket_queue *q;
+	struct crib_record rec;
+	int ret;
+
+	while ((ret = crib_reader_next(r, &rec)) > 0) {
+		if (rec.type != CRIB_REC_SOCKET_QUEUE)
+			continue;
+		q = &rec.u.socket_queue;
+		for (size_t i = 0; i < q->n_chunks; i++) {
+			const struct crib_sock_chunk *c = &q->chunks[i];
+
+			printf("%llu %llu %llu ", (unsigned long long)q->sock_id,
+			       (unsigned long long)q->queue, (unsigned long long)q->seq);
+			print_hex(c->data.data, c->data.len);
+			printf(" %llu ", (unsigned long long)c->src.family);
+			print_hex(c->src.addr.data, c->src.addr.len);
+			printf(" %llu %llu\n", (unsigned long long)c->src.port,
+			       (unsigned long long)c->src.scope_id);
+		}
+	}
+	return finish(r, ret);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "memsum"))
@@ -108,8 +147,11 @@ int main(int argc, char **argv)
 		return pipe_data(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "xstate-len"))
 		return xstate_len(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "socket-queues"))
+		return socket_queues(argv[2]);
 	fprintf(stderr, "usage: snapshot-extract memsum SNAPSHOT ADDR LEN\n"
 		"       snapshot-extract pipe SNAPSHOT PIPE_ID\n"
-		"       snapshot-extract xstate-len SNAPSHOT TID\n");
+		"       snapshot-extract xstate-len SNAPSHOT TID\n"
+		"       snapshot-extract socket-queues SNAPSHOT\n");
 	return 2;
 }

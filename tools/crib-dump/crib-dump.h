@@ -23,8 +23,10 @@ struct bpf_program;
 struct dump_task;
 struct dump_mm;
 struct dump_files;
+struct dump_sockets;
 struct vma_list;
 struct file_list;
+struct socket_list;
 
 /* The first error of a dump, as a sentence for the user. */
 struct dump_error {
@@ -60,6 +62,7 @@ struct dump_programs {
 	struct dump_task *task;
 	struct dump_mm *mm;
 	struct dump_files *files;
+	struct dump_sockets *sockets;
 };
 
 int programs_load(struct dump_programs *progs, struct dump_error *err);
@@ -98,6 +101,7 @@ struct dump_job {
 	struct dump_task_rec task;		/* from dump_task */
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
+	struct socket_list *sockets;	/* sockets.c */
 	struct dump_error err;
 };
 
@@ -119,6 +123,14 @@ int pages_write(struct dump_job *job);
 int files_read(struct dump_job *job);
 int files_write(struct dump_job *job);
 void files_free(struct dump_job *job);
+/* How many descriptors are sockets; whether @fd is the socket @ino. */
+size_t files_socket_count(const struct dump_job *job);
+bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);
+
+/* Every socket, its options and queued data; after files_read(). */
+int sockets_read(struct dump_job *job);
+int sockets_write(struct dump_job *job);
+void sockets_free(struct dump_job *job);
 
 /* What pages_write() needs to know about one VMA. */
 struct vma_info {

@@ -89,9 +89,6 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 		return dump_fail(&job->err, "cannot resolve fd %d: %s", k->fd, strerror(-ret));
 	e->k = *k;
 	e->type = file_type(k, path);
-	if (e->type == CRIB_FILE_SOCKET)
-		return dump_fail(&job->err, "cannot dump fd %d (%s): sockets are not supported yet",
-				 k->fd, path);
 	if (e->type == CRIB_FILE_ANON_INODE)
 		return dump_fail(&job->err, "cannot dump fd %d (%s): this kind of file is not supported yet",
 				 k->fd, path);
@@ -134,8 +131,8 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 	struct crib_file f = {
 		.pid = job->pid, .fd = (uint64_t)k->fd, .cloexec = k->cloexec,
 		.type = e->type, .flags = k->f_flags, .pos = k->pos,
-		/* pipes have no path, only their "pipe:[inode]" name */
-		.path = e->type == CRIB_FILE_PIPE ? "" : e->path,
+		/* pipes and sockets have no path, only their "pipe:[inode]" name */
+		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ? "" : e->path,
 		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
 		.size = k->size, .mode = k->i_mode,
 	};
@@ -273,6 +270,26 @@ int files_write(struct dump_job *job)
 			return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;
+}
+
+size_t files_socket_count(const struct dump_job *job)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < job->files->n; i++)
+		n += job->files->items[i].type == CRIB_FILE_SOCKET;
+	return n;
+}
+
+bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < job->files->n; i++)
+		if (job->files->items[i].k.fd == fd)
+			return job->files->items[i].type == CRIB_FILE_SOCKET &&
+			       job->files->items[i].k.ino == ino;
+	return false;
 }
 
 void files_free(struct dump_job *job)

@@ -11,6 +11,7 @@
 #include "crib_libbpf.h"
 #include "dump_files.skel.h"
 #include "dump_mm.skel.h"
+#include "dump_sockets.skel.h"
 #include "dump_task.skel.h"
 
 int programs_load(struct dump_programs *progs, struct dump_error *err)
@@ -28,6 +29,9 @@ int programs_load(struct dump_programs *progs, struct dump_error *err)
 	progs->files = dump_files__open_and_load();
 	if (!progs->files)
 		goto fail;
+	progs->sockets = dump_sockets__open_and_load();
+	if (!progs->sockets)
+		goto fail;
 	return 0;
 fail:
 	dump_fail(err, "cannot load the dump programs: %s", strerror(errno));
@@ -37,6 +41,7 @@ fail:
 
 void programs_unload(struct dump_programs *progs)
 {
+	dump_sockets__destroy(progs->sockets);
 	dump_files__destroy(progs->files);
 	dump_mm__destroy(progs->mm);
 	dump_task__destroy(progs->task);

@@ -296,6 +296,101 @@ static void print_sockaddr(const struct crib_sockaddr *a)
 	}
 }
 
+static const char *socket_state_name(const struct crib_socket *s)
+{
+	static const char *const tcp[] = {
+		[1] = "ESTABLISHED", [2] = "SYN_SENT", [3] = "SYN_RECV", [4] = "FIN_WAIT1",
+		[5] = "FIN_WAIT2", [6] = "TIME_WAIT", [7] = "CLOSE", [8] = "CLOSE_WAIT",
+		[9] = "LAST_ACK", [10] = "LISTEN", [11] = "CLOSING", [12] = "NEW_SYN_RECV",
+	};
+
+	if (s->protocol != 6 || s->type != 1)	/* not TCP: no TCP states */
+		return s->state == 1 ? "connected" : s->state == 10 ? "listening" :
+		       s->state == 7 ? "unconnected" : NULL;
+	return s->state < 13 ? tcp[s->state] : NULL;
+}
+
+/* Option names by (level, name), as <sys/socket.h> and friends spell them. */
+static const char *sockopt_name(uint64_t level, uint64_t name)
+{
+	static const struct { uint16_t level, name; const char *text; } names[] = {
+		{ 1, 2, "SO_REUSEADDR" }, { 1, 15, "SO_REUSEPORT" }, { 1, 9, "SO_KEEPALIVE" },
+		{ 1, 6, "SO_BROADCAST" }, { 1, 5, "SO_DONTROUTE" }, { 1, 10, "SO_OOBINLINE" },
+		{ 1, 13, "SO_LINGER" }, { 1, 7, "SO_SNDBUF" }, { 1, 8, "SO_RCVBUF" },
+		{ 1, 72, "SO_BUF_LOCK" }, { 1, 18, "SO_RCVLOWAT" }, { 1, 20, "SO_RCVTIMEO" },
+		{ 1, 21, "SO_SNDTIMEO" }, { 1, 12, "SO_PRIORITY" }, { 1, 36, "SO_MARK" },
+		{ 1, 16, "SO_PASSCRED" }, { 1, 29, "SO_TIMESTAMP" }, { 1, 35, "SO_TIMESTAMPNS" },
+		{ 1, 40, "SO_RXQ_OVFL" }, { 1, 42, "SO_PEEK_OFF" }, { 1, 62, "SO_BINDTOIFINDEX" },
+		{ 0, 1, "IP_TOS" }, { 0, 2, "IP_TTL" }, { 0, 21, "IP_MINTTL" },
+		{ 0, 10, "IP_MTU_DISCOVER" }, { 0, 33, "IP_MULTICAST_TTL" },
+		{ 0, 34, "IP_MULTICAST_LOOP" }, { 0, 8, "IP_PKTINFO" }, { 0, 12, "IP_RECVTTL" },
+		{ 0, 13, "IP_RECVTOS" }, { 0, 11, "IP_RECVERR" }, { 0, 20, "IP_RECVORIGDSTADDR" },
+		{ 0, 15, "IP_FREEBIND" }, { 0, 19, "IP_TRANSPARENT" },
+		{ 0, 24, "IP_BIND_ADDRESS_NO_PORT" },
+		{ 41, 26, "IPV6_V6ONLY" }, { 41, 67, "IPV6_TCLASS" }, { 41, 16, "IPV6_UNICAST_HOPS" },
+		{ 6, 1, "TCP_NODELAY" }, { 6, 2, "TCP_MAXSEG" }, { 6, 3, "TCP_CORK" },
+		{ 6, 4, "TCP_KEEPIDLE" }, { 6, 5, "TCP_KEEPINTVL" }, { 6, 6, "TCP_KEEPCNT" },
+		{ 6, 7, "TCP_SYNCNT" }, { 6, 8, "TCP_LINGER2" }, { 6, 9, "TCP_DEFER_ACCEPT" },
+		{ 6, 18, "TCP_USER_TIMEOUT" }, { 6, 25, "TCP_NOTSENT_LOWAT" },
+		{ 6, 16, "TCP_THIN_LINEAR_TIMEOUTS" }, { 6, 13, "TCP_CONGESTION" },
+		{ 17, 1, "UDP_CORK" }, { 17, 103, "UDP_SEGMENT" }, { 17, 104, "UDP_GRO" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].level == level && names[i].name == name)
+			return names[i].text;
+	return NULL;
+}
+
+/* One option: an int as a number, a name (TCP_CONGESTION) as text, else a size. */
+static void print_sockopt(const struct crib_sockopt *o)
+{
+	const char *name = sockopt_name(o->level, o->name);
+	const uint8_t *v = o->value.data;
+	int32_t i;
+
+	if (name)
+		printf(" %s=", name);
+	else
+		printf(" %" PRIu64 "/%" PRIu64 "=", o->level, o->name);
+	if (o->value.len == 4) {
+		memcpy(&i, v, 4);	/* native byte order, as the spec says */
+		printf("%" PRId32, i);
+	} else if (o->level == 6 && o->name == 13) {
+		for (size_t k = 0; k < o->value.len && v[k]; k++)
+			putchar(v[k] >= 0x20 && v[k] < 0x7f ? v[k] : '?');
+	} else if (o->value.len == 8 && o->level == 1 && o->name == 13) {
+		int32_t on, secs;
+
+		memcpy(&on, v, 4);
+		memcpy(&secs, v + 4, 4);
+		printf("%s%" PRId32 "s", on ? "on," : "off,", secs);
+	} else {
+		printf("%zu bytes", o->value.len);
+	}
+}
+
+/* Options that are not zero, so the defaults do not drown the settings. */
+static void print_sockopts(const struct crib_socket *s)
+{
+	size_t shown = 0;
+	int32_t i;
+
+	printf("    options (%zu, non-zero shown):", s->n_options);
+	for (size_t k = 0; k < s->n_options; k++) {
+		const struct crib_sockopt *o = &s->options[k];
+
+		if (o->value.len == 4) {
+			memcpy(&i, o->value.data, 4);
+			if (!i)
+				continue;
+		}
+		print_sockopt(o);
+		shown++;
+	}
+	printf("%s\n", shown ? "" : " none");
+}
+
 static void print_socket(const struct crib_socket *s)
 {
 	static const char *const families[] = { [1] = "unix", [2] = "inet", [10] = "inet6",
@@ -304,14 +399,53 @@ static void print_socket(const struct crib_socket *s)
 					     [5] = "seqpacket" };
 	const char *fam = s->family < 18 && families[s->family] ? families[s->family] : "?";
 	const char *type = s->type < 6 && types[s->type] ? types[s->type] : "?";
+	const char *state = socket_state_name(s);
 
-	printf("  socket fd %" PRIu64 ": %s %s proto %" PRIu64 " state %" PRIu64 " ", s->fd, fam,
-	       type, s->protocol, s->state);
+	printf("  socket fd %" PRIu64 ": %s %s proto %" PRIu64 " ", s->fd, fam, type, s->protocol);
+	if (state)
+		printf("%s ", state);
+	else
+		printf("state %" PRIu64 " ", s->state);
 	print_sockaddr(&s->local);
 	printf(" -> ");
 	print_sockaddr(&s->peer);
-	printf("  queued recv %" PRIu64 " send %" PRIu64 " bytes, %zu options\n", s->recv_queued,
-	       s->send_queued, s->n_options);
+	printf("  queued recv %" PRIu64 " send %" PRIu64 " bytes\n", s->recv_queued,
+	       s->send_queued);
+	printf("    sock_id %" PRIu64, s->sock_id);
+	if (s->peer_id)
+		printf(" peer_id %" PRIu64, s->peer_id);
+	if (s->backlog)
+		printf(" backlog %" PRIu64, s->backlog);
+	if (s->shutdown)
+		printf(" shutdown%s%s", s->shutdown & 1 ? " read" : "", s->shutdown & 2 ? " write" : "");
+	putchar('\n');
+	if (s->protocol == 6 && s->type == 1)
+		printf("    tcp snd_una %" PRIu64 " snd_nxt %" PRIu64 " write_seq %" PRIu64
+		       " rcv_nxt %" PRIu64 " copied_seq %" PRIu64 " unsent %" PRIu64
+		       "  wnd snd %" PRIu64 " rcv %" PRIu64 "  mss %" PRIu64 " wscale %s%" PRIu64
+		       "/%" PRIu64 "%s%s\n",
+		       s->tcp.snd_una, s->tcp.snd_nxt, s->tcp.write_seq, s->tcp.rcv_nxt,
+		       s->tcp.copied_seq, s->tcp.unsent, s->tcp.snd_wnd, s->tcp.rcv_wnd,
+		       s->tcp.mss_clamp, s->tcp.wscale_ok ? "" : "off ", s->tcp.snd_wscale,
+		       s->tcp.rcv_wscale, s->tcp.sack ? " sack" : "",
+		       s->tcp.timestamps ? " timestamps" : "");
+	print_sockopts(s);
+}
+
+static void print_socket_queue(const struct crib_socket_queue *q)
+{
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < q->n_chunks; i++)
+		bytes += q->chunks[i].data.len;
+	printf("    %s queue of %" PRIu64 ", record %" PRIu64 ": %zu chunk%s, %" PRIu64 " bytes",
+	       q->queue == CRIB_QUEUE_SEND ? "send" : "receive", q->sock_id, q->seq, q->n_chunks,
+	       q->n_chunks == 1 ? "" : "s", bytes);
+	if (q->n_chunks && q->chunks[0].src.family) {
+		printf(", first from ");
+		print_sockaddr(&q->chunks[0].src);
+	}
+	putchar('\n');
 }
 
 static void print_sighand(const struct crib_sighand *h)
@@ -403,6 +537,9 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		break;
 	case CRIB_REC_SOCKET:
 		print_socket(&rec->u.socket);
+		break;
+	case CRIB_REC_SOCKET_QUEUE:
+		print_socket_queue(&rec->u.socket_queue);
 		break;
 	case CRIB_REC_SIGHAND:
 		print_sighand(&rec->u.sighand);

@@ -43,6 +43,10 @@ struct crib_tcp {
 	uint64_t unsent;		/* bytes in the send queue not yet sent */
 	bool nodelay;
 	bool cork;
+	uint64_t write_seq;		/* next sequence number the process writes */
+	uint64_t copied_seq;		/* next sequence number the process reads */
+	uint64_t snd_wl1;		/* sequence number of the last window update */
+	bool wscale_ok;			/* window scaling on */
 };
 
 struct crib_socket {

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * crib-dump: the sockets of a process (dump_sockets) and the skbs queued
+ * on them (dump_socket_queue).
+ *
+ * dump_sockets walks the descriptor table with the task_file iterator and,
+ * for each socket, reads its sock, the protocol's own sock (tcp_sock,
+ * udp_sock, unix_sock) and its addresses.  Structures the CRIB kfuncs hand
+ * out as trusted pointers are read through them; what has no kfunc (the
+ * inet_sock and unix_sock parts, a UNIX socket's peer) is read through
+ * bpf_rdonly_cast(), whose loads fault safely.
+ *
+ * dump_socket_queue is sleepable: the skb iterator takes the socket lock.
+ * Each skb comes as a clone, read with the skb_data iterator from
+ * skb->head, so received packets keep their headers.  A clone has no
+ * owner (skb->sk), so for UNIX datagrams the sender is read from the
+ * queued skb itself, walking the queue alongside the iterator: the queue
+ * of a stopped process only grows at its tail, and crib-dump checks the
+ * two walks agree (orig_len).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "dump_sockets.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define AF_UNIX		1
+#define AF_INET		2
+#define AF_INET6	10
+#define SOCK_PASSCRED_BIT	3	/* struct socket flags, include/linux/net.h */
+#define TCP_NAGLE_OFF_BIT	0	/* tcp_sock.nonagle: TCP_NAGLE_OFF, include/net/tcp.h */
+#define TCP_NAGLE_CORK_BIT	1	/* TCP_NAGLE_CORK */
+
+/*
+ * Bitfields through libbpf's relocations: a plain access to a bitfield of
+ * a preserve_access_index struct can load the wrong byte (thin_lto read
+ * repair_queue).
+ */
+#define BITFIELD(s, field)	BPF_CORE_READ_BITFIELD(s, field)
+
+/* Bit @from of @word as bit @to of a dump_socket_rec's bits. */
+#define BIT_AS(word, from, to)	((((__u64)(word) >> (from)) & 1) << (to))
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} socket_records SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1024 * 1024);
+} queue_records SEC(".maps");
+
+/* The position of dump_socket_queue's walk (see walk_queue()). */
+__u64 walk_idx;
+
+extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
+extern void bpf_task_release(struct task_struct *p) __ksym;
+extern int bpf_iter_task_file_new(struct bpf_iter_task_file *it,
+				  struct task_struct *task) __ksym;
+extern struct file *bpf_iter_task_file_next(struct bpf_iter_task_file *it) __ksym;
+extern int bpf_iter_task_file_get_fd(struct bpf_iter_task_file *it__iter) __ksym;
+extern void bpf_iter_task_file_destroy(struct bpf_iter_task_file *it) __ksym;
+extern struct socket *bpf_socket_from_file(struct file *file) __ksym;
+extern struct sock *bpf_sock_from_socket(struct socket *sock) __ksym;
+extern struct sock *bpf_sock_from_task_fd(struct task_struct *task, int fd) __ksym;
+extern void bpf_sock_release(struct sock *sk) __ksym;
+extern struct tcp_sock *bpf_tcp_sock_from_sock(struct sock *sk) __ksym;
+extern struct udp_sock *bpf_udp_sock_from_sock(struct sock *sk) __ksym;
+extern struct sk_buff_head *bpf_receive_queue_from_sock(struct sock *sk) __ksym;
+extern struct sk_buff_head *bpf_write_queue_from_sock(struct sock *sk) __ksym;
+extern struct sk_buff_head *bpf_reader_queue_from_udp_sock(struct udp_sock *up) __ksym;
+extern int bpf_inet_src_addr_from_socket(struct socket *sock, struct sockaddr_in *addr) __ksym;
+extern int bpf_inet_dst_addr_from_socket(struct socket *sock, struct sockaddr_in *addr) __ksym;
+extern int bpf_inet6_src_addr_from_socket(struct socket *sock,
+					  struct sockaddr_in6 *addr) __ksym;
+extern int bpf_inet6_dst_addr_from_socket(struct socket *sock,
+					  struct sockaddr_in6 *addr) __ksym;
+extern int bpf_iter_skb_new(struct bpf_iter_skb *it, struct sock *sk,
+			    struct sk_buff_head *head) __ksym;
+extern struct sk_buff *bpf_iter_skb_next(struct bpf_iter_skb *it) __ksym;
+extern void bpf_iter_skb_destroy(struct bpf_iter_skb *it) __ksym;
+extern int bpf_iter_skb_data_new(struct bpf_iter_skb_data *it, struct sk_buff *skb,
+				 u32 chunk_size) __ksym;
+extern unsigned int *bpf_iter_skb_data_next(struct bpf_iter_skb_data *it) __ksym;
+extern int bpf_iter_skb_data_set_buf(struct bpf_iter_skb_data *it__iter, u8 *buf,
+				     u32 buf__sz) __ksym;
+extern unsigned int bpf_iter_skb_data_get_offset(struct bpf_iter_skb_data *it__iter) __ksym;
+extern unsigned int bpf_iter_skb_data_get_chunk_len(struct bpf_iter_skb_data *it__iter) __ksym;
+extern void bpf_iter_skb_data_destroy(struct bpf_iter_skb_data *it) __ksym;
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+/* The name a UNIX socket is bound to, if any. */
+static __always_inline void read_unix_addr(struct unix_address *a, struct dump_unix_addr *out)
+{
+	__u64 n;	/* 64 bits: a 32-bit length is bounds-checked in a copy */
+
+	if (!a)
+		return;
+	n = a->len;
+	if (n <= 2)		/* sun_family only: unnamed */
+		return;
+	n -= 2;
+	if (n > DUMP_SUN_PATH_LEN)
+		n = DUMP_SUN_PATH_LEN;
+	out->len = n;
+	bpf_probe_read_kernel(out->path, n, a->name[0].sun_path);
+}
+
+static __always_inline __u64 sock_ino(struct sock *sk)
+{
+	struct socket *sock = sk ? sk->sk_socket : NULL;
+	struct file *file = sock ? sock->file : NULL;
+
+	return file ? file->f_inode->i_ino : 0;
+}
+
+static __always_inline void read_unix(struct sock *sk, struct dump_socket_rec *r)
+{
+	struct unix_sock *u = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
+	struct unix_sock *peer;
+
+	read_unix_addr(u->addr, &r->unix_local);
+	r->unix_nr_fds = u->scm_stat.nr_fds.counter;
+	r->unix_has_oob = u->oob_skb != NULL;
+	if (!u->peer)
+		return;
+	peer = bpf_rdonly_cast(u->peer, bpf_core_type_id_kernel(struct unix_sock));
+	r->peer_ino = sock_ino(&peer->sk);
+	read_unix_addr(peer->addr, &r->unix_peer);
+}
+
+static __always_inline void read_inet(struct socket *sock, struct sock *sk,
+				      struct dump_socket_rec *r)
+{
+	struct inet_sock *inet = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+	struct net *net = sk->__sk_common.skc_net.net;
+	struct ipv6_pinfo *np;
+	__u64 flags;
+
+	if (r->family == AF_INET) {
+		r->addr_err = bpf_inet_src_addr_from_socket(sock, (void *)r->local_inet);
+		r->addr_err |= bpf_inet_dst_addr_from_socket(sock, (void *)r->peer_inet);
+	} else {
+		r->addr_err = bpf_inet6_src_addr_from_socket(sock, (void *)r->local_inet);
+		r->addr_err |= bpf_inet6_dst_addr_from_socket(sock, (void *)r->peer_inet);
+		np = inet->pinet6;
+		if (np) {
+			r->hop_limit = np->hop_limit;
+			r->tclass = np->tclass;
+		}
+	}
+	r->uc_ttl = inet->uc_ttl;
+	r->ip_default_ttl = net->ipv4.sysctl_ip_default_ttl;
+	r->tos = inet->tos;
+	flags = inet->inet_flags;
+	r->bits |= BIT_AS(flags, INET_FLAGS_PKTINFO, DUMP_IP_PKTINFO) |
+		   BIT_AS(flags, INET_FLAGS_TTL, DUMP_IP_RECVTTL) |
+		   BIT_AS(flags, INET_FLAGS_TOS, DUMP_IP_RECVTOS) |
+		   BIT_AS(flags, INET_FLAGS_RECVERR, DUMP_IP_RECVERR) |
+		   BIT_AS(flags, INET_FLAGS_FREEBIND, DUMP_IP_FREEBIND) |
+		   BIT_AS(flags, INET_FLAGS_TRANSPARENT, DUMP_IP_TRANSPARENT) |
+		   BIT_AS(flags, INET_FLAGS_MC_LOOP, DUMP_IP_MULTICAST_LOOP) |
+		   BIT_AS(flags, INET_FLAGS_BIND_ADDRESS_NO_PORT, DUMP_IP_BIND_ADDRESS_NO_PORT) |
+		   BIT_AS(flags, INET_FLAGS_ORIGDSTADDR, DUMP_IP_RECVORIGDSTADDR);
+	r->mc_ttl = inet->mc_ttl;
+	r->pmtudisc = inet->pmtudisc;
+	r->min_ttl = inet->min_ttl;
+}
+
+/* What TCP_TIMESTAMP returns: the TCP clock (CLOCK_MONOTONIC) plus the offset. */
+static __always_inline __u32 tcp_ts_val(struct tcp_sock *tp)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 v;
+
+	if (BITFIELD(tp, tcp_usec_ts))
+		return ((__u32)(now / 1000) + tp->tsoffset) | 1;
+	v = (__u32)(now / 1000000) + tp->tsoffset;
+	return v & ~1u;
+}
+
+static __always_inline void read_tcp(struct sock *sk, struct dump_socket_rec *r)
+{
+	struct tcp_sock *tp = bpf_tcp_sock_from_sock(sk);
+	struct net *net = sk->__sk_common.skc_net.net;
+	struct inet_connection_sock *icsk;
+	struct tcp_options_received *rx;	/* a base of its own for BITFIELD() */
+	const struct tcp_congestion_ops *ca;
+	int linger2;
+
+	if (!tp)
+		return;
+	icsk = &tp->inet_conn;
+	rx = &tp->rx_opt;
+	r->is_tcp = 1;
+	r->snd_una = tp->snd_una;
+	r->snd_nxt = tp->snd_nxt;
+	r->rcv_nxt = tp->rcv_nxt;
+	r->copied_seq = tp->copied_seq;
+	r->write_seq = tp->write_seq;
+	r->snd_wl1 = tp->snd_wl1;
+	r->snd_wnd = tp->snd_wnd;
+	r->rcv_wnd = tp->rcv_wnd;
+	r->max_window = tp->max_window;
+	r->rcv_wup = tp->rcv_wup;
+	r->ts_val = tcp_ts_val(tp);
+	r->mss_clamp = tp->rx_opt.mss_clamp;
+	r->user_mss = tp->rx_opt.user_mss;
+	r->snd_wscale = BITFIELD(rx, snd_wscale);
+	r->rcv_wscale = BITFIELD(rx, rcv_wscale);
+	r->wscale_ok = BITFIELD(rx, wscale_ok);
+	r->tstamp_ok = BITFIELD(rx, tstamp_ok);
+	r->sack_ok = BITFIELD(rx, sack_ok);
+	r->bits |= BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_OFF_BIT, DUMP_TCP_NODELAY) |
+		   BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_CORK_BIT, DUMP_TCP_CORK);
+	r->repair = BITFIELD(tp, repair);
+	r->thin_lto = BITFIELD(tp, thin_lto);
+	r->urg_data = tp->urg_data;
+	r->has_ooo = tp->out_of_order_queue.rb_node != NULL;
+	r->has_ulp = icsk->icsk_ulp_ops != NULL;
+	r->syn_retries = icsk->icsk_syn_retries ? : net->ipv4.sysctl_tcp_syn_retries;
+	r->defer_accept = icsk->icsk_accept_queue.rskq_defer_accept;
+	r->user_timeout = icsk->icsk_user_timeout;
+	r->notsent_lowat = tp->notsent_lowat;
+	r->keepalive_time = tp->keepalive_time ? : net->ipv4.sysctl_tcp_keepalive_time;
+	r->keepalive_intvl = tp->keepalive_intvl ? : net->ipv4.sysctl_tcp_keepalive_intvl;
+	r->keepalive_probes = tp->keepalive_probes ? : net->ipv4.sysctl_tcp_keepalive_probes;
+	linger2 = tp->linger2;
+	r->linger2 = linger2 < 0 ? linger2 : (linger2 ? : net->ipv4.sysctl_tcp_fin_timeout);
+	ca = icsk->icsk_ca_ops;
+	if (ca)
+		bpf_probe_read_kernel(r->ca_name, sizeof(r->ca_name), ca->name);
+}
+
+static __always_inline void read_udp(struct sock *sk, struct dump_socket_rec *r)
+{
+	struct udp_sock *up = bpf_udp_sock_from_sock(sk);
+	struct inet_sock *inet;
+
+	if (!up)
+		return;
+	r->is_udp = 1;
+	r->bits |= BIT_AS(up->udp_flags, UDP_FLAGS_CORK, DUMP_UDP_CORK) |
+		   BIT_AS(up->udp_flags, UDP_FLAGS_GRO_ENABLED, DUMP_UDP_GRO);
+	r->udp_pending = up->pending;
+	r->udp_len = up->len;
+	r->gso_size = up->gso_size;
+	r->encap_type = up->encap_type;
+	r->reader_qlen = up->reader_queue.qlen;
+	r->forward_deficit = up->forward_deficit;
+	/* Where the corked datagram goes (udp_sendmsg() keeps it in the cork). */
+	inet = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct inet_sock));
+	if (r->udp_pending == AF_INET) {
+		bpf_probe_read_kernel(r->cork_daddr, 4, &inet->cork.fl.u.ip4.daddr);
+		r->cork_dport = inet->cork.fl.u.ip4.uli.ports.dport;
+	} else if (r->udp_pending == AF_INET6) {
+		bpf_probe_read_kernel(r->cork_daddr, 16, &inet->cork.fl.u.ip6.daddr);
+		r->cork_dport = inet->cork.fl.u.ip6.uli.ports.dport;
+	}
+}
+
+static __always_inline void read_sock(struct socket *sock, struct sock *sk,
+				      struct dump_socket_rec *r)
+{
+	struct sock_common *skc = &sk->__sk_common;
+	__u64 flags;
+
+	r->family = skc->skc_family;
+	r->state = skc->skc_state;
+	r->reuse = BITFIELD(skc, skc_reuse);
+	r->reuseport = BITFIELD(skc, skc_reuseport);
+	r->ipv6only = BITFIELD(skc, skc_ipv6only);
+	r->bound_dev_if = skc->skc_bound_dev_if;
+	flags = skc->skc_flags;
+	r->bits |= BIT_AS(flags, SOCK_KEEPOPEN, DUMP_SO_KEEPALIVE) |
+		   BIT_AS(flags, SOCK_BROADCAST, DUMP_SO_BROADCAST) |
+		   BIT_AS(flags, SOCK_LOCALROUTE, DUMP_SO_DONTROUTE) |
+		   BIT_AS(flags, SOCK_URGINLINE, DUMP_SO_OOBINLINE) |
+		   BIT_AS(flags, SOCK_LINGER, DUMP_SO_LINGER) |
+		   BIT_AS(flags, SOCK_RCVTSTAMP, DUMP_SO_TIMESTAMP) |
+		   BIT_AS(flags, SOCK_RCVTSTAMPNS, DUMP_SO_TIMESTAMPNS) |
+		   BIT_AS(flags, SOCK_TSTAMP_NEW, DUMP_SO_TSTAMP_NEW) |
+		   BIT_AS(flags, SOCK_RXQ_OVFL, DUMP_SO_RXQ_OVFL);
+	r->type = sk->sk_type;
+	r->protocol = sk->sk_protocol;
+	r->shutdown = sk->sk_shutdown;
+	r->userlocks = sk->sk_userlocks;
+	r->rcvbuf = sk->sk_rcvbuf;
+	r->sndbuf = sk->sk_sndbuf;
+	r->rcvlowat = sk->sk_rcvlowat;
+	r->peek_off = sk->sk_peek_off;
+	r->priority = sk->sk_priority;
+	r->mark = sk->sk_mark;
+	r->lingertime = sk->sk_lingertime;
+	r->rcvtimeo = sk->sk_rcvtimeo;
+	r->sndtimeo = sk->sk_sndtimeo;
+	r->ack_backlog = sk->sk_ack_backlog;
+	r->max_ack_backlog = sk->sk_max_ack_backlog;
+	r->rmem_alloc = sk->sk_backlog.rmem_alloc.counter;
+	r->wmem_alloc = sk->sk_wmem_alloc.refs.counter;
+	r->receive_qlen = sk->sk_receive_queue.qlen;
+	r->write_qlen = sk->sk_write_queue.qlen;
+	r->error_qlen = sk->sk_error_queue.qlen;
+	r->bits |= BIT_AS(sock->flags, SOCK_PASSCRED_BIT, DUMP_SO_PASSCRED);
+}
+
+SEC("crib")
+int dump_sockets(struct dump_socket_ctx *ctx)
+{
+	struct bpf_iter_task_file it;
+	struct dump_socket_rec *r;
+	struct task_struct *task;
+	struct socket *sock;
+	struct file *file;
+	struct sock *sk;
+	int fd, ret = DUMP_OK;
+
+	task = bpf_task_from_vpid(ctx->pid);
+	if (!task)
+		return DUMP_NO_TASK;
+	bpf_iter_task_file_new(&it, task);
+	while ((file = bpf_iter_task_file_next(&it))) {
+		fd = bpf_iter_task_file_get_fd(&it);
+		if (fd < (s64)ctx->start || (ctx->fd >= 0 && fd != ctx->fd))
+			continue;
+		sock = bpf_socket_from_file(file);
+		if (!sock)
+			continue;
+		sk = bpf_sock_from_socket(sock);
+		if (!sk)
+			continue;
+		r = bpf_ringbuf_reserve(&socket_records, sizeof(*r), 0);
+		if (!r) {
+			bpf_sock_release(sk);
+			ret = DUMP_NO_ROOM;
+			break;
+		}
+		dump_zero(r, sizeof(*r));
+		r->kind = DUMP_REC_SOCKET;
+		r->fd = fd;
+		r->ino = file->f_inode->i_ino;
+		read_sock(sock, sk, r);
+		if (r->family == AF_INET || r->family == AF_INET6) {
+			read_inet(sock, sk, r);
+			read_tcp(sk, r);
+			read_udp(sk, r);
+		} else if (r->family == AF_UNIX) {
+			read_unix(sk, r);
+		}
+		bpf_sock_release(sk);
+		bpf_ringbuf_submit(r, 0);
+	}
+	bpf_iter_task_file_destroy(&it);
+	bpf_task_release(task);
+	return ret;
+}
+
+/* The bytes of one skb, from skb->head, in DUMP_SKB_CHUNK pieces. */
+static __always_inline int send_skb_data(struct sk_buff *skb, __u32 idx)
+{
+	struct bpf_iter_skb_data it;
+	struct dump_skb_data_rec *d;
+	int ret = DUMP_OK;
+
+	bpf_iter_skb_data_new(&it, skb, DUMP_SKB_CHUNK);
+	while (bpf_iter_skb_data_next(&it)) {
+		d = bpf_ringbuf_reserve(&queue_records, sizeof(*d), 0);
+		if (!d) {
+			ret = DUMP_NO_ROOM;
+			break;
+		}
+		d->kind = DUMP_REC_SKB_DATA;
+		d->idx = idx;
+		d->offset = bpf_iter_skb_data_get_offset(&it);
+		d->len = bpf_iter_skb_data_get_chunk_len(&it);
+		/* A chunk that cannot be copied ends the data early: crib-dump sees it short. */
+		if (bpf_iter_skb_data_set_buf(&it, d->buf, sizeof(d->buf)) != (int)d->len) {
+			bpf_ringbuf_discard(d, 0);
+			break;
+		}
+		bpf_ringbuf_submit(d, 0);
+	}
+	bpf_iter_skb_data_destroy(&it);
+	return ret;
+}
+
+/* TCP and UNIX keep their per-skb state in skb->cb, which clones copy. */
+static __always_inline void read_cb(struct sk_buff *skb, struct dump_skb_rec *r)
+{
+	union {
+		struct tcp_skb_cb tcp;
+		struct unix_skb_parms unix;
+	} cb;
+
+	bpf_probe_read_kernel(&cb, sizeof(cb), skb->cb);
+	r->tcp_seq = cb.tcp.seq;
+	r->tcp_end_seq = cb.tcp.end_seq;
+	r->tcp_flags = cb.tcp.tcp_flags;
+	r->unix_consumed = cb.unix.consumed;
+	r->has_fp = cb.unix.fp != NULL;
+}
+
+static __always_inline int send_skb(struct dump_queue_ctx *ctx, struct sk_buff *skb,
+				    struct sk_buff *orig, __u32 idx)
+{
+	struct dump_skb_rec *r;
+	struct unix_sock *u;
+
+	r = bpf_ringbuf_reserve(&queue_records, sizeof(*r), 0);
+	if (!r)
+		return DUMP_NO_ROOM;
+	dump_zero(r, sizeof(*r));
+	r->kind = DUMP_REC_SKB;
+	r->idx = idx;
+	r->headroom = skb->data - skb->head;
+	r->len = skb->len;
+	r->truesize = skb->truesize;
+	r->network_header = skb->network_header;
+	r->transport_header = skb->transport_header;
+	r->protocol = skb->protocol;
+	r->iif = skb->skb_iif;
+	read_cb(skb, r);
+	if (ctx->unix_src && orig) {
+		r->orig_len = orig->len;
+		if (orig->sk) {
+			u = bpf_rdonly_cast(orig->sk, bpf_core_type_id_kernel(struct unix_sock));
+			read_unix_addr(u->addr, &r->unix_src);
+		}
+	}
+	bpf_ringbuf_submit(r, 0);
+	return send_skb_data(skb, idx);
+}
+
+static __always_inline int send_queue_end(struct sock *sk, struct sk_buff_head *head)
+{
+	struct dump_queue_end_rec *e;
+	struct tcp_sock *tp;
+	struct udp_sock *up;
+
+	e = bpf_ringbuf_reserve(&queue_records, sizeof(*e), 0);
+	if (!e)
+		return DUMP_NO_ROOM;
+	dump_zero(e, sizeof(*e));
+	e->kind = DUMP_REC_QUEUE_END;
+	e->count = walk_idx;
+	e->qlen = head->qlen;
+	e->rmem_alloc = sk->sk_backlog.rmem_alloc.counter;
+	tp = bpf_tcp_sock_from_sock(sk);
+	if (tp) {
+		e->copied_seq = tp->copied_seq;
+		e->rcv_nxt = tp->rcv_nxt;
+		e->snd_una = tp->snd_una;
+		e->snd_nxt = tp->snd_nxt;
+		e->write_seq = tp->write_seq;
+	}
+	up = bpf_udp_sock_from_sock(sk);
+	if (up)
+		e->forward_deficit = up->forward_deficit;
+	bpf_ringbuf_submit(e, 0);
+	return DUMP_OK;
+}
+
+/*
+ * The position lives in a global, not on the stack: a counter the loop
+ * branches on would be tracked exactly by the verifier, and the loop
+ * would never converge.
+ */
+static __always_inline int walk_queue(struct dump_queue_ctx *ctx, struct sock *sk,
+				      struct sk_buff_head *head)
+{
+	struct sk_buff *skb, *orig = NULL;
+	struct bpf_iter_skb it;
+	int ret = DUMP_OK;
+	__u64 idx;
+
+	walk_idx = 0;
+	if (ctx->unix_src)
+		orig = head->next;
+	bpf_iter_skb_new(&it, sk, head);
+	while ((skb = bpf_iter_skb_next(&it))) {
+		idx = walk_idx;
+		walk_idx = idx + 1;
+		if ((void *)orig == (void *)head)
+			orig = NULL;	/* the queue shrank under the walk */
+		if (idx >= ctx->start) {
+			ret = send_skb(ctx, skb, orig, idx);
+			if (ret)
+				break;
+		}
+		if (orig)
+			orig = orig->next;
+	}
+	bpf_iter_skb_destroy(&it);
+	if (ret == DUMP_OK)
+		ret = send_queue_end(sk, head);
+	return ret;
+}
+
+SEC("crib.s")
+int dump_socket_queue(struct dump_queue_ctx *ctx)
+{
+	struct sk_buff_head *head = NULL;
+	struct task_struct *task;
+	struct udp_sock *up;
+	struct sock *sk;
+	int ret;
+
+	task = bpf_task_from_vpid(ctx->pid);
+	if (!task)
+		return DUMP_NO_TASK;
+	sk = bpf_sock_from_task_fd(task, ctx->fd);
+	bpf_task_release(task);
+	if (!sk)
+		return DUMP_NO_SOCKET;
+	if (ctx->queue == DUMP_QUEUE_RECEIVE) {
+		head = bpf_receive_queue_from_sock(sk);
+	} else if (ctx->queue == DUMP_QUEUE_WRITE) {
+		head = bpf_write_queue_from_sock(sk);
+	} else if (ctx->queue == DUMP_QUEUE_READER) {
+		up = bpf_udp_sock_from_sock(sk);
+		if (up)
+			head = bpf_reader_queue_from_udp_sock(up);
+	}
+	ret = head ? walk_queue(ctx, sk, head) : DUMP_NO_QUEUE;
+	bpf_sock_release(sk);
+	return ret;
+}

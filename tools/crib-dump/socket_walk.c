@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Walking a socket queue with the dump_socket_queue CRIB program: a
+ * record per skb, then its bytes from skb->head.  A walk cut short by a
+ * full ring buffer resumes at the first skb that did not arrive whole.
+ * socket_queues.c checks and assembles what the walks brought back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib_libbpf.h"
+#include "dump_sockets.skel.h"
+#include "sockets.h"
+
+/* Larger than any skb a socket queues (64 KiB GSO, a UNIX datagram of sk_sndbuf). */
+#define SKB_BYTES_MAX	(16u << 20)
+
+void skb_list_free(struct skb_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i].bytes);
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+static int malformed(struct skb_list *l, const char *why)
+{
+	l->bad = why;
+	return -EINVAL;
+}
+
+static void skb_list_drop_last(struct skb_list *l)
+{
+	free(l->items[l->n - 1].bytes);
+	l->n--;
+}
+
+static int add_skb(struct skb_list *l, const struct dump_skb_rec *k)
+{
+	struct skb_copy *items, *s;
+	size_t cap;
+
+	if (k->idx != l->n)
+		return malformed(l, "an skb out of order");
+	if ((uint64_t)k->headroom + k->len > SKB_BYTES_MAX)
+		return malformed(l, "an skb larger than 16 MiB");
+	if (l->n == l->cap) {
+		cap = l->cap ? l->cap * 2 : 64;
+		items = realloc(l->items, cap * sizeof(*items));
+		if (!items)
+			return -ENOMEM;
+		l->items = items;
+		l->cap = cap;
+	}
+	s = &l->items[l->n];
+	memset(s, 0, sizeof(*s));
+	s->k = *k;
+	s->size = k->headroom + k->len;
+	s->bytes = malloc(s->size ? s->size : 1);
+	if (!s->bytes)
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static int add_skb_data(struct skb_list *l, const struct dump_skb_data_rec *d)
+{
+	struct skb_copy *s = l->n ? &l->items[l->n - 1] : NULL;
+
+	if (!s || d->idx != s->k.idx || d->offset != s->filled || d->len > DUMP_SKB_CHUNK ||
+	    d->len > s->size - s->filled)
+		return malformed(l, "skb data out of place");
+	memcpy(s->bytes + s->filled, d->buf, d->len);
+	s->filled += d->len;
+	return 0;
+}
+
+static int on_queue_record(void *data, void *rec, size_t size)
+{
+	struct skb_list *l = data;
+	uint32_t kind = size >= 4 ? *(uint32_t *)rec : 0;
+
+	if (kind == DUMP_REC_SKB && size == sizeof(struct dump_skb_rec))
+		return add_skb(l, rec);
+	if (kind == DUMP_REC_SKB_DATA && size == sizeof(struct dump_skb_data_rec))
+		return add_skb_data(l, rec);
+	if (kind == DUMP_REC_QUEUE_END && size == sizeof(struct dump_queue_end_rec) && !l->ended) {
+		memcpy(&l->end, rec, sizeof(l->end));
+		l->ended = true;
+		return 0;
+	}
+	return malformed(l, "a malformed record");
+}
+
+/* One run of dump_socket_queue; returns its result or -1. */
+static int run_queue_program(struct dump_job *job, struct ring_buffer *rb,
+			     const struct dump_queue_ctx *ctx, struct skb_list *l)
+{
+	const struct bpf_program *prog = job->progs.sockets->progs.dump_socket_queue;
+	int ret, retval;
+
+	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
+	if (ret)
+		return dump_fail(&job->err, "running dump_socket_queue failed: %s", strerror(-ret));
+	ret = ring_buffer__consume(rb);
+	if (ret < 0)
+		return dump_fail(&job->err, "reading the %s of fd %d: %s",
+				 socket_queue_name(ctx->queue), ctx->fd,
+				 l->bad ? l->bad : strerror(-ret));
+	return retval;
+}
+
+int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
+			 struct skb_list *l)
+{
+	struct dump_queue_ctx ctx = {
+		.pid = job->pid, .fd = fd, .queue = queue, .unix_src = unix_src,
+	};
+	struct ring_buffer *rb;
+	size_t before;
+	int ret;
+
+	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.queue_records),
+			      on_queue_record, l, NULL);
+	if (!rb)
+		return dump_fail(&job->err, "cannot open the ring buffer of dump_socket_queue: %s",
+				 strerror(errno));
+	for (;;) {
+		before = l->n;
+		ctx.start = l->n;
+		ret = run_queue_program(job, rb, &ctx, l);
+		if (ret < 0)
+			break;
+		if (ret == DUMP_OK && l->ended) {
+			ret = 0;
+			break;
+		}
+		if (ret == DUMP_NO_ROOM) {
+			/* The last skb may have come without all its bytes. */
+			if (l->n && l->items[l->n - 1].filled < l->items[l->n - 1].size)
+				skb_list_drop_last(l);
+			if (l->n > before)
+				continue;
+			ret = dump_fail(&job->err, "an skb in the %s of fd %d does not fit in the ring buffer",
+					socket_queue_name(queue), fd);
+			break;
+		}
+		if (ret == DUMP_NO_TASK)
+			ret = dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+		else if (ret == DUMP_NO_SOCKET)
+			ret = dump_fail(&job->err, "fd %d is no longer a socket", fd);
+		else
+			ret = dump_fail(&job->err, "dump_socket_queue failed on the %s of fd %d (result %d)",
+					socket_queue_name(queue), fd, ret);
+		break;
+	}
+	ring_buffer__free(rb);
+	return ret;
+}
+
+/* The queues each kind of socket has data in. */
+static bool queue_used(const struct socket_entry *e, uint32_t queue)
+{
+	if (e->k.state == 10)	/* TCP_LISTEN: connections, not data (refused if any) */
+		return false;
+	switch (e->kind) {
+	case SOCKET_TCP:
+		return queue != DUMP_QUEUE_READER;
+	case SOCKET_UDP:
+		return true;
+	default:
+		return queue == DUMP_QUEUE_RECEIVE;
+	}
+}
+
+int socket_queues_read(struct dump_job *job, struct socket_entry *e)
+{
+	struct skb_list walks[DUMP_NR_QUEUES] = { 0 };
+	uint32_t q;
+	int ret = -1;
+
+	for (q = 0; q < DUMP_NR_QUEUES; q++) {
+		walks[q].used = queue_used(e, q);
+		if (walks[q].used &&
+		    socket_walk_queue(job, e->k.fd, q, e->kind == SOCKET_UNIX_DGRAM, &walks[q]))
+			goto out;
+	}
+	ret = socket_queues_build(job, e, walks);
+out:
+	for (q = 0; q < DUMP_NR_QUEUES; q++)
+		skb_list_free(&walks[q]);
+	return ret;
+}

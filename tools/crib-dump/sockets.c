@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket records.  The dump_sockets CRIB program reads every socket of
+ * the process; this file refuses what a restore could not rebuild, reads
+ * the queues (socket_queues.c) and options (socket_options.c), and writes
+ * a socket record and the socket_queue records of each.
+ *
+ * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
+ * seqpacket sockets.  Refused, each with its reason: other families and
+ * protocols, connections waiting to be accepted, TCP data sent but not
+ * yet acknowledged (CRIB programs cannot read the retransmit queue), UNIX
+ * descriptors in flight, urgent or out-of-band data, queued socket errors.
+ *
+ * Everything is read, queues included, before the first record is
+ * written, so a refused socket stops the dump before anything is written.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib_libbpf.h"
+#include "dump_sockets.skel.h"
+#include "sockets.h"
+
+/* sk_state values (include/net/tcp_states.h) */
+enum {
+	ST_ESTABLISHED = 1,
+	ST_SYN_SENT = 2,
+	ST_SYN_RECV = 3,
+	ST_FIN_WAIT1 = 4,
+	ST_LAST_ACK = 9,
+	ST_LISTEN = 10,
+	ST_CLOSING = 11,
+};
+
+#define TCP_URG_VALID		0x0100
+/* How long to wait for sent data to be acknowledged, and for a socket to settle. */
+#define INFLIGHT_WAIT_MS	2000
+#define SETTLE_TRIES		20
+#define RETRY_SLEEP_MS		20
+
+struct socket_list {
+	struct socket_entry *items;
+	size_t n;
+	unsigned int hz;
+};
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int on_socket_record(void *data, void *rec, size_t size)
+{
+	struct record_list *out = data;
+	void *items;
+
+	if (size != sizeof(struct dump_socket_rec) || *(uint32_t *)rec != DUMP_REC_SOCKET)
+		return -EINVAL;
+	if (out->n == out->cap) {
+		out->cap = out->cap ? out->cap * 2 : 16;
+		items = realloc(out->items, out->cap * sizeof(struct dump_socket_rec));
+		if (!items)
+			return -ENOMEM;
+		out->items = items;
+	}
+	memcpy((struct dump_socket_rec *)out->items + out->n++, rec, size);
+	return 0;
+}
+
+/* The sockets of @pid (only @fd unless it is -1), resuming when the ring buffer fills. */
+static int collect_sockets(struct dump_job *job, pid_t pid, int fd, struct record_list *recs)
+{
+	struct dump_socket_ctx ctx = { .pid = pid, .fd = fd };
+	const struct bpf_program *prog = job->progs.sockets->progs.dump_sockets;
+	struct ring_buffer *rb;
+	int ret, retval;
+
+	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.socket_records),
+			      on_socket_record, recs, NULL);
+	if (!rb)
+		return dump_fail(&job->err, "cannot open the ring buffer of dump_sockets: %s",
+				 strerror(errno));
+	for (;;) {
+		ret = crib_prog_run(prog, &ctx, sizeof(ctx), &retval);
+		if (ret) {
+			ret = dump_fail(&job->err, "running dump_sockets failed: %s", strerror(-ret));
+			break;
+		}
+		ret = ring_buffer__consume(rb);
+		if (ret < 0) {
+			ret = dump_fail(&job->err, "reading the records of dump_sockets: %s",
+					strerror(-ret));
+			break;
+		}
+		ret = 0;
+		if (retval == DUMP_OK)
+			break;
+		if (retval == DUMP_NO_ROOM && recs->n) {
+			ctx.start = (uint64_t)((struct dump_socket_rec *)recs->items)[recs->n - 1].fd + 1;
+			continue;
+		}
+		if (retval == DUMP_NO_TASK)
+			ret = dump_fail(&job->err, "no process with pid %d", (int)pid);
+		else
+			ret = dump_fail(&job->err, "dump_sockets failed (result %d)", retval);
+		break;
+	}
+	ring_buffer__free(rb);
+	return ret;
+}
+
+/* The socket behind @fd again, as it is now. */
+static int reread_socket(struct dump_job *job, struct socket_entry *e)
+{
+	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	int ret = -1;
+
+	if (collect_sockets(job, job->pid, e->k.fd, &recs))
+		goto out;
+	if (recs.n != 1 || ((struct dump_socket_rec *)recs.items)->ino != e->k.ino) {
+		dump_fail(&job->err, "fd %d changed during the dump", e->k.fd);
+		goto out;
+	}
+	e->k = *(struct dump_socket_rec *)recs.items;
+	ret = 0;
+out:
+	record_list_free(&recs);
+	return ret;
+}
+
+/*
+ * The kernel's HZ, which it does not export: the receive timeout of a
+ * socket of our own, set to one second, read back in jiffies.
+ */
+static int measure_hz(struct dump_job *job, unsigned int *hz)
+{
+	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	struct timeval one_second = { .tv_sec = 1 };
+	int fd, ret = -1;
+	uint64_t j;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return dump_fail(&job->err, "cannot create a socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &one_second, sizeof(one_second))) {
+		dump_fail(&job->err, "cannot set a socket's timeout: %s", strerror(errno));
+		goto out;
+	}
+	if (collect_sockets(job, getpid(), fd, &recs))
+		goto out;
+	j = recs.n == 1 ? ((struct dump_socket_rec *)recs.items)->rcvtimeo : 0;
+	if (j < 24 || j > 10000) {
+		dump_fail(&job->err, "cannot tell the kernel's HZ (a 1 s timeout read as %llu jiffies)",
+			  (unsigned long long)j);
+		goto out;
+	}
+	*hz = (unsigned int)j;
+	ret = 0;
+out:
+	record_list_free(&recs);
+	close(fd);
+	return ret;
+}
+
+static const char *family_name(unsigned int family)
+{
+	switch (family) {
+	case AF_UNIX: return "AF_UNIX";
+	case AF_INET: return "AF_INET";
+	case AF_INET6: return "AF_INET6";
+	case AF_NETLINK: return "AF_NETLINK";
+	case AF_PACKET: return "AF_PACKET";
+	default: return NULL;
+	}
+}
+
+static int classify(struct dump_job *job, struct socket_entry *e)
+{
+	const struct dump_socket_rec *k = &e->k;
+	const char *fam = family_name(k->family);
+
+	if (k->family == AF_UNIX) {
+		switch (k->type) {
+		case SOCK_STREAM: e->kind = SOCKET_UNIX_STREAM; return 0;
+		case SOCK_DGRAM: e->kind = SOCKET_UNIX_DGRAM; return 0;
+		case SOCK_SEQPACKET: e->kind = SOCKET_UNIX_SEQPACKET; return 0;
+		}
+	} else if (k->family == AF_INET || k->family == AF_INET6) {
+		if (k->type == SOCK_STREAM && k->protocol == IPPROTO_TCP && k->is_tcp) {
+			e->kind = SOCKET_TCP;
+			return 0;
+		}
+		if (k->type == SOCK_DGRAM && k->protocol == IPPROTO_UDP && k->is_udp) {
+			e->kind = SOCKET_UDP;
+			return 0;
+		}
+	}
+	if (fam)
+		return dump_fail(&job->err, "cannot dump fd %d: %s sockets of type %u, protocol %u are not supported",
+				 k->fd, fam, k->type, k->protocol);
+	return dump_fail(&job->err, "cannot dump fd %d: sockets of family %u are not supported",
+			 k->fd, k->family);
+}
+
+/* What no snapshot of this socket could carry. */
+static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e)
+{
+	const struct dump_socket_rec *k = &e->k;
+	const char *why = NULL;
+
+	if (k->state == ST_LISTEN && k->ack_backlog)
+		return dump_fail(&job->err, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
+				 k->fd, k->ack_backlog);
+	if (k->error_qlen)
+		why = "queued socket errors (MSG_ERRQUEUE)";
+	else if (e->kind == SOCKET_TCP && k->repair)
+		why = "a TCP socket in repair mode";
+	else if (e->kind == SOCKET_TCP && k->has_ulp)
+		why = "a TCP socket with an upper layer protocol (kTLS)";
+	else if (e->kind == SOCKET_TCP && (k->urg_data & TCP_URG_VALID))
+		why = "unread TCP urgent data";
+	else if (e->kind == SOCKET_UDP && k->encap_type)
+		why = "a UDP socket with encapsulation";
+	else if (k->family == AF_UNIX && k->unix_nr_fds)
+		why = "descriptors in flight (SCM_RIGHTS) in its receive queue";
+	else if (k->family == AF_UNIX && k->unix_has_oob)
+		why = "out-of-band data (MSG_OOB)";
+	if (why)
+		return dump_fail(&job->err, "cannot dump fd %d: %s is not supported", k->fd, why);
+	return 0;
+}
+
+/*
+ * Bytes sent and not acknowledged yet live in the retransmit queue, an
+ * rbtree no CRIB kfunc reads.  A SYN or FIN in flight carries no data.
+ */
+static uint32_t tcp_unacked(const struct dump_socket_rec *k)
+{
+	uint32_t n = k->snd_nxt - k->snd_una;
+
+	if (n && (k->state == ST_SYN_SENT || k->state == ST_SYN_RECV))
+		n--;
+	if (n && k->snd_nxt == k->write_seq &&
+	    (k->state == ST_FIN_WAIT1 || k->state == ST_CLOSING || k->state == ST_LAST_ACK))
+		n--;
+	return n;
+}
+
+/* Wait (briefly) for the peer to acknowledge what is in flight. */
+static int tcp_wait_acked(struct dump_job *job, struct socket_entry *e)
+{
+	unsigned int waited = 0;
+
+	while (tcp_unacked(&e->k)) {
+		if (waited >= INFLIGHT_WAIT_MS)
+			return dump_fail(&job->err, "cannot dump fd %d: %u bytes sent on this TCP connection are not acknowledged; CRIB programs cannot read the retransmit queue",
+					 e->k.fd, tcp_unacked(&e->k));
+		sleep_ms(RETRY_SLEEP_MS);
+		waited += RETRY_SLEEP_MS;
+		if (reread_socket(job, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* The queues of @e, read again until they agree with the socket's counters. */
+static int read_socket(struct dump_job *job, struct socket_entry *e)
+{
+	int tries, ret;
+
+	for (tries = 0; tries < SETTLE_TRIES; tries++) {
+		if (tries) {
+			sleep_ms(RETRY_SLEEP_MS);
+			if (reread_socket(job, e))
+				return -1;
+		}
+		if (refuse_unsupported(job, e))
+			return -1;
+		if (e->kind == SOCKET_TCP && tcp_wait_acked(job, e))
+			return -1;
+		ret = socket_queues_read(job, e);
+		if (ret <= 0)
+			return ret;
+	}
+	return dump_fail(&job->err, "cannot dump fd %d: its queues kept changing during the dump",
+			 e->k.fd);
+}
+
+int sockets_read(struct dump_job *job)
+{
+	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	const struct dump_socket_rec *k;
+	struct socket_list *list;
+	int ret = -1;
+
+	list = calloc(1, sizeof(*list));
+	if (!list)
+		return dump_fail(&job->err, "out of memory");
+	job->sockets = list;
+	if (collect_sockets(job, job->pid, -1, &recs))
+		goto out;
+	if (recs.n != files_socket_count(job)) {
+		dump_fail(&job->err, "dump_sockets found %zu sockets, the descriptor table %zu",
+			  recs.n, files_socket_count(job));
+		goto out;
+	}
+	if (!recs.n) {
+		ret = 0;
+		goto out;
+	}
+	if (measure_hz(job, &list->hz))
+		goto out;
+	list->items = calloc(recs.n, sizeof(*list->items));
+	if (!list->items) {
+		dump_fail(&job->err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < recs.n; i++) {
+		struct socket_entry *e = &list->items[list->n++];
+
+		k = (const struct dump_socket_rec *)recs.items + i;
+		e->k = *k;
+		if (!files_is_socket(job, k->fd, k->ino)) {
+			dump_fail(&job->err, "fd %d is not the socket dump_sockets reported", k->fd);
+			goto out;
+		}
+		if (classify(job, e) || read_socket(job, e))
+			goto out;
+		socket_options_build(e, list->hz);
+	}
+	ret = 0;
+out:
+	record_list_free(&recs);
+	return ret;
+}
+
+/* An inet address as the kernel filled it: a struct sockaddr_in or sockaddr_in6. */
+static void inet_sockaddr(const uint8_t *raw, struct crib_sockaddr *a)
+{
+	struct sockaddr_in6 in6;
+	struct sockaddr_in in;
+	static const uint8_t any6[16];
+
+	memcpy(&in, raw, sizeof(in));
+	if (in.sin_family == AF_INET) {
+		if (!in.sin_port && !in.sin_addr.s_addr)
+			return;		/* unbound, or not connected */
+		a->family = AF_INET;
+		a->addr = (struct crib_blob){ .data = raw + offsetof(struct sockaddr_in, sin_addr),
+					      .len = 4 };
+		a->port = ntohs(in.sin_port);
+		return;
+	}
+	memcpy(&in6, raw, sizeof(in6));
+	if (in6.sin6_family != AF_INET6 ||
+	    (!in6.sin6_port && !memcmp(&in6.sin6_addr, any6, sizeof(any6))))
+		return;
+	a->family = AF_INET6;
+	a->addr = (struct crib_blob){ .data = raw + offsetof(struct sockaddr_in6, sin6_addr),
+				      .len = 16 };
+	a->port = ntohs(in6.sin6_port);
+	a->flowinfo = ntohl(in6.sin6_flowinfo);
+	a->scope_id = in6.sin6_scope_id;
+}
+
+/* A UNIX name: a path up to its NUL, an abstract name (leading NUL) whole. */
+static void unix_sockaddr(const struct dump_unix_addr *u, struct crib_sockaddr *a)
+{
+	size_t len = u->len;
+
+	if (!len)
+		return;
+	if (u->path[0])
+		len = strnlen((const char *)u->path, len);
+	a->family = AF_UNIX;
+	a->addr = (struct crib_blob){ .data = u->path, .len = len };
+}
+
+static void fill_tcp(const struct socket_entry *e, struct crib_tcp *t)
+{
+	const struct dump_socket_rec *k = &e->k;
+
+	*t = (struct crib_tcp) {
+		.snd_una = k->snd_una, .snd_nxt = k->snd_nxt, .rcv_nxt = k->rcv_nxt,
+		.snd_wnd = k->snd_wnd, .rcv_wnd = k->rcv_wnd, .max_window = k->max_window,
+		.rcv_wup = k->rcv_wup, .mss_clamp = k->mss_clamp,
+		.snd_wscale = k->snd_wscale, .rcv_wscale = k->rcv_wscale,
+		.timestamps = k->tstamp_ok, .ts_val = k->ts_val, .sack = k->sack_ok,
+		.unsent = e->send.bytes,
+		.nodelay = (k->bits >> DUMP_TCP_NODELAY) & 1,
+		.cork = (k->bits >> DUMP_TCP_CORK) & 1,
+		.write_seq = k->write_seq, .copied_seq = k->copied_seq, .snd_wl1 = k->snd_wl1,
+		.wscale_ok = k->wscale_ok,
+	};
+}
+
+static int write_socket(struct dump_job *job, const struct socket_entry *e)
+{
+	const struct dump_socket_rec *k = &e->k;
+	struct crib_socket s = {
+		.pid = job->pid, .fd = (uint64_t)k->fd, .sock_id = k->ino,
+		.family = k->family, .type = k->type, .protocol = k->protocol,
+		.state = k->state,
+		.options = e->opts, .n_options = e->n_opts,
+		.recv_queued = e->recv.bytes, .send_queued = e->send.bytes,
+		.shutdown = k->shutdown,
+		.backlog = k->state == ST_LISTEN ? k->max_ack_backlog : 0,
+	};
+
+	if (k->family == AF_UNIX) {
+		unix_sockaddr(&k->unix_local, &s.local);
+		unix_sockaddr(&k->unix_peer, &s.peer);
+		s.peer_id = k->peer_ino;
+	} else {
+		inet_sockaddr(k->local_inet, &s.local);
+		inet_sockaddr(k->peer_inet, &s.peer);
+	}
+	if (e->kind == SOCKET_TCP)
+		fill_tcp(e, &s.tcp);
+	if (crib_write_socket(job->writer, &s))
+		return dump_fail(&job->err, "writing the socket of fd %d: %s", k->fd,
+				 crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
+static void chunk_src(const struct sock_chunk *c, struct crib_sock_chunk *out)
+{
+	out->src = (struct crib_sockaddr){ .family = c->src_family };
+	if (!c->src_family)
+		return;
+	out->src.addr = (struct crib_blob){ .data = c->src_addr, .len = c->src_len };
+	out->src.port = c->src_port;
+	out->src.scope_id = c->src_scope_id;
+}
+
+/* Messages, as many to a record as fit in CRIB_CHUNK_MAX bytes. */
+static int write_messages(struct dump_job *job, const struct socket_entry *e,
+			  const struct sock_queue *q, uint64_t queue)
+{
+	struct crib_socket_queue rec = { .sock_id = e->k.ino, .queue = queue };
+	struct crib_sock_chunk *out;
+	size_t i = 0, j, bytes;
+	int ret = 0;
+
+	out = calloc(q->n ? q->n : 1, sizeof(*out));
+	if (!out)
+		return dump_fail(&job->err, "out of memory");
+	while (i < q->n && !ret) {
+		for (j = i, bytes = 0; j < q->n && j - i < CRIB_LIMIT_ITEMS / 2; j++) {
+			if (q->chunks[j].len > CRIB_CHUNK_MAX) {
+				ret = dump_fail(&job->err, "cannot dump fd %d: a datagram of %zu bytes is queued, more than a snapshot record holds",
+						e->k.fd, q->chunks[j].len);
+				break;
+			}
+			if (bytes + q->chunks[j].len > CRIB_CHUNK_MAX)
+				break;
+			bytes += q->chunks[j].len;
+			out[j - i].data = (struct crib_blob){ q->chunks[j].data, q->chunks[j].len };
+			chunk_src(&q->chunks[j], &out[j - i]);
+		}
+		if (ret)
+			break;
+		rec.chunks = out;
+		rec.n_chunks = j - i;
+		if (crib_write_socket_queue(job->writer, &rec))
+			ret = dump_fail(&job->err, "writing the queue of fd %d: %s", e->k.fd,
+					crib_writer_error(job->writer)->msg);
+		rec.seq++;
+		i = j;
+	}
+	free(out);
+	return ret;
+}
+
+static int write_queue(struct dump_job *job, const struct socket_entry *e,
+		       const struct sock_queue *q, uint64_t queue)
+{
+	if (!q->n)
+		return 0;
+	if (!q->stream)
+		return write_messages(job, e, q, queue);
+	if (crib_write_socket_stream(job->writer, e->k.ino, queue, q->chunks[0].data,
+				     q->chunks[0].len))
+		return dump_fail(&job->err, "writing the queue of fd %d: %s", e->k.fd,
+				 crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
+int sockets_write(struct dump_job *job)
+{
+	const struct socket_entry *e;
+	size_t i;
+
+	for (i = 0; i < job->sockets->n; i++) {
+		e = &job->sockets->items[i];
+		if (write_socket(job, e) || write_queue(job, e, &e->recv, CRIB_QUEUE_RECV) ||
+		    write_queue(job, e, &e->send, CRIB_QUEUE_SEND))
+			return -1;
+	}
+	dump_verbose(job, "%zu sockets\n", job->sockets->n);
+	return 0;
+}
+
+void sockets_free(struct dump_job *job)
+{
+	if (!job->sockets)
+		return;
+	for (size_t i = 0; i < job->sockets->n; i++)
+		socket_queues_free(&job->sockets->items[i]);
+	free(job->sockets->items);
+	free(job->sockets);
+	job->sockets = NULL;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sockets in crib-dump, shared by sockets.c (the socket records: reading,
+ * refusing what cannot be restored, writing), socket_options.c (options
+ * as getsockopt() returns them) and socket_queues.c (queued data).
+ */
+#ifndef CRIB_DUMP_SOCKETS_TOOL_H
+#define CRIB_DUMP_SOCKETS_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crib/format.h>
+
+#include "crib-dump.h"
+#include "dump_sockets.h"
+
+/* The sockets crib-dump can dump. */
+enum socket_kind {
+	SOCKET_TCP,
+	SOCKET_UDP,
+	SOCKET_UNIX_STREAM,
+	SOCKET_UNIX_DGRAM,
+	SOCKET_UNIX_SEQPACKET,
+};
+
+/* One message of a datagram queue, or all bytes of a stream queue. */
+struct sock_chunk {
+	uint8_t *data;
+	size_t len;
+	uint64_t src_family;		/* 0: no address */
+	uint8_t src_addr[DUMP_SUN_PATH_LEN];
+	size_t src_len;
+	uint64_t src_port;
+	uint64_t src_scope_id;
+};
+
+/* A queue as socket_queue records carry it. */
+struct sock_queue {
+	struct sock_chunk *chunks;
+	size_t n;
+	size_t cap;
+	uint64_t bytes;
+	bool stream;			/* one run of bytes, not messages */
+};
+
+#define SOCKOPT_MAX	64
+#define SOCKOPT_BUF	1024
+
+struct socket_entry {
+	struct dump_socket_rec k;
+	enum socket_kind kind;
+	struct sock_queue recv;
+	struct sock_queue send;
+	struct crib_sockopt opts[SOCKOPT_MAX];
+	size_t n_opts;
+	uint8_t optval[SOCKOPT_BUF];
+	size_t optval_used;
+};
+
+/* The options of @e as getsockopt() would return them; @hz: the kernel's HZ. */
+void socket_options_build(struct socket_entry *e, unsigned int hz);
+
+#define DUMP_NR_QUEUES	3	/* enum dump_sock_queue */
+
+/* One skb as dump_socket_queue sent it. */
+struct skb_copy {
+	struct dump_skb_rec k;
+	uint8_t *bytes;		/* from skb->head */
+	uint32_t size;		/* headroom + len */
+	uint32_t filled;
+};
+
+/* One walk of one queue (socket_walk.c). */
+struct skb_list {
+	bool used;		/* walked at all */
+	struct skb_copy *items;
+	size_t n;
+	size_t cap;
+	struct dump_queue_end_rec end;
+	bool ended;
+	const char *bad;	/* what was wrong with a record */
+};
+
+/* Walk queue @queue (enum dump_sock_queue) of the socket @fd. */
+int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
+		      struct skb_list *l);
+void skb_list_free(struct skb_list *l);
+const char *socket_queue_name(uint32_t queue);
+
+/*
+ * Read the queues of @e into e->recv and e->send (socket_walk.c): walk
+ * them, then socket_queues_build().  Returns 0, -1 with the job's error
+ * set, or 1 when the socket changed under the walk and has to be read
+ * again.
+ */
+int socket_queues_read(struct dump_job *job, struct socket_entry *e);
+/*
+ * The queues of @e from its walks, indexed by enum dump_sock_queue,
+ * checked against the socket's counters (e->k) and the walks' ends.
+ * Returns as socket_queues_read().
+ */
+int socket_queues_build(struct dump_job *job, struct socket_entry *e,
+			const struct skb_list *walks);
+void socket_queues_free(struct socket_entry *e);
+
+#endif /* CRIB_DUMP_SOCKETS_TOOL_H */
