@@ -11,10 +11,12 @@
  * expiry is not delivered yet is moved on by its interval, an expired one
  * whose signal is on its way is due in 1 ns).
  *
- * What cannot be represented stops the dump, naming the timer: alarm
- * clocks, a timer counting another process's CPU time, a timer that
- * signals a thread which is gone.
+ * The POSIX timer list is walked without its lock, so every timer is also
+ * checked against /proc/PID/timers.  What cannot be represented stops the
+ * dump, naming the timer: alarm clocks, a timer counting another process's
+ * CPU time, a timer that signals a thread which is gone.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +210,107 @@ static int posix_timer(struct dump_job *job, const struct dump_posix_timer_rec *
 	return cpu_clock(job, p, out);
 }
 
+/* One POSIX timer as /proc/PID/timers shows it. */
+struct procfs_timer {
+	int id, signo, target, clock;
+	unsigned long long value;
+	char notify[16], target_kind[8];
+};
+
+/* Returns the number of timers read, 0 for none or no such file, -1 on error. */
+static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **out)
+{
+	struct procfs_timer *timers = NULL, *grown, *cur = NULL;
+	char path[64], line[256];
+	size_t n = 0;
+	FILE *f;
+	int ok = 1;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)job->pid);
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		return dump_fail(&job->err, "cannot read %s: %s", path, strerror(errno));
+	}
+	while (ok && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "ID: ", 4)) {
+			grown = realloc(timers, (n + 1) * sizeof(*timers));
+			if (!grown) {
+				fclose(f);
+				free(timers);
+				return dump_fail(&job->err, "out of memory");
+			}
+			timers = grown;
+			cur = memset(&timers[n++], 0, sizeof(*cur));
+			ok = sscanf(line, "ID: %d", &cur->id) == 1;
+		} else if (!cur) {
+			ok = 0;
+		} else if (!strncmp(line, "signal: ", 8)) {
+			ok = sscanf(line, "signal: %d/%llx", &cur->signo, &cur->value) == 2;
+		} else if (!strncmp(line, "notify: ", 8)) {
+			ok = sscanf(line, "notify: %15[^/]/%7[^.].%d", cur->notify, cur->target_kind,
+				    &cur->target) == 3;
+		} else if (!strncmp(line, "ClockID: ", 9)) {
+			ok = sscanf(line, "ClockID: %d", &cur->clock) == 1;
+		}
+	}
+	fclose(f);
+	if (!ok) {
+		free(timers);
+		return dump_fail(&job->err, "cannot parse %s: \"%.*s\"", path,
+				 (int)strcspn(line, "\n"), line);
+	}
+	*out = timers;
+	return (ssize_t)n;
+}
+
+static bool same_as_procfs(const struct dump_posix_timer_rec *p, const struct procfs_timer *f)
+{
+	static const char *const notify[] = { "signal", "none", "thread" };
+	int how = p->sigev_notify & ~SIGEV_THREAD_ID_;
+
+	return p->signo == f->signo && p->sigev_value == f->value && p->clock == f->clock &&
+	       p->target == f->target && how >= 0 && how < 3 && !strcmp(notify[how], f->notify) &&
+	       !strcmp(p->sigev_notify & SIGEV_THREAD_ID_ ? "tid" : "pid", f->target_kind);
+}
+
+/*
+ * The timers were read without their locks: check every one against
+ * /proc/PID/timers, which lists them under the lock (a kernel without it,
+ * CONFIG_CHECKPOINT_RESTORE off, leaves the check out).
+ */
+static int check_against_procfs(struct dump_job *job, const struct record_list *posix)
+{
+	const struct dump_posix_timer_rec *p = posix->items;
+	struct procfs_timer *timers;
+	ssize_t n, j;
+	size_t i;
+	int ret = 0;
+
+	n = read_procfs_timers(job, &timers);
+	if (n < 0)
+		return -1;
+	if (!timers && !posix->n)
+		return 0;
+	if ((size_t)n != posix->n) {
+		ret = dump_fail(&job->err, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zd",
+				posix->n, (int)job->pid, (int)job->pid, n);
+		goto out;
+	}
+	for (i = 0; i < posix->n && !ret; i++) {
+		for (j = 0; j < n && timers[j].id != p[i].id; j++)
+			;
+		if (j == n || !same_as_procfs(&p[i], &timers[j]))
+			ret = dump_fail(&job->err, "POSIX timer %d of process %d: what the CRIB program read differs from /proc/%d/timers",
+					p[i].id, (int)job->pid, (int)job->pid);
+	}
+out:
+	free(timers);
+	return ret;
+}
+
 static int by_id(const void *a, const void *b)
 {
 	const struct crib_posix_timer *x = a, *y = b;
@@ -282,7 +385,9 @@ int timers_read(struct dump_job *job)
 				sum->n_posix);
 		goto out;
 	}
-	ret = convert(job, sum, &posix, ts);
+	ret = check_against_procfs(job, &posix);
+	if (!ret)
+		ret = convert(job, sum, &posix, ts);
 	if (!ret)
 		dump_verbose(job, "timers: ITIMER_REAL %s, %zu POSIX timers\n",
 			     ts->rec.real.value_ns ? "armed" : "off", ts->rec.n_posix);
