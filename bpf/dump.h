@@ -19,6 +19,11 @@
 #define DUMP_NR_RLIMITS		16	/* RLIM_NLIMITS */
 #define DUMP_MAX_GROUPS		64
 #define DUMP_AUXV_WORDS		50	/* mm->saved_auxv, AT_VECTOR_SIZE on x86_64 */
+#define DUMP_NSIG		64	/* _NSIG: signals 1 to 64 */
+#define DUMP_SIGINFO_SIZE	48	/* struct kernel_siginfo; user space's siginfo_t is
+					 * the same bytes followed by zeros up to 128 */
+#define DUMP_MAX_SIGQUEUE	4096	/* the format's limit for one queue */
+#define DUMP_MAX_TIMERS		4096	/* the format's limit for POSIX timers */
 
 /* Return values of the dump programs. */
 enum dump_result {
@@ -28,6 +33,7 @@ enum dump_result {
 	DUMP_NO_MM = 3,		/* the task has no address space (exiting, or a kthread) */
 	DUMP_NOT_OURS = 4,	/* the thread does not belong to the process */
 	DUMP_BUSY = 5,		/* the mm lock was taken: try again */
+	DUMP_TOO_MANY = 6,	/* a list longer than the format allows */
 };
 
 enum dump_record_kind {
@@ -35,13 +41,24 @@ enum dump_record_kind {
 	DUMP_REC_THREAD = 2,
 	DUMP_REC_VMA = 3,
 	DUMP_REC_FILE = 4,
+	DUMP_REC_SIGHAND = 5,
+	DUMP_REC_SIGQUEUE = 6,
+	DUMP_REC_SIGMASK = 7,
+	DUMP_REC_TIMERS = 8,
+	DUMP_REC_POSIX_TIMER = 9,
+};
+
+/* Which signal queue dump_sigqueue walks (dump_ctx.start). */
+enum dump_sigqueue_which {
+	DUMP_QUEUE_THREAD = 0,	/* task->pending: signals sent to that thread */
+	DUMP_QUEUE_SHARED = 1,	/* signal->shared_pending: sent to the process */
 };
 
 /*
  * What to dump.  @pid names the process (thread group leader) or, for
  * dump_thread, the thread; @tgid the process a thread must belong to.
  * @start resumes a walk cut short by DUMP_NO_ROOM: an address for VMAs,
- * a descriptor for files.
+ * a descriptor for files; for dump_sigqueue it says which queue.
  */
 struct dump_ctx {
 	__s32 pid;
@@ -137,6 +154,98 @@ struct dump_file_rec {
 	__u32 cloexec;
 };
 
+/* One entry of sighand->action[], as struct k_sigaction lays it out. */
+struct dump_sigaction {
+	__u64 handler;		/* SIG_DFL 0, SIG_IGN 1, else a user address */
+	__u64 flags;		/* SA_*, kernel-internal bits included */
+	__u64 restorer;
+	__u64 mask;		/* bit n-1 is signal n */
+};
+
+struct dump_sighand_rec {
+	__u32 kind;		/* DUMP_REC_SIGHAND */
+	__u32 users;		/* tasks sharing the table (sighand->count) */
+	__u32 nr_threads;	/* threads of the process */
+	__u32 pad;
+	struct dump_sigaction action[DUMP_NSIG];	/* action[n-1] is signal n */
+};
+
+/* One queued signal, in queue order. */
+struct dump_sigqueue_rec {
+	__u32 kind;		/* DUMP_REC_SIGQUEUE */
+	__u32 flags;		/* SIGQUEUE_PREALLOC (1): a POSIX timer's own signal */
+	__u8 info[DUMP_SIGINFO_SIZE];
+};
+
+/* What dump_sigqueue saw of a queue besides its entries; sent last. */
+struct dump_sigmask_rec {
+	__u32 kind;		/* DUMP_REC_SIGMASK */
+	__s32 tid;
+	__u64 mask;		/* the queue's pending set; bit n-1 is signal n */
+	__u32 queue;		/* enum dump_sigqueue_which */
+	__u32 n_queued;		/* entries sent */
+};
+
+/* An hrtimer as its clock base sees it. */
+struct dump_hrtimer {
+	__s64 expires;		/* node.expires, in the time of its clock */
+	__s64 base_offset;	/* that clock minus CLOCK_MONOTONIC (clock base offset) */
+	__s32 base_clockid;
+	__u32 state;		/* HRTIMER_STATE_*: nonzero while queued */
+	__u32 running;		/* its callback is running right now */
+	__u32 pad;
+};
+
+struct dump_cpu_itimer {
+	__u64 expires;		/* absolute, in process CPU time; 0 when disarmed */
+	__u64 incr;
+};
+
+/* CPU-time samples in the kernel's CPUCLOCK_* order. */
+enum dump_cpuclock {
+	DUMP_CPUCLOCK_PROF = 0,	/* utime + stime */
+	DUMP_CPUCLOCK_VIRT = 1,	/* utime */
+	DUMP_CPUCLOCK_SCHED = 2,	/* sum_exec_runtime */
+	DUMP_CPUCLOCK_MAX = 3,
+};
+
+/* The process's interval timers; its POSIX timers follow as records of their own. */
+struct dump_timers_rec {
+	__u32 kind;		/* DUMP_REC_TIMERS */
+	__u32 n_posix;		/* POSIX timers sent */
+	__s64 now;		/* CLOCK_MONOTONIC when the timers were read, ns */
+	struct dump_hrtimer real;	/* ITIMER_REAL: signal->real_timer */
+	__s64 real_incr;
+	struct dump_cpu_itimer it[2];	/* indexed by CPUCLOCK_PROF, CPUCLOCK_VIRT */
+	__u64 group_sample[DUMP_CPUCLOCK_MAX];	/* signal->cputimer; valid when ... */
+	__u32 timers_active;	/* ... the group's CPU timer accounting runs */
+	__u32 pad;
+};
+
+struct dump_posix_timer_rec {
+	__u32 kind;		/* DUMP_REC_POSIX_TIMER */
+	__s32 id;
+	__s32 clock;		/* it_clock */
+	__s32 sigev_notify;
+	__s32 signo;
+	__s32 target;		/* it_pid: the thread (SIGEV_THREAD_ID) or the process signalled */
+	__u64 sigev_value;
+	__s64 interval;		/* ns */
+	__s64 overrun;		/* it_overrun: of the expiry not delivered yet */
+	__s64 overrun_last;	/* it_overrun_last: timer_getoverrun() */
+	__u32 active;
+	__u32 requeue_pending;
+	/* timers on hrtimer clocks */
+	struct dump_hrtimer hr;
+	/* timers on CPU-time clocks */
+	__u64 cpu_expires;	/* absolute, in the clock's CPU time; 0 when disarmed */
+	__s32 cpu_target;	/* the thread or process whose CPU time counts */
+	__u32 cpu_queued;
+	__s32 cpu_firing;
+	__u32 has_cpu_sample;	/* cpu_sample is valid (the target was found) */
+	__u64 cpu_sample[DUMP_CPUCLOCK_MAX];	/* the target's CPU time now */
+};
+
 #ifdef __VMLINUX_H__
 /*
  * Ring buffer space is not zeroed, and clang cannot inline a memset this
@@ -157,5 +266,10 @@ _Static_assert(sizeof(struct dump_task_rec) % 8 == 0, "dump_task size");
 _Static_assert(sizeof(struct dump_thread_rec) % 8 == 0, "dump_thread size");
 _Static_assert(sizeof(struct dump_vma_rec) % 8 == 0, "dump_vma size");
 _Static_assert(sizeof(struct dump_file_rec) % 8 == 0, "dump_file size");
+_Static_assert(sizeof(struct dump_sighand_rec) % 8 == 0, "dump_sighand size");
+_Static_assert(sizeof(struct dump_sigqueue_rec) % 8 == 0, "dump_sigqueue size");
+_Static_assert(sizeof(struct dump_sigmask_rec) % 8 == 0, "dump_sigmask size");
+_Static_assert(sizeof(struct dump_timers_rec) % 8 == 0, "dump_timers size");
+_Static_assert(sizeof(struct dump_posix_timer_rec) % 8 == 0, "dump_posix_timer size");
 
 #endif /* CRIB_DUMP_H */

@@ -5,6 +5,7 @@
 #define R CRIB_FIELD_REQUIRED
 #define ID (CRIB_FIELD_REQUIRED | CRIB_FIELD_ID)
 #define X CRIB_FIELD_HEX
+#define V CRIB_FIELD_VOLATILE
 
 static const struct crib_field sigaction_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, R, struct crib_sigaction, signo, 0, NULL),
@@ -33,7 +34,7 @@ const struct crib_struct_desc crib_sigpending_desc =
 
 static const struct crib_field itimer_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, 0, struct crib_itimer, interval_ns, 0, NULL),
-	CRIB_F(2, CRIB_FT_UINT, 0, struct crib_itimer, value_ns, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, V, struct crib_itimer, value_ns, 0, NULL),
 };
 static const struct crib_struct_desc itimer_desc =
 	CRIB_DESC("itimer", struct crib_itimer, itimer_fields);
@@ -46,7 +47,7 @@ static const struct crib_field posix_timer_fields[] = {
 	CRIB_F(5, CRIB_FT_UINT, X, struct crib_posix_timer, sigev_value, 0, NULL),
 	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_posix_timer, notify_tid, 0, NULL),
 	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_posix_timer, interval_ns, 0, NULL),
-	CRIB_F(8, CRIB_FT_UINT, 0, struct crib_posix_timer, value_ns, 0, NULL),
+	CRIB_F(8, CRIB_FT_UINT, V, struct crib_posix_timer, value_ns, 0, NULL),
 	CRIB_F(9, CRIB_FT_UINT, 0, struct crib_posix_timer, overrun, 0, NULL),
 };
 static const struct crib_struct_desc posix_timer_desc =

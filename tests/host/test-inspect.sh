@@ -62,6 +62,12 @@ grep_check "summary shows queue sizes" "receive queue of 5151, record 0: 1 chunk
 grep_check "summary shows a datagram's source" "2 chunks, 9 bytes, first from @sample"
 grep_check "summary shows unknown records as opaque" "unknown ancillary record 0x8123"
 grep_check "summary shows signal handlers" "signal handlers"
+grep_check "summary shows a handler's flags by name" "flags 0x14000000 (RESTORER,RESTART)"
+grep_check "summary shows an ignored signal" "PIPE    ignore"
+grep_check "summary shows the process's pending signals" "pending for the process: 1 signal"
+grep_check "summary decodes a pending signal" "CHLD  SI_USER from pid 0 uid 0"
+grep_check "summary shows the interval timers" "ITIMER_REAL: 2.000000000 s left"
+grep_check "summary shows a POSIX timer" "POSIX timer 0: CLOCK_MONOTONIC, signal ALRM to the process, value 0xdead"
 
 check "--section=mm" 0 "$inspect" --section=mm "$s"
 grep_check "--section=mm shows the memory map" "memory map"

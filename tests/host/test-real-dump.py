@@ -81,6 +81,14 @@ inside = all(any(v["start"] <= p["addr"] and p["addr"] + p["npages"] * 4096 <= v
                  for v in vmas) for p in pages)
 check(dumped > 0 and inside, f"{dumped} bytes of memory dumped, all inside the VMAs")
 
+sighand = of_type("sighand")
+ignored = sorted(a["signo"] for a in (sighand or [{}])[0].get("actions", []) if a["handler"] == 1)
+check(len(sighand) == 1 and ignored == [2, 3],
+      "sighand: SIGINT and SIGQUIT ignored, as a background job of a script starts")
+timers = of_type("timers")
+check(len(of_type("sigpending")) == 1 and len(timers) == 1 and not timers[0]["posix"]
+      and timers[0]["real"]["value_ns"] == 0, "no signal pending, no timer armed")
+
 r = run("--diff", snap, snap)
 check(r.returncode == 0, "--diff of the dump with itself finds nothing")
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """crib-dump when it cannot or must not dump: bad usage, no such process,
 a terminal as output, sockets it cannot dump (TCP data in flight among
-them), a process killed during the dump.  Each time the exit status and message are checked, no partial
+them), a timer on another process's CPU clock, a process killed during the
+dump.  Each time the exit status and message are checked, no partial
 snapshot is left behind, and the process is left as it was.  TAP."""
 import os
 import pty
@@ -161,9 +162,24 @@ def test_killed_during_dump():
         w.stop()
 
 
+def test_foreign_timer():
+    w = Workload("signals", "@DIR@", "foreign-timer")
+    try:
+        out = w.path("snap")
+        rc, err = dump(w.pid, out)
+        t.eq(rc, 1, "a POSIX timer on another process's CPU clock: exit 1")
+        t.check("counts the CPU time of process %d" % os.getpid() in err,
+                "... naming the timer and that process", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(w.alive() and not_traced(w.pid), "... the process released, running")
+    finally:
+        w.stop()
+
+
 tmpdir = os.environ.get("TMPDIR", "/tmp")
 for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
-             test_killed_during_dump, lambda: test_unacknowledged(tmpdir)] + \
+             test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
+             test_foreign_timer] + \
         [lambda w=w, c=c, m=m: test_refused_socket(tmpdir, w, c, m)
          for w, (c, m) in REFUSED_SOCKETS.items()]:
     try:

@@ -136,6 +136,9 @@ def check_threads(name, pid, doc):
             bad.append("%d: comm %r" % (tid, th["comm"]))
         if th["sigmask"] != int(status["SigBlk"], 16):
             bad.append("%d: sigmask %x, SigBlk %s" % (tid, th["sigmask"], status["SigBlk"]))
+        pending = sum(1 << (e["signo"] - 1) for e in th["pending"])
+        if pending != int(status["SigPnd"], 16):
+            bad.append("%d: pending %x, SigPnd %s" % (tid, pending, status["SigPnd"]))
         if not exec_vma or not stack_vma or r["cs"] != 0x33 or not r["fs_base"]:
             bad.append("%d: registers rip %x rsp %x cs %x fs_base %x" %
                        (tid, r["rip"], r["rsp"], r["cs"], r["fs_base"]))
@@ -143,7 +146,8 @@ def check_threads(name, pid, doc):
             bad.append("%d: xstate of %d bytes" % (tid, len(th["xstate"]) // 2))
         if (th["sigaltstack"]["flags"], th["sigaltstack"]["size"]) != (2, 0):
             bad.append("%d: sigaltstack %r" % (tid, th["sigaltstack"]))
-    t.check(not bad, "%s: every thread: comm, signal mask, registers, xstate, altstack" % name,
+    t.check(not bad, "%s: every thread: comm, signal mask, pending signals, registers, xstate, "
+            "altstack" % name,
             "\n".join(bad))
     t.eq(len({th["regs_x86_64"]["fs_base"] for th in threads}), len(threads),
          "%s: each thread has its own fs_base (TLS)" % name)
@@ -176,6 +180,21 @@ def check_files(name, pid, doc, changing=()):
             "\n".join(bad))
 
 
+def check_signals(name, pid, doc):
+    """The process-wide signal records; dump-signals checks them in depth."""
+    kinds = [len(records(doc, k)) for k in ("sighand", "sigpending", "timers")]
+    if not t.eq(kinds, [1, 1, 1], "%s: one sighand, sigpending and timers record each" % name):
+        return
+    status = proc_status(pid)
+    actions = records(doc, "sighand")[0]["actions"]
+    ign = sum(1 << (a["signo"] - 1) for a in actions if a["handler"] == 1)
+    cgt = sum(1 << (a["signo"] - 1) for a in actions if a["handler"] > 1)
+    shared = sum(1 << (e["signo"] - 1) for e in records(doc, "sigpending")[0]["signals"])
+    t.eq((ign, cgt, shared),
+         tuple(int(status[k], 16) for k in ("SigIgn", "SigCgt", "ShdPnd")),
+         "%s: handlers and process-wide pending signals match SigIgn, SigCgt, ShdPnd" % name)
+
+
 def dump_and_check(name, w, snap, changing=()):
     rc, err = dump(w.pid, snap, "--leave-running")
     if not t.eq(rc, 0, "%s: crib-dump --leave-running exits 0" % name):
@@ -190,6 +209,7 @@ def dump_and_check(name, w, snap, changing=()):
     check_pages(name, doc)
     check_threads(name, w.pid, doc)
     check_files(name, w.pid, doc, changing)
+    check_signals(name, w.pid, doc)
     return doc
 
 

@@ -247,6 +247,42 @@ def test_threads():
     reap(pid)
 
 
+def signal_state(pid):
+    keys = ("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+    state = {k: proc_status(pid)[k] for k in keys}
+    for tid in sorted(int(x) for x in os.listdir("/proc/%d/task" % pid)):
+        state[tid] = (proc_status(pid, tid)["SigPnd"], proc_status(pid, tid)["SigBlk"])
+    return state
+
+
+def posix_timer_ids(pid):
+    return [line.split()[1] for line in read("/proc/%d/timers" % pid).splitlines()
+            if line.startswith("ID:")]
+
+
+def test_signals():
+    """Handlers, pending signals with their siginfo, itimers and POSIX timers."""
+    w = Workload("signals", "@DIR@")
+    pid = w.pid
+    before, timers = signal_state(pid), posix_timer_ids(pid)
+    if dump_and_restore("signals", w, w.path("snap.crib")):
+        t.eq(signal_state(pid), before, "signals: pending, blocked, ignored and caught sets, "
+             "per thread too")
+        t.eq(posix_timer_ids(pid), timers, "signals: the same POSIX timer ids")
+        # The workload takes every signal off its queue and checks its siginfo
+        # and order, and that its timers are armed.
+        open(w.path("check"), "w").close()
+        deadline = time.time() + 60
+        while alive(pid) and time.time() < deadline:
+            time.sleep(0.1)
+        verdict = [f for f in ("check.ok", "check.bad") if os.path.exists(w.path(f))]
+        t.check(verdict == ["check.ok"], "signals: after restore every signal is pending with "
+                "its siginfo, in order, and the timers are armed",
+                read(w.path(verdict[0])) if verdict else "no verdict: " +
+                read(w.path("output")))
+    reap(pid)
+
+
 def expect_refusal(name, snap, pid, words):
     rc, err = restore(snap)
     t.check(rc == 1 and words in err, "%s: refused, saying %r" % (name, words), err)
@@ -290,7 +326,7 @@ def main():
     # Restored processes outlive crib-restore; we adopt them to reap them.
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     for test in (test_idle, test_unprivileged, test_counter, test_heap, test_maps, test_pipe,
-                 test_threads, test_wait, test_refusals):
+                 test_threads, test_signals, test_wait, test_refusals):
         try:
             test()
         except Exception as e:  # a crashed test is a failed one, and the rest still run

@@ -23,9 +23,12 @@ struct bpf_program;
 struct dump_task;
 struct dump_mm;
 struct dump_files;
+struct dump_signals;
 struct dump_sockets;
 struct vma_list;
 struct file_list;
+struct signal_state;
+struct timer_state;
 struct socket_list;
 
 /* The first error of a dump, as a sentence for the user. */
@@ -63,6 +66,7 @@ struct dump_programs {
 	struct dump_mm *mm;
 	struct dump_files *files;
 	struct dump_sockets *sockets;
+	struct dump_signals *signals;
 };
 
 int programs_load(struct dump_programs *progs, struct dump_error *err);
@@ -84,6 +88,10 @@ struct record_list {
  */
 int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
 		    struct record_list *out, struct dump_error *err);
+/* The same for a program that sends records of several kinds, one list each. */
+int program_collect_kinds(const struct bpf_program *prog, int map_fd,
+			  const struct dump_ctx *ctx, struct record_list **lists, size_t n_lists,
+			  struct dump_error *err);
 void record_list_free(struct record_list *list);
 
 /* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
@@ -102,6 +110,8 @@ struct dump_job {
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
 	struct socket_list *sockets;	/* sockets.c */
+	struct signal_state *signals;	/* signals.c */
+	struct timer_state *timers;	/* timers.c */
 	struct dump_error err;
 };
 
@@ -131,6 +141,19 @@ bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);
 int sockets_read(struct dump_job *job);
 int sockets_write(struct dump_job *job);
 void sockets_free(struct dump_job *job);
+
+/* Handlers and pending signals: sighand, sigpending, each thread's list. */
+int signals_read(struct dump_job *job);
+/* The signals pending for thread @tid alone, for its thread record. */
+const struct crib_siginfo *signals_thread_pending(const struct dump_job *job, pid_t tid,
+						  size_t *n);
+int signals_write(struct dump_job *job);
+void signals_free(struct dump_job *job);
+
+/* Interval timers and POSIX timers: the timers record. */
+int timers_read(struct dump_job *job);
+int timers_write(struct dump_job *job);
+void timers_free(struct dump_job *job);
 
 /* What pages_write() needs to know about one VMA. */
 struct vma_info {

@@ -159,12 +159,14 @@ static int dump_frozen(struct dump_job *job, int out_fd)
 {
 	struct crib_error cerr;
 
-	if (task_read(job) || mm_read(job) || files_read(job) || sockets_read(job))
+	if (task_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
+	    signals_read(job) || timers_read(job))
 		return -1;
 	if (open_writer(job, out_fd))
 		return -1;
 	if (write_path_note(job) || task_write(job) || threads_write(job) ||
-	    mm_write(job) || pages_write(job) || files_write(job) || sockets_write(job))
+	    mm_write(job) || pages_write(job) || files_write(job) || sockets_write(job) ||
+	    signals_write(job) || timers_write(job))
 		return -1;
 	if (crib_writer_close(job->writer, &cerr)) {
 		job->writer = NULL;
@@ -232,6 +234,8 @@ int main(int argc, char **argv)
 	if (job.writer)
 		crib_writer_abort(job.writer);
 	sockets_free(&job);
+	timers_free(&job);
+	signals_free(&job);
 	files_free(&job);
 	mm_free(&job);
 	programs_unload(&job.progs);

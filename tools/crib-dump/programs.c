@@ -12,6 +12,7 @@
 #include "dump_files.skel.h"
 #include "dump_mm.skel.h"
 #include "dump_sockets.skel.h"
+#include "dump_signals.skel.h"
 #include "dump_task.skel.h"
 
 int programs_load(struct dump_programs *progs, struct dump_error *err)
@@ -32,6 +33,9 @@ int programs_load(struct dump_programs *progs, struct dump_error *err)
 	progs->sockets = dump_sockets__open_and_load();
 	if (!progs->sockets)
 		goto fail;
+	progs->signals = dump_signals__open_and_load();
+	if (!progs->signals)
+		goto fail;
 	return 0;
 fail:
 	dump_fail(err, "cannot load the dump programs: %s", strerror(errno));
@@ -42,6 +46,7 @@ fail:
 void programs_unload(struct dump_programs *progs)
 {
 	dump_sockets__destroy(progs->sockets);
+	dump_signals__destroy(progs->signals);
 	dump_files__destroy(progs->files);
 	dump_mm__destroy(progs->mm);
 	dump_task__destroy(progs->task);
@@ -49,7 +54,8 @@ void programs_unload(struct dump_programs *progs)
 }
 
 struct collect_state {
-	struct record_list *out;
+	struct record_list **lists;
+	size_t n_lists;
 	int bad;
 };
 
@@ -74,18 +80,32 @@ static int record_list_push(struct record_list *list, const void *rec)
 static int on_record(void *data, void *rec, size_t size)
 {
 	struct collect_state *st = data;
+	struct record_list *list;
+	size_t i;
 
-	if (size != st->out->size || *(uint32_t *)rec != st->out->kind) {
+	for (i = 0; i < st->n_lists; i++) {
+		list = st->lists[i];
+		if (size >= sizeof(uint32_t) && *(uint32_t *)rec == list->kind)
+			break;
+	}
+	if (i == st->n_lists || size != list->size) {
 		st->bad++;
 		return 0;
 	}
-	return record_list_push(st->out, rec);
+	return record_list_push(list, rec);
 }
 
 int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
 		    struct record_list *out, struct dump_error *err)
 {
-	struct collect_state st = { .out = out };
+	return program_collect_kinds(prog, map_fd, ctx, &out, 1, err);
+}
+
+int program_collect_kinds(const struct bpf_program *prog, int map_fd,
+			  const struct dump_ctx *ctx, struct record_list **lists, size_t n_lists,
+			  struct dump_error *err)
+{
+	struct collect_state st = { .lists = lists, .n_lists = n_lists };
 	struct ring_buffer *rb;
 	int ret, retval;
 

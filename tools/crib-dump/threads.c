@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Thread records: the kernel side of each thread (signal mask, alternate
- * stack, tid address, robust list) from the dump_thread CRIB program, and
- * its registers from ptrace, which is the only place they are consistent:
- * a stopped thread's user registers are saved on its kernel stack.
+ * stack, tid address, robust list) from the dump_thread CRIB program, its
+ * pending signals from signals.c, and its registers from ptrace, which is
+ * the only place they are consistent: a stopped thread's user registers
+ * are saved on its kernel stack.
  */
 #include <elf.h>
 #include <errno.h>
@@ -100,6 +101,7 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	copy_regs(&t.regs_x86_64, &regs);
 	t.xstate = (struct crib_blob){ .data = xstate_buf, .len = iov.iov_len };
 	t.sigmask = kt.blocked;
+	t.pending = signals_thread_pending(job, tid, &t.n_pending);
 	t.sigaltstack.sp = kt.sas_ss_sp;
 	t.sigaltstack.size = kt.sas_ss_size;
 	/* The kernel keeps only SS_AUTODISARM; "disabled" is a zero size. */

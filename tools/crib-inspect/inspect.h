@@ -32,6 +32,12 @@ struct crib_reader *open_snapshot(const char *path, int *fd_out, int *exit_code)
 void close_snapshot(struct crib_reader *r, int fd);
 
 int run_summary(const char *path, const struct options *o);
+
+/* signals.c: the summary's lines for signal records */
+void print_sighand(const struct crib_sighand *h);
+void print_sigpending(const struct crib_sigpending *p);
+void print_siginfo_list(const struct crib_siginfo *list, size_t n);
+void print_timers(const struct crib_timers *t);
 int run_diff(const char *a, const char *b, const struct options *o);
 
 #endif

@@ -256,6 +256,7 @@ static void print_thread(const struct crib_thread *t)
 		printf(" rip 0x%" PRIx64 " rsp 0x%" PRIx64, t->regs_x86_64.rip, t->regs_x86_64.rsp);
 	printf(" blocked 0x%" PRIx64 " pending %zu xstate %zu bytes%s\n", t->sigmask, t->n_pending,
 	       t->xstate.len, t->sigaltstack.size ? " altstack" : "");
+	print_siginfo_list(t->pending, t->n_pending);
 }
 
 static void print_mm(const struct crib_mm *m)
@@ -448,22 +449,6 @@ static void print_socket_queue(const struct crib_socket_queue *q)
 	putchar('\n');
 }
 
-static void print_sighand(const struct crib_sighand *h)
-{
-	printf("  signal handlers:");
-	for (size_t i = 0; i < h->n_actions; i++) {
-		const struct crib_sigaction *a = &h->actions[i];
-
-		if (a->handler == 1)
-			printf(" %" PRIu64 "=ignore", a->signo);
-		else if (a->handler == 0)
-			printf(" %" PRIu64 "=default", a->signo);
-		else
-			printf(" %" PRIu64 "=0x%" PRIx64 "/0x%" PRIx64, a->signo, a->handler, a->flags);
-	}
-	printf("%s\n", h->n_actions ? "" : " all default");
-}
-
 /* Any record without its own printer: scalar fields in one line. */
 static void print_generic(const struct crib_record *rec)
 {
@@ -543,6 +528,12 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		break;
 	case CRIB_REC_SIGHAND:
 		print_sighand(&rec->u.sighand);
+		break;
+	case CRIB_REC_SIGPENDING:
+		print_sigpending(&rec->u.sigpending);
+		break;
+	case CRIB_REC_TIMERS:
+		print_timers(&rec->u.timers);
 		break;
 	case CRIB_REC_NOTE:
 		printf("note: %s = %s\n", rec->u.note.name, rec->u.note.value ? rec->u.note.value : "");

@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "crib-restore.h"
@@ -157,12 +158,16 @@ static void set_attributes(const struct restore_plan *plan, struct restore_area 
 {
 	const struct crib_process *p = &plan->proc;
 	struct sched_param sp = { .sched_priority = (int)p->sched_priority };
+	struct rst_sigaction dfl = { 0 };	/* the first four words are the kernel's */
 	int sig;
 
-	/* Dispositions not in the snapshot are the default ones, not ours. */
+	/*
+	 * Dispositions not in the snapshot are the kernel's default, all zero:
+	 * not libc's SIG_DFL, which comes with its own flags and restorer.
+	 */
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
 	if (chdir(p->cwd))
 		child_fail(area, "cannot enter %s: %s", p->cwd, strerror(errno));
 	if (strcmp(p->root, "/") && chroot(p->root))

@@ -33,19 +33,19 @@ struct crib_sigpending {
 
 struct crib_itimer {
 	uint64_t interval_ns;
-	uint64_t value_ns;		/* time left; 0 when disarmed */
+	uint64_t value_ns;		/* time left when dumped; 0 when disarmed */
 };
 
 struct crib_posix_timer {
 	uint64_t id;
-	int64_t clockid;
+	int64_t clockid;		/* CPU-time clocks name their thread; pid 0 is the process */
 	uint64_t signo;
 	uint64_t notify;		/* SIGEV_* */
 	uint64_t sigev_value;
 	uint64_t notify_tid;
 	uint64_t interval_ns;
-	uint64_t value_ns;
-	uint64_t overrun;
+	uint64_t value_ns;		/* time left when dumped; 0 when disarmed */
+	uint64_t overrun;		/* timer_getoverrun(2) */
 };
 
 struct crib_timers {
