@@ -127,6 +127,8 @@ int files_collect(struct dump_job *job, struct record_list *recs);
 int files_read(struct dump_job *job);
 int files_write(struct dump_job *job);
 void files_free(struct dump_job *job);
+/* Descriptors read by files_read(). */
+size_t files_count(const struct dump_job *job);
 /* How many descriptors are sockets; whether @fd is the socket @ino. */
 size_t files_socket_count(const struct dump_job *job);
 bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);

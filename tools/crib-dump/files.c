@@ -304,3 +304,8 @@ void files_free(struct dump_job *job)
 	free(job->files);
 	job->files = NULL;
 }
+
+size_t files_count(const struct dump_job *job)
+{
+	return job->files ? job->files->n : 0;
+}
