@@ -66,13 +66,28 @@ while IFS= read -r -d '' kv; do
 	case "$kv" in CRIB_*=* | TERM=* | V=*) printf '%s\0' "$kv" >>"$run/env" ;; esac
 done < <(env -0)
 
+# The host's TSC frequency in kHz, as its kernel measured it, if it says.
+host_tsc_khz() {
+	dmesg 2>/dev/null | sed -nE \
+		's/.*tsc: (Refined TSC clocksource calibration:|Detected) ([0-9]+)\.([0-9]{3}) MHz.*/\2\3/p' |
+		tail -n 1
+}
+
+# TCG's TSC is the host's.  Without tsc=reliable the clocksource watchdog
+# drops it; and the guest, which has neither HPET nor PM timer (no ACPI),
+# calibrates it against the PIT, which fails when the host is busy.
+# Either way the guest falls back to jiffies: timings lose their
+# resolution and the clock loses time whenever a tick comes late.  Telling
+# the guest the host's TSC frequency spares the calibration.
+cmdline="console=ttyS0 rdinit=/init panic=-1 printk.devkmsg=on tsc=reliable"
+tsc_khz=$(host_tsc_khz)
+[ -n "$tsc_khz" ] && cmdline+=" tsc_early_khz=$tsc_khz"
+
 qemu_args=(
 	-accel tcg -cpu max -smp "$cpus" -m "$mem"
 	-nodefaults -no-reboot -display none -monitor none
 	-kernel "$bzimage" -initrd "$initrd"
-	# TCG's TSC follows the host clock; without tsc=reliable the guest
-	# falls back to jiffies and timings lose their resolution.
-	-append "console=ttyS0 rdinit=/init panic=-1 printk.devkmsg=on tsc=reliable"
+	-append "$cmdline"
 	-serial "file:$run/console.log"
 	-virtfs "local,path=$CRIB_ROOT,mount_tag=repo,security_model=none"
 	-virtfs "local,path=$run,mount_tag=run,security_model=none"

@@ -123,6 +123,8 @@ int task_write(struct dump_job *job);
 
 int threads_write(struct dump_job *job);
 
+/* Every VMA as dump_vmas sends it, resuming the walk when the ring buffer filled up. */
+int mm_collect_vmas(struct dump_job *job, struct record_list *recs);
 int mm_read(struct dump_job *job);
 int mm_write(struct dump_job *job);
 void mm_free(struct dump_job *job);
@@ -130,9 +132,13 @@ void mm_free(struct dump_job *job);
 /* The memory of every VMA that needs it; after mm_write(). */
 int pages_write(struct dump_job *job);
 
+/* Every descriptor as dump_files sends it, resuming when the ring buffer filled up. */
+int files_collect(struct dump_job *job, struct record_list *recs);
 int files_read(struct dump_job *job);
 int files_write(struct dump_job *job);
 void files_free(struct dump_job *job);
+/* Descriptors read by files_read(). */
+size_t files_count(const struct dump_job *job);
 /* How many descriptors are sockets; whether @fd is the socket @ino. */
 size_t files_socket_count(const struct dump_job *job);
 bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);

@@ -38,7 +38,7 @@ struct file_list {
 	size_t n;
 };
 
-static int collect_files(struct dump_job *job, struct record_list *recs)
+int files_collect(struct dump_job *job, struct record_list *recs)
 {
 	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
 	const struct dump_file_rec *last;
@@ -109,7 +109,7 @@ int files_read(struct dump_job *job)
 	if (!list)
 		return dump_fail(&job->err, "out of memory");
 	job->files = list;
-	if (collect_files(job, &recs))
+	if (files_collect(job, &recs))
 		goto out;
 	list->items = calloc(recs.n ? recs.n : 1, sizeof(*list->items));
 	if (!list->items) {
@@ -303,4 +303,9 @@ void files_free(struct dump_job *job)
 	free(job->files->items);
 	free(job->files);
 	job->files = NULL;
+}
+
+size_t files_count(const struct dump_job *job)
+{
+	return job->files ? job->files->n : 0;
 }

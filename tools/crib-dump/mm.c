@@ -40,8 +40,7 @@ struct vma_list {
 	size_t n;
 };
 
-/* Every VMA, resuming the walk when the ring buffer filled up. */
-static int collect_vmas(struct dump_job *job, struct record_list *recs)
+int mm_collect_vmas(struct dump_job *job, struct record_list *recs)
 {
 	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
 	const struct dump_vma_rec *last;
@@ -202,7 +201,7 @@ int mm_read(struct dump_job *job)
 	if (!list)
 		return dump_fail(&job->err, "out of memory");
 	job->vmas = list;
-	if (collect_vmas(job, &recs))
+	if (mm_collect_vmas(job, &recs))
 		goto out;
 	if (recs.n != job->task.map_count) {
 		dump_fail(&job->err, "dump_vmas found %zu VMAs, the mm has %u", recs.n,

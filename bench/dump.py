@@ -1,0 +1,398 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The dump benchmark, run in the guest (./crib-dev bench dump boots it).
+
+  dump.py [--quick] [--output FILE]
+
+(a) Reading what a dump needs to know about a process (its task, VMAs and
+    descriptors) through the CRIB programs and through procfs, on
+    bench-target processes with many VMAs or many descriptors: dump-facts
+    first checks that both ways read the same facts, then times them.
+(b) crib-dump against criu dump of one process with 64 MiB and 512 MiB of
+    touched memory, both left running, both writing to tmpfs: wall time
+    and snapshot size.
+
+Prints the results as markdown and writes them to FILE.  --quick runs
+tiny cases once each (a functional check, not a measurement).  See
+bench/README.md for what is measured and how.
+"""
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+BENCH = "/usr/local/libexec/crib/bench"
+WORK = "/tmp/crib-bench"		# tmpfs in the guest
+MAX_MAP_COUNT = 131072			# 64k VMAs need more than the default 65530
+
+# (a): (what, VMAs, descriptors), and the time budget of each case.
+FACT_CASES = [("small process", 40, 10), ("1k VMAs", 1000, 10), ("10k VMAs", 10000, 10),
+              ("64k VMAs", 65536, 10), ("1k fds", 40, 1000), ("10k fds", 40, 10000)]
+QUICK_FACT_CASES = [("small process", 40, 10), ("200 VMAs, 100 fds", 200, 100)]
+FACT_BUDGET, QUICK_FACT_BUDGET = 12, 0
+# (b): (MiB of touched memory, measured rounds, whether a warm-up round
+# comes first).  The 64 MiB round warms both tools up for 512 MiB, whose
+# dumps take minutes under emulation.
+MEM_CASES = [(64, 5, True), (512, 3, False)]
+QUICK_MEM_CASES = [(4, 1, True)]
+START = time.monotonic()
+
+
+def fail(msg):
+    sys.stderr.write("dump.py: %s\n" % msg)
+    sys.exit(1)
+
+
+def log(msg):
+    sys.stderr.write("dump.py: [%4.0f s] %s\n" % (time.monotonic() - START, msg))
+    sys.stderr.flush()
+
+
+class Target:
+    """A bench-target in a session of its own (as CRIU wants it), ready."""
+
+    def __init__(self, name, vmas=0, fds=0, mem=0, timeout=900):
+        self.dir = os.path.join(WORK, name)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        ready = os.path.join(self.dir, "ready")
+        argv = [os.path.join(BENCH, "bench-target"), "--vmas", str(vmas), "--fds", str(fds),
+                "--mem", str(mem), ready]
+        with open(os.path.join(self.dir, "output"), "w") as out:
+            self.proc = subprocess.Popen(argv, cwd=self.dir, stdin=subprocess.DEVNULL,
+                                         stdout=out, stderr=out, start_new_session=True)
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(ready):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                fail("bench-target %s did not get ready: %s" % (" ".join(argv[1:-1]),
+                                                                self.output()))
+            time.sleep(0.05)
+        words = open(ready).read().split()
+        self.facts = dict(zip(words[0::2], (int(w) for w in words[1::2])))
+        want = {"vmas": vmas, "fds": fds, "mem": mem << 20}
+        for key, value in want.items():
+            if value and self.facts[key] != value:
+                self.stop()
+                fail("bench-target has %s %d, not %d" % (key, self.facts[key], value))
+
+    def output(self):
+        return open(os.path.join(self.dir, "output")).read().strip()
+
+    def check_running(self, after):
+        """Alive, and neither stopped nor traced: let go as it was."""
+        if self.proc.poll() is not None:
+            fail("bench-target died after %s: %s" % (after, self.output()))
+        status = dict(line.split(":", 1) for line in open("/proc/%d/status" % self.pid))
+        if status["TracerPid"].strip() != "0" or status["State"].split()[0] in "tT":
+            fail("bench-target not let go after %s: %s" % (after, status["State"].strip()))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run(argv, what, timeout=1800):
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    if r.returncode:
+        fail("%s failed (status %d):\n%s%s" % (what, r.returncode, r.stdout.decode(errors="replace"),
+                                                r.stderr.decode(errors="replace")))
+    return r.stdout.decode()
+
+
+# ---- (a) facts -------------------------------------------------------------
+
+def measure_facts(case, budget):
+    what, vmas, fds = case
+    log("facts: %s (%d VMAs, %d fds)" % (what, vmas, fds))
+    target = Target("facts", vmas=vmas, fds=fds)
+    try:
+        facts = [os.path.join(BENCH, "dump-facts"), "-p", str(target.pid)]
+        # Timing two ways of reading different facts would mean nothing.
+        run(facts + ["--compare"], "dump-facts --compare (%s)" % what)
+        out = run(facts + ["--budget", str(budget), "--warmup", "2" if budget else "0",
+                           "--min-reps", "5" if budget else "1", "--max-reps", "101"],
+                  "dump-facts (%s)" % what)
+    finally:
+        target.stop()
+    row = {"what": what}
+    for line in out.splitlines():
+        w = line.split()
+        if w[0] == "facts":
+            row["vmas"], row["fds"] = int(w[2]), int(w[4])
+        elif w[0] == "clock":
+            row["tsc_mhz"] = float(w[2])
+        elif w[0] == "method":
+            row[w[1]] = {"reps": int(w[3]), "median": int(w[5]) / 1e6}
+    need = ("vmas", "tsc_mhz", "crib-programs", "crib-dump-read", "procfs-smaps", "procfs-maps")
+    if any(k not in row for k in need):
+        fail("dump-facts said:\n" + out)
+    if (row["vmas"], row["fds"]) != (vmas, fds):
+        fail("dump-facts read %d VMAs and %d fds, not %d and %d" %
+             (row["vmas"], row["fds"], vmas, fds))
+    return row
+
+
+# ---- (b) crib-dump and criu dump --------------------------------------------
+
+def crib_dump(target):
+    """Whole-command time, frozen time (from its "stopped" line to its
+    "done" line, which comes once the process is let go), size, user and
+    system CPU time, path."""
+    path = os.path.join(WORK, "out", "snapshot.crib")
+    argv = ["crib-dump", "-p", str(target.pid), "--leave-running", "-v", "-o", path]
+    stopped = done = None
+    lines = []
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    for line in proc.stderr:
+        now = time.monotonic()
+        lines.append(line.decode(errors="replace"))
+        if line.startswith(b"crib-dump: stopped "):
+            stopped = now
+        elif line.startswith(b"crib-dump: done"):
+            done = now
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.monotonic() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode or stopped is None or done is None:
+        fail("crib-dump failed (status %d):\n%s" % (proc.returncode, "".join(lines)))
+    target.check_running("crib-dump")
+    return (elapsed, done - stopped, os.stat(path).st_size, usage.ru_utime, usage.ru_stime,
+            path)
+
+
+def varints(data):
+    """(field number, value) of a protobuf message of varints and nested messages."""
+    i = 0
+    while i < len(data):
+        key, i = varint(data, i)
+        if key & 7 == 0:
+            value, i = varint(data, i)
+        elif key & 7 == 2:
+            n, i = varint(data, i)
+            value, i = data[i:i + n], i + n
+        else:
+            raise ValueError("wire type %d" % (key & 7))
+        yield key >> 3, value
+
+
+def varint(data, i):
+    value = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, i
+
+
+def criu_frozen_seconds(work):
+    """freezing_time + frozen_time (microseconds) of CRIU's stats-dump: from
+    the start of freezing until the process is let go.  The image is two
+    magic numbers, then a length-prefixed StatsEntry whose field 1 is the
+    DumpStatsEntry (images/stats.proto)."""
+    data = open(os.path.join(work, "stats-dump"), "rb").read()
+    size = int.from_bytes(data[8:12], "little")
+    stats = dict(varints(data[12:12 + size]))
+    dump = dict(varints(stats[1]))
+    return (dump[1] + dump[2]) / 1e6
+
+
+def criu_dump(target):
+    """Whole-command time, frozen time (CRIU's own account), image size,
+    user and system CPU time (its children's included), path."""
+    images = os.path.join(WORK, "out", "criu-images")
+    work = os.path.join(WORK, "out", "criu-work")	# the log, out of the image size
+    os.makedirs(images)
+    os.makedirs(work)
+    argv = [os.path.join(BENCH, "criu-compat"), "criu", "dump", "-t", str(target.pid),
+            "-D", images, "-W", work, "-o", "dump.log", "--leave-running"]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.monotonic() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        fail("criu dump failed (status %d):\n%s" % (
+            proc.returncode, open(os.path.join(work, "dump.log")).read()[-3000:]))
+    target.check_running("criu dump")
+    size = pages = 0
+    for entry in os.scandir(images):
+        size += entry.stat().st_size
+        if entry.name.startswith("pages-"):
+            pages += entry.stat().st_size
+    if pages < target.facts["mem"]:
+        fail("criu wrote %d bytes of pages for %d bytes of touched memory" %
+             (pages, target.facts["mem"]))
+    frozen = criu_frozen_seconds(work)	# stats go to the work directory
+    if not 0 < frozen < elapsed:
+        fail("criu reports %.3f s frozen in a dump of %.3f s" % (frozen, elapsed))
+    return elapsed, frozen, size, usage.ru_utime, usage.ru_stime, images
+
+
+def clean_out():
+    shutil.rmtree(os.path.join(WORK, "out"), ignore_errors=True)
+    os.makedirs(os.path.join(WORK, "out"))
+
+
+def measure_dumps(case):
+    mib, rounds, warmup = case
+    log("dumps: %d MiB of touched memory" % mib)
+    target = Target("dump-%d" % mib, mem=mib)
+    results = {"crib": [], "criu": []}
+    try:
+        if warmup:
+            # Unmeasured; the snapshot is verified.
+            clean_out()
+            snap = crib_dump(target)[-1]
+            run(["crib-inspect", "--verify", snap], "crib-inspect --verify")
+            clean_out()
+            criu_dump(target)
+        for r in range(rounds):
+            log("dumps: %d MiB, round %d of %d" % (mib, r + 1, rounds))
+            order = [("crib", crib_dump), ("criu", criu_dump)]
+            for name, dump in order if r % 2 == 0 else reversed(order):
+                clean_out()
+                results[name].append(dump(target)[:-1])
+    finally:
+        clean_out()
+        target.stop()
+    row = {"mib": mib, "rounds": rounds}
+    for name, runs in results.items():
+        for i, key in enumerate(("time", "frozen", "size", "user", "sys")):
+            row[name + "_" + key] = statistics.median(x[i] for x in runs)
+    return row
+
+
+# ---- the report ---------------------------------------------------------------
+
+def pct(a, b):
+    return "%.1f%%" % (100.0 * a / b) if b else "n/a"
+
+
+def ms(v):
+    return "%.2f" % v if v < 10 else "%.1f" % v if v < 100 else "%.0f" % v
+
+
+def mib(size):
+    return "%.1f MiB" % (size / 1048576.0)
+
+
+def context(quick, fact_rows):
+    uname = os.uname()
+    clock = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read()
+    mem = [line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")][0]
+    criu = subprocess.run(["criu", "--version"], stdout=subprocess.PIPE).stdout.decode()
+    criu = criu.split()[1] if criu.split() else "?"
+    lines = [
+        "Run %s%s." % (os.environ.get("CRIB_BENCH_WHEN", time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                          time.gmtime())),
+                       ", commit " + os.environ["CRIB_BENCH_COMMIT"]
+                       if os.environ.get("CRIB_BENCH_COMMIT") else ""),
+        "Guest: Linux %s with the CRIB series under QEMU TCG (emulated, no KVM), "
+        "given %s vCPUs, of which the guest kernel brings up %d; %d MiB RAM; "
+        "CRIU %s." % (uname.release, os.environ.get("CRIB_VM_CPUS", "?"), os.cpu_count(),
+                      int(mem) // 1024, criu),
+        "Clocks: (a) is timed with the TSC (%.0f MHz, measured against the guest's "
+        "%s clock), (b) with the guest's clock." % (
+            statistics.median(r["tsc_mhz"] for r in fact_rows), clock.strip()),
+    ]
+    if clock.strip() != "tsc":
+        lines.append("**Warning: the guest clock is not the TSC; it loses time under load, "
+                     "and the times of (b) are not to be trusted.**")
+    if os.environ.get("CRIB_BENCH_HOST"):
+        lines.append("Host: %s." % os.environ["CRIB_BENCH_HOST"])
+    if quick:
+        lines.append("**Quick run: tiny cases, one repetition each; a functional check, "
+                     "not a measurement.**")
+    lines.append("Times are medians under emulation: only the ratios within this run mean "
+                 "something. How it is measured: bench/README.md.")
+    return lines
+
+
+def report(fact_rows, dump_rows, quick):
+    out = ["# Dump benchmark results", ""]
+    out += [line + "  " for line in context(quick, fact_rows)]
+    out += ["", "## (a) Reading a process's facts: CRIB programs versus procfs", "",
+            "Median milliseconds per read of the task, every VMA and every descriptor; "
+            "the ratios are CRIB time as a share of procfs time (goal: 10% or less).", "",
+            "| process | VMAs | fds | runs | CRIB programs | crib-dump read | procfs (smaps) "
+            "| procfs (maps) | programs / smaps | programs / maps "
+            "| crib-dump read / smaps | crib-dump read / maps |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in fact_rows:
+        p, c = r["crib-programs"]["median"], r["crib-dump-read"]["median"]
+        s, m = r["procfs-smaps"]["median"], r["procfs-maps"]["median"]
+        out.append("| %s | %d | %d | %d | %s ms | %s ms | %s ms | %s ms | %s | %s | %s | %s |" % (
+            r["what"], r["vmas"], r["fds"], r["crib-programs"]["reps"], ms(p), ms(c), ms(s),
+            ms(m), pct(p, s), pct(p, m), pct(c, s), pct(c, m)))
+    out += ["", "## (b) crib-dump versus criu dump", "",
+            "Medians of each tool's wall time, whole command (start to exit, start-up "
+            "included) and frozen (from freezing the process to letting it go, the "
+            "snapshot complete), and of the size of what it wrote (crib: the snapshot "
+            "file; CRIU: its image directory). Goals: crib-dump at least 3x faster, "
+            "snapshot at most 40% of CRIU's images.", "",
+            "| touched memory | rounds | crib-dump whole | criu dump whole | criu / crib "
+            "| crib-dump frozen | criu dump frozen | criu / crib "
+            "| crib snapshot | CRIU images | crib / CRIU size |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in dump_rows:
+        out.append("| %d MiB | %d | %.2f s | %.2f s | %.2fx | %.2f s | %.2f s | %.2fx "
+                   "| %s | %s | %s |" % (
+                       r["mib"], r["rounds"], r["crib_time"], r["criu_time"],
+                       r["criu_time"] / r["crib_time"], r["crib_frozen"], r["criu_frozen"],
+                       r["criu_frozen"] / r["crib_frozen"], mib(r["crib_size"]),
+                       mib(r["criu_size"]), pct(r["crib_size"], r["criu_size"])))
+    out += ["", "Where the time goes: median CPU time of each tool (user / system).", "",
+            "| touched memory | crib-dump user | crib-dump system | criu user | criu system |",
+            "|---:|---:|---:|---:|---:|"]
+    for r in dump_rows:
+        out.append("| %d MiB | %.2f s | %.2f s | %.2f s | %.2f s |" % (
+            r["mib"], r["crib_user"], r["crib_sys"], r["criu_user"], r["criu_sys"]))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="the dump benchmark (in the guest)")
+    ap.add_argument("--quick", action="store_true", help="tiny cases, once: a functional check")
+    ap.add_argument("--output", help="write the markdown results here too")
+    args = ap.parse_args()
+    if os.geteuid():
+        fail("run me as root in the CRIB guest")
+    os.makedirs(WORK, exist_ok=True)
+    with open("/proc/sys/vm/max_map_count") as f:
+        old_max = f.read().strip()
+    with open("/proc/sys/vm/max_map_count", "w") as f:
+        f.write(str(MAX_MAP_COUNT))
+    try:
+        fact_rows = [measure_facts(c, QUICK_FACT_BUDGET if args.quick else FACT_BUDGET)
+                     for c in (QUICK_FACT_CASES if args.quick else FACT_CASES)]
+        dump_rows = [measure_dumps(c) for c in (QUICK_MEM_CASES if args.quick else MEM_CASES)]
+    finally:
+        with open("/proc/sys/vm/max_map_count", "w") as f:
+            f.write(old_max)
+    log("done")
+    text = report(fact_rows, dump_rows, args.quick)
+    sys.stdout.write(text)
+    if args.output:
+        with open(args.output + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(args.output + ".tmp", args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.exit(main())

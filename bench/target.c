@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-target: the process the dump benchmark reads and checkpoints.
+ *
+ *   bench-target [--vmas N] [--fds N] [--mem MIB] READYFILE
+ *
+ * --mem    MIB MiB of anonymous memory, every page touched and filled
+ *          with the mix described in fill.h
+ * --fds    exactly N open descriptors (0, 1 and 2 included): regular
+ *          files with a position, /dev/null, directories and pipe ends,
+ *          in turn; RLIMIT_NOFILE is raised to fit
+ * --vmas   exactly N VMAs (as /proc/self/maps counts them, [vsyscall]
+ *          aside): one-page anonymous mappings alternating between
+ *          read-only and read-execute, so that none merge, are added
+ *          last to what the program already has
+ *
+ * Once set up it writes "vmas V fds F mem BYTES" to READYFILE and sleeps
+ * until killed.  Its directory (that of READYFILE) holds its files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "fill.h"
+
+#define PAGE 4096ul
+
+struct target_options {
+	long vmas;		/* 0: as many as the program has */
+	long fds;		/* 0: as many as it has */
+	long mem_mib;
+	const char *ready;
+	char dir[PATH_MAX];	/* where READYFILE is: files for --fds */
+};
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "bench-target: %s: %s\n", what, strerror(errno));
+	return -1;
+}
+
+static long count_entries(const char *dir_path)
+{
+	struct dirent *d;
+	long n = 0;
+	DIR *dir;
+
+	dir = opendir(dir_path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;	/* the descriptor opendir() itself holds */
+}
+
+/* VMAs as /proc/self/maps lists them, without the [vsyscall] gate page. */
+static long count_vmas(void)
+{
+	char line[512];
+	long n = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strchr(line, '\n') && !strstr(line, "[vsyscall]"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int add_memory(long mib)
+{
+	size_t len = (size_t)mib << 20;
+	unsigned char *mem;
+
+	if (!mib)
+		return 0;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return fail("mmap of the memory");
+	fill_pages(mem, len / PAGE);
+	return 0;
+}
+
+/*
+ * The descriptor(s) whose turn it is: returns how many were opened (pipes
+ * come in pairs), or -1.
+ */
+static int open_one(const struct target_options *o, long i, long left)
+{
+	char path[PATH_MAX + 32];
+	int p[2], fd;
+
+	switch (i % 5) {
+	case 0:
+		snprintf(path, sizeof(path), "%s/file-%ld", o->dir, i % 64);
+		fd = open(path, O_RDWR | O_CREAT, 0644);
+		if (fd < 0 || pwrite(fd, "bench-target\n", 13, 0) != 13 ||
+		    lseek(fd, i % 4096, SEEK_SET) < 0)
+			return fail(path);
+		return 1;
+	case 1:
+		return open("/dev/null", O_RDONLY | O_CLOEXEC) < 0 ? fail("/dev/null") : 1;
+	case 2:
+		return open(o->dir, O_RDONLY | O_DIRECTORY) < 0 ? fail(o->dir) : 1;
+	default:
+		if (left < 2)
+			return open("/dev/null", O_WRONLY) < 0 ? fail("/dev/null") : 1;
+		return pipe2(p, i % 2 ? O_CLOEXEC : 0) ? fail("pipe") : 2;
+	}
+}
+
+static int add_fds(const struct target_options *o)
+{
+	struct rlimit rl;
+	long have, i;
+	int n;
+
+	if (!o->fds)
+		return 0;
+	rl.rlim_cur = rl.rlim_max = (rlim_t)o->fds + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return fail("raising RLIMIT_NOFILE");
+	have = count_entries("/proc/self/fd");
+	if (have < 0)
+		return fail("/proc/self/fd");
+	if (have > o->fds) {
+		fprintf(stderr, "bench-target: already %ld descriptors open, more than %ld\n",
+			have, o->fds);
+		return -1;
+	}
+	for (i = 0; have < o->fds; i++, have += n) {
+		n = open_one(o, i, o->fds - have);
+		if (n < 0)
+			return -1;
+	}
+	if (count_entries("/proc/self/fd") != o->fds) {
+		fprintf(stderr, "bench-target: %ld descriptors instead of %ld\n",
+			count_entries("/proc/self/fd"), o->fds);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The missing VMAs as one reservation split page by page.  Read-only and
+ * read-execute anonymous pages merge with nothing a C program maps by
+ * itself, so the count comes out exact; it is checked all the same.
+ */
+static int add_vmas(long want)
+{
+	unsigned char *area;
+	long have, extra, i;
+
+	if (!want)
+		return 0;
+	have = count_vmas();
+	if (have < 0)
+		return fail("/proc/self/maps");
+	extra = want - have;
+	if (extra < 0) {
+		fprintf(stderr, "bench-target: already %ld VMAs, more than %ld\n", have, want);
+		return -1;
+	}
+	if (!extra)
+		return 0;
+	area = mmap(NULL, extra * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return fail("mmap of the VMA area");
+	for (i = 1; i < extra; i += 2)
+		if (mprotect(area + i * PAGE, PAGE, PROT_READ | PROT_EXEC))
+			return fail("mprotect (is vm.max_map_count high enough?)");
+	have = count_vmas();
+	if (have != want) {
+		fprintf(stderr, "bench-target: %ld VMAs instead of %ld (a mapping merged)\n",
+			have, want);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_ready(const struct target_options *o)
+{
+	char tmp[PATH_MAX + 8];
+	long fds;
+	FILE *f;
+
+	fds = count_entries("/proc/self/fd");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", o->ready);
+	f = fopen(tmp, "w");
+	if (!f)
+		return fail(tmp);
+	fprintf(f, "vmas %ld fds %ld mem %lu\n", count_vmas(), fds,
+		(unsigned long)o->mem_mib << 20);
+	if (fclose(f) || rename(tmp, o->ready))
+		return fail(o->ready);
+	return 0;
+}
+
+static int parse_count(const char *arg, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (errno || *end || *out < 0 || *out > max) {
+		fprintf(stderr, "bench-target: bad count '%s' (0 to %ld)\n", arg, max);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct target_options *o)
+{
+	static const struct option longopts[] = {
+		{ "vmas", required_argument, NULL, 'v' },
+		{ "fds", required_argument, NULL, 'f' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ 0 }
+	};
+	char *slash;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if ((c == 'v' && parse_count(optarg, 1 << 20, &o->vmas)) ||
+		    (c == 'f' && parse_count(optarg, 1 << 20, &o->fds)) ||
+		    (c == 'm' && parse_count(optarg, 1 << 16, &o->mem_mib)) || c == '?')
+			return -1;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "usage: bench-target [--vmas N] [--fds N] [--mem MIB] READYFILE\n");
+		return -1;
+	}
+	o->ready = argv[optind];
+	snprintf(o->dir, sizeof(o->dir), "%s", o->ready);
+	slash = strrchr(o->dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(o->dir, ".");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct target_options o = { 0 };
+
+	if (parse_options(argc, argv, &o))
+		return 2;
+	/* Memory and descriptors first: their mappings count among the VMAs. */
+	if (add_memory(o.mem_mib) || add_fds(&o) || add_vmas(o.vmas) || write_ready(&o))
+		return 1;
+	for (;;)
+		pause();
+}
