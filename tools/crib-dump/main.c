@@ -30,6 +30,7 @@ struct options {
 	const char *output;	/* NULL: stdout */
 	bool leave_running;
 	bool verbose;
+	int level;		/* zstd compression level */
 };
 
 static void usage(FILE *f)
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE   write the snapshot to FILE (default: standard output,\n"
 		"                      which must not be a terminal)\n"
 		"      --leave-running let the process run on after the dump\n"
+		"  -l, --level N       zstd level, -131072 to 19 (default 3): lower is faster,\n"
+		"                      higher is smaller\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"
 		"  -h, --help          this text\n"
 		"\n"
@@ -57,15 +60,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
+		{ "level", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char *end;
-	long pid;
+	long pid, level;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:o:l:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -81,6 +85,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LEAVE_RUNNING:
 			o->leave_running = true;
+			break;
+		case 'l':
+			errno = 0;
+			level = strtol(optarg, &end, 10);
+			if (errno || *end || level < -131072 || level > CRIB_LEVEL_MAX) {
+				fprintf(stderr, "crib-dump: bad level '%s' (-131072 to %d)\n", optarg,
+					CRIB_LEVEL_MAX);
+				return 2;
+			}
+			o->level = (int)level;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -117,7 +131,7 @@ static int open_output(const struct options *o)
 	return fd;
 }
 
-static int open_writer(struct dump_job *job, int out_fd)
+static int open_writer(struct dump_job *job, int out_fd, int level)
 {
 	struct crib_header hdr = { 0 };
 	struct crib_error cerr;
@@ -134,7 +148,7 @@ static int open_writer(struct dump_job *job, int out_fd)
 	hdr.time_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	hdr.hostname = u.nodename;
 	hdr.root_pid = (uint64_t)job->pid;
-	job->writer = crib_writer_open(out_fd, CRIB_LEVEL_DEFAULT, &hdr, &cerr);
+	job->writer = crib_writer_open(out_fd, level, &hdr, &cerr);
 	if (!job->writer)
 		return dump_fail(&job->err, "cannot start the snapshot: %s", cerr.msg);
 	return 0;
@@ -155,14 +169,14 @@ static int write_path_note(struct dump_job *job)
  * that is cheap (task, VMAs, files), so that an unsupported resource stops
  * the dump before megabytes of memory have been written.
  */
-static int dump_frozen(struct dump_job *job, int out_fd)
+static int dump_frozen(struct dump_job *job, int out_fd, int level)
 {
 	struct crib_error cerr;
 
 	if (task_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
 	    signals_read(job) || timers_read(job))
 		return -1;
-	if (open_writer(job, out_fd))
+	if (open_writer(job, out_fd, level))
 		return -1;
 	if (write_path_note(job) || task_write(job) || threads_write(job) ||
 	    mm_write(job) || pages_write(job) || files_write(job) || sockets_write(job) ||
@@ -200,7 +214,7 @@ static bool process_gone(pid_t pid)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = { .level = CRIB_LEVEL_DEFAULT };
 	struct dump_job job = { 0 };
 	int out_fd, ret;
 
@@ -220,7 +234,7 @@ int main(int argc, char **argv)
 	if (!ret) {
 		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.n_threads,
 			     (int)job.pid);
-		ret = dump_frozen(&job, out_fd);
+		ret = dump_frozen(&job, out_fd, o.level);
 		if (ret && process_gone(job.pid)) {
 			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
 				(int)job.pid, job.err.msg);
