@@ -1,0 +1,315 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""The restore benchmark, run in the guest (./crib-dev bench restore boots it).
+
+  restore.py [--quick] [--output FILE]
+
+crib-restore against criu restore of the process the dump benchmark's
+part (b) dumps: a bench-target with 64 MiB and 512 MiB of touched memory.
+Each tool dumps its own bench-target once (killing it), to tmpfs; then
+rounds, alternating which tool goes first, restore each snapshot, check
+that the restored process runs, untraced, with the memory it had, and kill
+it again.
+
+Prints the results as markdown and writes them to FILE.  --quick runs a
+tiny case once (a functional check, not a measurement).  See
+bench/README.md for what is measured and how.
+"""
+import argparse
+import ctypes
+import hashlib
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+BENCH = "/usr/local/libexec/crib/bench"
+WORK = "/tmp/crib-bench-restore"	# tmpfs in the guest
+PR_SET_CHILD_SUBREAPER = 36
+# (MiB of touched memory, measured rounds, whether a warm-up round comes
+# first).  The 64 MiB warm-up warms both tools up for 512 MiB too.
+MEM_CASES = [(64, 5, True), (512, 3, False)]
+QUICK_MEM_CASES = [(4, 1, True)]
+START = time.monotonic()
+
+
+def fail(msg):
+    sys.stderr.write("restore.py: %s\n" % msg)
+    sys.exit(1)
+
+
+def log(msg):
+    sys.stderr.write("restore.py: [%4.0f s] %s\n" % (time.monotonic() - START, msg))
+    sys.stderr.flush()
+
+
+def proc_status(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return dict(line.split(":", 1) for line in f)
+    except FileNotFoundError:
+        return None
+
+
+def memory_area(pid, size):
+    """(start, end) of the anonymous private writable VMA that holds the
+    touched memory: the largest one, at least SIZE bytes."""
+    best = None
+    with open("/proc/%d/maps" % pid) as f:
+        for line in f:
+            w = line.split()
+            if w[1] != "rw-p" or len(w) > 5:
+                continue
+            start, end = (int(x, 16) for x in w[0].split("-"))
+            if end - start >= size and (not best or end - start > best[1] - best[0]):
+                best = (start, end)
+    if not best:
+        fail("process %d has no anonymous VMA of %d bytes" % (pid, size))
+    return best
+
+
+def memory_digest(pid, area):
+    h = hashlib.sha1()
+    with open("/proc/%d/mem" % pid, "rb", buffering=0) as f:
+        f.seek(area[0])
+        left = area[1] - area[0]
+        while left:
+            chunk = f.read(min(left, 4 << 20))
+            if not chunk:
+                fail("short read of process %d's memory" % pid)
+            h.update(chunk)
+            left -= len(chunk)
+    return h.hexdigest()
+
+
+class Snapshot:
+    """A bench-target, dumped (and so killed) by one tool; what it was."""
+
+    def __init__(self, tool, mib):
+        self.tool = tool
+        self.dir = os.path.join(WORK, "%s-%d" % (tool, mib))
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        ready = os.path.join(self.dir, "ready")
+        argv = [os.path.join(BENCH, "bench-target"), "--mem", str(mib), ready]
+        # A session of its own and no terminal, as CRIU wants it (no --shell-job).
+        with open(os.path.join(self.dir, "output"), "w") as out:
+            proc = subprocess.Popen(argv, cwd=self.dir, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=out, start_new_session=True)
+        self.pid = proc.pid
+        deadline = time.monotonic() + 900
+        while not os.path.exists(ready):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                fail("bench-target --mem %d did not get ready: %s" % (mib, self.output()))
+            time.sleep(0.05)
+        self.area = memory_area(self.pid, mib << 20)
+        self.digest = memory_digest(self.pid, self.area)
+        log("%s dump of %d MiB (process %d)" % (tool, mib, self.pid))
+        try:
+            (self.crib_dump if tool == "crib" else self.criu_dump)()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            status = proc.wait()
+        if status != -signal.SIGKILL:
+            fail("bench-target ended with %d, not killed by the %s dump" % (status, tool))
+
+    def output(self):
+        return open(os.path.join(self.dir, "output")).read().strip()
+
+    def crib_dump(self):
+        self.path = os.path.join(self.dir, "snapshot.crib")
+        run(["crib-dump", "-p", str(self.pid), "-o", self.path], "crib-dump")
+        run(["crib-inspect", "--verify", self.path], "crib-inspect --verify")
+
+    def criu_dump(self):
+        self.path = os.path.join(self.dir, "criu-images")
+        self.work = os.path.join(self.dir, "criu-work")	# logs, out of the images
+        os.makedirs(self.path)
+        os.makedirs(self.work)
+        run([os.path.join(BENCH, "criu-compat"), "criu", "dump", "-t", str(self.pid),
+             "-D", self.path, "-W", self.work, "-o", "dump.log"], "criu dump",
+            log=os.path.join(self.work, "dump.log"))
+
+    def restore_argv(self):
+        if self.tool == "crib":
+            return ["crib-restore", "-i", self.path]
+        return [os.path.join(BENCH, "criu-compat"), "criu", "restore", "-D", self.path,
+                "-W", self.work, "-o", "restore.log", "-d"]
+
+    def restore(self):
+        """Restore, check and kill the process again: wall time of the
+        restoring command, its user and system CPU time."""
+        if proc_status(self.pid):
+            fail("PID %d is taken before the %s restore" % (self.pid, self.tool))
+        argv = self.restore_argv()
+        t0 = time.monotonic()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.monotonic() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            if proc.returncode:
+                extra = ""
+                if self.tool == "criu":
+                    extra = open(os.path.join(self.work, "restore.log")).read()[-3000:]
+                fail("%s failed (status %d):\n%s%s" % (
+                    " ".join(argv), proc.returncode, out.decode(errors="replace"), extra))
+            self.check_restored()
+        finally:
+            self.kill_restored()
+        return elapsed, usage.ru_utime, usage.ru_stime
+
+    def check_restored(self):
+        """Running on as our child (adopted), neither stopped nor traced,
+        its memory as it was at the dump."""
+        status = proc_status(self.pid)
+        if not status:
+            fail("no process %d after the %s restore" % (self.pid, self.tool))
+        state = status["State"].split()[0]
+        if state in "tTZX" or status["TracerPid"].strip() != "0":
+            fail("process %d after the %s restore: state %s, tracer %s" % (
+                self.pid, self.tool, status["State"].strip(), status["TracerPid"].strip()))
+        if int(status["PPid"]) != os.getpid():
+            fail("process %d after the %s restore has parent %s, not this driver" % (
+                self.pid, self.tool, status["PPid"].strip()))
+        if memory_digest(self.pid, self.area) != self.digest:
+            fail("process %d's memory differs after the %s restore" % (self.pid, self.tool))
+
+    def kill_restored(self):
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def run(argv, what, timeout=1800, log=None):
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=timeout)
+    if r.returncode:
+        extra = open(log).read()[-3000:] if log and os.path.exists(log) else ""
+        fail("%s failed (status %d):\n%s%s" % (what, r.returncode,
+                                                r.stdout.decode(errors="replace"), extra))
+    return r.stdout.decode()
+
+
+def measure(case):
+    mib, rounds, warmup = case
+    snaps = []
+    results = {"crib": [], "criu": []}
+    try:
+        snaps = [Snapshot("crib", mib)]
+        snaps.append(Snapshot("criu", mib))
+        if warmup:
+            log("restores: %d MiB, warm-up" % mib)
+            for snap in snaps:
+                snap.restore()
+        for r in range(rounds):
+            log("restores: %d MiB, round %d of %d" % (mib, r + 1, rounds))
+            for snap in snaps if r % 2 == 0 else reversed(snaps):
+                results[snap.tool].append(snap.restore())
+    finally:
+        for snap in snaps:
+            snap.remove()
+    row = {"mib": mib, "rounds": rounds}
+    for name, runs in results.items():
+        for i, key in enumerate(("time", "user", "sys")):
+            row[name + "_" + key] = statistics.median(x[i] for x in runs)
+    return row
+
+
+# ---- the report ---------------------------------------------------------------
+
+def context(quick):
+    uname = os.uname()
+    clock = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read()
+    mem = [line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")][0]
+    criu = subprocess.run(["criu", "--version"], stdout=subprocess.PIPE).stdout.decode()
+    criu = criu.split()[1] if criu.split() else "?"
+    lines = [
+        "Run %s%s." % (os.environ.get("CRIB_BENCH_WHEN", time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                          time.gmtime())),
+                       ", commit " + os.environ["CRIB_BENCH_COMMIT"]
+                       if os.environ.get("CRIB_BENCH_COMMIT") else ""),
+        "Guest: Linux %s with the CRIB series under QEMU TCG (emulated, no KVM), "
+        "given %s vCPUs, of which the guest kernel brings up %d; %d MiB RAM; "
+        "CRIU %s; clocksource %s." % (uname.release, os.environ.get("CRIB_VM_CPUS", "?"),
+                                      os.cpu_count(), int(mem) // 1024, criu, clock.strip()),
+    ]
+    if clock.strip() != "tsc":
+        lines.append("**Warning: the guest clock is not the TSC; it loses time under load, "
+                     "and these times are not to be trusted.**")
+    if os.environ.get("CRIB_BENCH_HOST"):
+        lines.append("Host: %s." % os.environ["CRIB_BENCH_HOST"])
+    if quick:
+        lines.append("**Quick run: a tiny case, one repetition; a functional check, "
+                     "not a measurement.**")
+    lines.append("Times are medians under emulation: only the ratios within this run mean "
+                 "something. How it is measured: bench/README.md.")
+    return lines
+
+
+def report(rows, quick):
+    out = ["# Restore benchmark results", ""]
+    out += [line + "  " for line in context(quick)]
+    out += ["", "## crib-restore versus criu restore", "",
+            "Medians of each tool's wall time, from its start to its exit with the "
+            "process restored and running on, detached (`crib-restore -i FILE`, "
+            "`criu restore -d`). Goal: crib-restore at least 2x faster.", "",
+            "| touched memory | rounds | crib-restore | criu restore | criu / crib |",
+            "|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append("| %d MiB | %d | %.2f s | %.2f s | %.2fx |" % (
+            r["mib"], r["rounds"], r["crib_time"], r["criu_time"],
+            r["criu_time"] / r["crib_time"]))
+    out += ["", "Median CPU time of each command and the children it waited for (user / "
+            "system). The restored process's own time counts in neither, and CRIU's "
+            "restored process does much of its restoring itself (it reads its pages in): "
+            "these are not comparable between the tools.", "",
+            "| touched memory | crib-restore user | crib-restore system "
+            "| criu user | criu system |",
+            "|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append("| %d MiB | %.2f s | %.2f s | %.2f s | %.2f s |" % (
+            r["mib"], r["crib_user"], r["crib_sys"], r["criu_user"], r["criu_sys"]))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description="the restore benchmark (in the guest)")
+    ap.add_argument("--quick", action="store_true", help="a tiny case, once: a functional check")
+    ap.add_argument("--output", help="write the markdown results here too")
+    args = ap.parse_args()
+    if os.geteuid():
+        fail("run me as root in the CRIB guest")
+    # Restored processes run on detached: this driver adopts them, to check
+    # and reap them.
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0):
+        fail("PR_SET_CHILD_SUBREAPER: %s" % os.strerror(ctypes.get_errno()))
+    os.makedirs(WORK, exist_ok=True)
+    rows = [measure(c) for c in (QUICK_MEM_CASES if args.quick else MEM_CASES)]
+    log("done")
+    text = report(rows, args.quick)
+    sys.stdout.write(text)
+    if args.output:
+        with open(args.output + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(args.output + ".tmp", args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    sys.exit(main())
