@@ -7,6 +7,9 @@
 #       (bench/README.md); results in bench/results/dump.md, or with
 #       --quick (tiny cases, once: a functional check) in the build
 #       directory
+#   dev/bench.sh restore [--quick]
+#       crib-restore against criu restore (bench/README.md); results in
+#       bench/results/restore.md, or with --quick in the build directory
 #
 # Timings are never asserted: the guest is emulated and the host shared.
 set -euo pipefail
@@ -21,12 +24,17 @@ host_context() {
 
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 
-bench_dump() {
-	local out=$CRIB_ROOT/bench/results/dump.md args=()
+# run_bench NAME MINUTES [--quick]: boot the guest once and run
+# bench/NAME.py there; results in bench/results/NAME.md, or with --quick in
+# the build directory.
+run_bench() {
+	local name=$1 minutes=$2 out args=()
+	shift 2
+	out=$CRIB_ROOT/bench/results/$name.md
 	case "${1:-}" in
 	"") ;;
-	--quick) args+=(--quick); out=$CRIB_BUILD/bench-dump-quick.md ;;
-	*) die "bench dump: unknown argument '$1'" ;;
+	--quick) args+=(--quick); out=$CRIB_BUILD/bench-$name-quick.md ;;
+	*) die "bench $name: unknown argument '$1'" ;;
 	esac
 	mkdir -p "$(dirname "$out")"
 	# 512 MiB of memory, CRIU's images of it and crib-dump's snapshot all
@@ -37,16 +45,19 @@ bench_dump() {
 	CRIB_BENCH_COMMIT=$(git -C "$CRIB_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 	CRIB_BENCH_HOST="$(host_context); host load average $(load_average) at the start"
 	export CRIB_BENCH_WHEN CRIB_BENCH_COMMIT CRIB_BENCH_HOST
-	log "dump benchmark: one guest boot, about 10 minutes (results: $out)"
-	"$CRIB_ROOT/dev/vm.sh" -- /usr/local/libexec/crib/bench/dump.py "${args[@]}" --output "$out"
+	log "$name benchmark: one guest boot, about $minutes minutes (results: $out)"
+	"$CRIB_ROOT/dev/vm.sh" -- "/usr/local/libexec/crib/bench/$name.py" "${args[@]}" --output "$out"
 	printf '\nHost load average at the end: %s.\n' "$(load_average)" >>"$out"
 	log "results written to $out"
 }
 
-[ $# -gt 0 ] || die "usage: dev/bench.sh dump [--quick]"
+bench_dump() { run_bench dump 10 "$@"; }
+bench_restore() { run_bench restore 8 "$@"; }
+
+[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore [--quick]"
 what=$1
 shift
 case "$what" in
-dump) "bench_$what" "$@" ;;
-*) die "unknown benchmark '$what' (dump)" ;;
+dump | restore) "bench_$what" "$@" ;;
+*) die "unknown benchmark '$what' (dump, restore)" ;;
 esac
