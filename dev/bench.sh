@@ -52,7 +52,7 @@ run_bench() {
 }
 
 bench_dump() { run_bench dump 10 "$@"; }
-bench_restore() { run_bench restore 8 "$@"; }
+bench_restore() { run_bench restore 6 "$@"; }
 
 [ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore [--quick]"
 what=$1
