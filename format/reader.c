@@ -33,6 +33,7 @@ struct crib_reader {
 	uint64_t in_total;		/* bytes taken from the source */
 	bool src_eof;
 	bool frame_done;		/* last zstd call ended a frame */
+	bool frame_start;		/* the next input byte starts a frame */
 
 	uint8_t *buf;			/* decompressed bytes not yet consumed */
 	size_t buf_cap, start, end;
@@ -119,6 +120,45 @@ static int read_source(struct crib_reader *r, void *buf, size_t len, size_t *got
 }
 
 /*
+ * At a frame start: the frame must be a zstd frame proper (or a skippable
+ * one).  libzstd also
+ * decodes legacy frames, whose decoders size their buffers from the frame
+ * header without the window limit set on the context.  Returns 1 when
+ * there are not yet 4 bytes to look at, 0 when the frame is fine, -1 with
+ * the error set.
+ */
+static int check_frame_magic(struct crib_reader *r)
+{
+	const uint8_t *p = r->in + r->in_pos;
+	size_t rem = r->in_len - r->in_pos, got;
+	uint32_t magic;
+
+	if (rem < 4) {
+		if (r->src_eof)
+			return 0;	/* zstd reports the truncation */
+		memmove(r->in, p, rem);
+		r->in_pos = 0;
+		r->in_len = rem;
+		if (read_source(r, r->in + rem, r->in_cap - rem, &got))
+			return -1;
+		r->in_len += got;
+		r->src_eof = got == 0;
+		return 1;
+	}
+	magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		(uint32_t)p[3] << 24;
+	if (magic != ZSTD_MAGICNUMBER && (magic & ZSTD_MAGIC_SKIPPABLE_MASK) !=
+	    ZSTD_MAGIC_SKIPPABLE_START) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "not a zstd frame (magic %#x)", magic);
+		return fail(r, CRIB_E_ZSTD, r->buf_off + (r->end - r->start), msg);
+	}
+	r->frame_start = false;
+	return 0;
+}
+
+/*
  * Make at least need bytes available at buf[start].  Returns 1 when they
  * are, 0 when the input ended cleanly first (at a frame boundary), -1 on
  * error.
@@ -146,6 +186,14 @@ static int fill(struct crib_reader *r, size_t need)
 		}
 		if (r->in_pos == r->in_len && r->src_eof && r->frame_done)
 			return 0;
+		if (r->frame_start && r->in_pos < r->in_len) {
+			int c = check_frame_magic(r);
+
+			if (c < 0)
+				return -1;
+			if (c > 0)
+				continue;
+		}
 		in = (ZSTD_inBuffer){ r->in, r->in_len, r->in_pos };
 		out = (ZSTD_outBuffer){ r->buf, r->buf_cap, r->end };
 		old_in = in.pos;
@@ -160,7 +208,7 @@ static int fill(struct crib_reader *r, size_t need)
 		r->in_pos = in.pos;
 		r->end = out.pos;
 		if (ret == 0)
-			r->frame_done = true;
+			r->frame_done = r->frame_start = true;
 		else if (in.pos != old_in)
 			r->frame_done = false;
 		if (in.pos == old_in && out.pos == old_out && r->in_pos == r->in_len &&
@@ -477,6 +525,7 @@ struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
 	r->read_fn = read_fn;
 	r->ctx = ctx;
 	crib_xxh64_init(&r->hash, 0);
+	r->frame_start = true;
 	r->in_cap = ZSTD_DStreamInSize();
 	r->buf_cap = CRIB_LIMIT_RECORD + ZSTD_DStreamOutSize();
 	r->in = malloc(r->in_cap);
