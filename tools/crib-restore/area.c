@@ -233,18 +233,18 @@ static void fill_mm(struct rst_args *a, const struct restore_plan *plan, int exe
 	const struct crib_mm *mm = &plan->mm;
 	size_t auxv_len = mm->auxv.len;
 
-	if (auxv_len > sizeof(a->mm.auxv))
-		auxv_len = sizeof(a->mm.auxv);
-	a->mm = (struct rst_mm) {
+	if (auxv_len > sizeof(a->auxv))
+		auxv_len = sizeof(a->auxv);
+	a->mm = (struct prctl_mm_map) {
 		.start_code = mm->start_code, .end_code = mm->end_code,
 		.start_data = mm->start_data, .end_data = mm->end_data,
 		.start_brk = mm->start_brk, .brk = mm->brk,
 		.start_stack = mm->start_stack,
 		.arg_start = mm->arg_start, .arg_end = mm->arg_end,
 		.env_start = mm->env_start, .env_end = mm->env_end,
-		.auxv_size = (uint32_t)auxv_len, .exe_fd = exe_fd,
+		.auxv = a->auxv, .auxv_size = (uint32_t)auxv_len, .exe_fd = (uint32_t)exe_fd,
 	};
-	memcpy(a->mm.auxv, mm->auxv.data, auxv_len);
+	memcpy(a->auxv, mm->auxv.data, auxv_len);
 }
 
 static void ns_to_timeval(uint64_t ns, struct rst_timeval *tv)

@@ -172,25 +172,9 @@ static void protect_vmas(struct rst_args *a)
 
 static void set_mm(struct rst_args *a)
 {
-	struct prctl_mm_map map = {
-		.start_code = a->mm.start_code,
-		.end_code = a->mm.end_code,
-		.start_data = a->mm.start_data,
-		.end_data = a->mm.end_data,
-		.start_brk = a->mm.start_brk,
-		.brk = a->mm.brk,
-		.start_stack = a->mm.start_stack,
-		.arg_start = a->mm.arg_start,
-		.arg_end = a->mm.arg_end,
-		.env_start = a->mm.env_start,
-		.env_end = a->mm.env_end,
-		.auxv = a->mm.auxv,
-		.auxv_size = a->mm.auxv_size,
-		.exe_fd = (__u32)a->mm.exe_fd,
-	};
 	long ret;
 
-	ret = sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &map, sizeof(map), 0);
+	ret = sys5(__NR_prctl, PR_SET_MM, PR_SET_MM_MAP, &a->mm, sizeof(a->mm), 0);
 	if (ret)
 		fail(a, NULL, RST_STEP_MM, ret, 0);
 }

@@ -17,6 +17,7 @@
 #ifndef CRIB_RESTORER_H
 #define CRIB_RESTORER_H
 
+#include <linux/prctl.h>
 #include <linux/types.h>
 
 #define RST_MAGIC		0x52425243u	/* "CRBR" */
@@ -153,19 +154,6 @@ struct rst_creds {
 	__u32 dumpable;
 };
 
-/* The fields of the kernel's struct prctl_mm_map, pointers as offsets. */
-struct rst_mm {
-	__u64 start_code, end_code;
-	__u64 start_data, end_data;
-	__u64 start_brk, brk;
-	__u64 start_stack;
-	__u64 arg_start, arg_end;
-	__u64 env_start, env_end;
-	__u64 auxv[RST_AUXV_WORDS];
-	__u32 auxv_size;	/* bytes */
-	__s32 exe_fd;
-};
-
 struct rst_args {
 	__u32 magic;
 	__u32 size;		/* of this struct, checked by the restorer */
@@ -185,7 +173,12 @@ struct rst_args {
 	__u64 n_shared, shared_off;	/* rst_siginfo[] queued to the process */
 	__u64 n_close, close_off;	/* __s32[]: the restore's own fds */
 	__u64 n_timers, timers_off;	/* struct rst_posix_timer[], by id */
-	struct rst_mm mm;
+	/*
+	 * PR_SET_MM_MAP's argument as is: the area sits at the same address in
+	 * crib-restore and in the new process, so mm.auxv points at auxv below.
+	 */
+	struct prctl_mm_map mm;
+	__u64 auxv[RST_AUXV_WORDS];
 	struct rst_itimer itimers[3];	/* ITIMER_REAL, _VIRTUAL, _PROF */
 	__u32 itimers_set;		/* bit n: itimers[n] is armed */
 	__u32 rlimits_set;		/* bit n: rlimits[n] is given */
