@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+import benchlib
+
 BENCH = "/usr/local/libexec/crib/bench"
 WORK = "/tmp/crib-bench"		# tmpfs in the guest
 MAX_MAP_COUNT = 131072			# 64k VMAs need more than the default 65530
@@ -39,17 +41,9 @@ FACT_BUDGET, QUICK_FACT_BUDGET = 12, 0
 # dumps take minutes under emulation.
 MEM_CASES = [(64, 5, True), (512, 3, False)]
 QUICK_MEM_CASES = [(4, 1, True)]
-START = time.monotonic()
-
-
-def fail(msg):
-    sys.stderr.write("dump.py: %s\n" % msg)
-    sys.exit(1)
-
-
-def log(msg):
-    sys.stderr.write("dump.py: [%4.0f s] %s\n" % (time.monotonic() - START, msg))
-    sys.stderr.flush()
+MSGS = benchlib.Messages("dump.py")
+fail = MSGS.fail
+log = MSGS.log
 
 
 class Target:
@@ -99,13 +93,8 @@ class Target:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run(argv, what, timeout=1800):
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=timeout)
-    if r.returncode:
-        fail("%s failed (status %d):\n%s%s" % (what, r.returncode, r.stdout.decode(errors="replace"),
-                                                r.stderr.decode(errors="replace")))
-    return r.stdout.decode()
+def run(argv, what, timeout=1800, log=None):
+    return benchlib.run(MSGS, argv, what, timeout, log)
 
 
 # ---- (a) facts -------------------------------------------------------------
@@ -291,35 +280,10 @@ def mib(size):
 
 
 def context(quick, fact_rows):
-    uname = os.uname()
-    clock = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read()
-    mem = [line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")][0]
-    criu = subprocess.run(["criu", "--version"], stdout=subprocess.PIPE).stdout.decode()
-    criu = criu.split()[1] if criu.split() else "?"
-    lines = [
-        "Run %s%s." % (os.environ.get("CRIB_BENCH_WHEN", time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                          time.gmtime())),
-                       ", commit " + os.environ["CRIB_BENCH_COMMIT"]
-                       if os.environ.get("CRIB_BENCH_COMMIT") else ""),
-        "Guest: Linux %s with the CRIB series under QEMU TCG (emulated, no KVM), "
-        "given %s vCPUs, of which the guest kernel brings up %d; %d MiB RAM; "
-        "CRIU %s." % (uname.release, os.environ.get("CRIB_VM_CPUS", "?"), os.cpu_count(),
-                      int(mem) // 1024, criu),
-        "Clocks: (a) is timed with the TSC (%.0f MHz, measured against the guest's "
-        "%s clock), (b) with the guest's clock." % (
-            statistics.median(r["tsc_mhz"] for r in fact_rows), clock.strip()),
-    ]
-    if clock.strip() != "tsc":
-        lines.append("**Warning: the guest clock is not the TSC; it loses time under load, "
-                     "and the times of (b) are not to be trusted.**")
-    if os.environ.get("CRIB_BENCH_HOST"):
-        lines.append("Host: %s." % os.environ["CRIB_BENCH_HOST"])
-    if quick:
-        lines.append("**Quick run: tiny cases, one repetition each; a functional check, "
-                     "not a measurement.**")
-    lines.append("Times are medians under emulation: only the ratios within this run mean "
-                 "something. How it is measured: bench/README.md.")
-    return lines
+    tsc = statistics.median(r["tsc_mhz"] for r in fact_rows)
+    return benchlib.context("tiny cases, one repetition each" if quick else None,
+                            ["Clocks: (a) is timed with the TSC (%.0f MHz, measured against "
+                             "the guest's clock), (b) with the guest's clock." % tsc])
 
 
 def report(fact_rows, dump_rows, quick):

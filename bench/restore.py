@@ -26,6 +26,8 @@ import subprocess
 import sys
 import time
 
+import benchlib
+
 BENCH = "/usr/local/libexec/crib/bench"
 WORK = "/tmp/crib-bench-restore"	# tmpfs in the guest
 PR_SET_CHILD_SUBREAPER = 36
@@ -33,17 +35,9 @@ PR_SET_CHILD_SUBREAPER = 36
 # first).  The 64 MiB warm-up warms both tools up for 512 MiB too.
 MEM_CASES = [(64, 5, True), (512, 3, False)]
 QUICK_MEM_CASES = [(4, 1, True)]
-START = time.monotonic()
-
-
-def fail(msg):
-    sys.stderr.write("restore.py: %s\n" % msg)
-    sys.exit(1)
-
-
-def log(msg):
-    sys.stderr.write("restore.py: [%4.0f s] %s\n" % (time.monotonic() - START, msg))
-    sys.stderr.flush()
+MSGS = benchlib.Messages("restore.py")
+fail = MSGS.fail
+log = MSGS.log
 
 
 def proc_status(pid):
@@ -195,13 +189,7 @@ class Snapshot:
 
 
 def run(argv, what, timeout=1800, log=None):
-    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, timeout=timeout)
-    if r.returncode:
-        extra = open(log).read()[-3000:] if log and os.path.exists(log) else ""
-        fail("%s failed (status %d):\n%s%s" % (what, r.returncode,
-                                                r.stdout.decode(errors="replace"), extra))
-    return r.stdout.decode()
+    return benchlib.run(MSGS, argv, what, timeout, log)
 
 
 def measure(case):
@@ -232,32 +220,7 @@ def measure(case):
 # ---- the report ---------------------------------------------------------------
 
 def context(quick):
-    uname = os.uname()
-    clock = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read()
-    mem = [line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")][0]
-    criu = subprocess.run(["criu", "--version"], stdout=subprocess.PIPE).stdout.decode()
-    criu = criu.split()[1] if criu.split() else "?"
-    lines = [
-        "Run %s%s." % (os.environ.get("CRIB_BENCH_WHEN", time.strftime("%Y-%m-%d %H:%M UTC",
-                                                                          time.gmtime())),
-                       ", commit " + os.environ["CRIB_BENCH_COMMIT"]
-                       if os.environ.get("CRIB_BENCH_COMMIT") else ""),
-        "Guest: Linux %s with the CRIB series under QEMU TCG (emulated, no KVM), "
-        "given %s vCPUs, of which the guest kernel brings up %d; %d MiB RAM; "
-        "CRIU %s; clocksource %s." % (uname.release, os.environ.get("CRIB_VM_CPUS", "?"),
-                                      os.cpu_count(), int(mem) // 1024, criu, clock.strip()),
-    ]
-    if clock.strip() != "tsc":
-        lines.append("**Warning: the guest clock is not the TSC; it loses time under load, "
-                     "and these times are not to be trusted.**")
-    if os.environ.get("CRIB_BENCH_HOST"):
-        lines.append("Host: %s." % os.environ["CRIB_BENCH_HOST"])
-    if quick:
-        lines.append("**Quick run: a tiny case, one repetition; a functional check, "
-                     "not a measurement.**")
-    lines.append("Times are medians under emulation: only the ratios within this run mean "
-                 "something. How it is measured: bench/README.md.")
-    return lines
+    return benchlib.context("a tiny case, one repetition" if quick else None)
 
 
 def report(rows, quick):

@@ -1,0 +1,66 @@
+"""What the benchmark drivers share: progress and failure messages, running
+a tool that must succeed, and the lines that say where a run was made."""
+
+import os
+import subprocess
+import sys
+import time
+
+
+class Messages:
+    """Progress on stderr, stamped with the seconds since the start."""
+
+    def __init__(self, prog):
+        self.prog = prog
+        self.start = time.monotonic()
+
+    def fail(self, msg):
+        sys.stderr.write("%s: %s\n" % (self.prog, msg))
+        sys.exit(1)
+
+    def log(self, msg):
+        sys.stderr.write("%s: [%4.0f s] %s\n" % (self.prog, time.monotonic() - self.start, msg))
+        sys.stderr.flush()
+
+
+def run(msgs, argv, what, timeout=1800, log=None):
+    """Run argv and return its stdout; fail with its output (and the tail of
+    the file log, if given) when it does not exit 0."""
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    if r.returncode:
+        extra = open(log).read()[-3000:] if log and os.path.exists(log) else ""
+        msgs.fail("%s failed (status %d):\n%s%s%s" % (
+            what, r.returncode, r.stdout.decode(errors="replace"),
+            r.stderr.decode(errors="replace"), extra))
+    return r.stdout.decode()
+
+
+def context(quick_note, clock_lines=()):
+    """The report's opening lines: when, which commit, the guest, the host."""
+    uname = os.uname()
+    clock = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read()
+    clock = clock.strip()
+    mem = [line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")][0]
+    criu = subprocess.run(["criu", "--version"], stdout=subprocess.PIPE).stdout.decode()
+    criu = criu.split()[1] if criu.split() else "?"
+    when = os.environ.get("CRIB_BENCH_WHEN", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    commit = os.environ.get("CRIB_BENCH_COMMIT")
+    lines = [
+        "Run %s%s." % (when, ", commit " + commit if commit else ""),
+        "Guest: Linux %s with the CRIB series under QEMU TCG (emulated, no KVM), "
+        "given %s vCPUs, of which the guest kernel brings up %d; %d MiB RAM; "
+        "CRIU %s; clocksource %s." % (uname.release, os.environ.get("CRIB_VM_CPUS", "?"),
+                                      os.cpu_count(), int(mem) // 1024, criu, clock),
+    ]
+    lines += clock_lines
+    if clock != "tsc":
+        lines.append("**Warning: the guest clock is not the TSC; it loses time under load, "
+                     "and times taken with it are not to be trusted.**")
+    if os.environ.get("CRIB_BENCH_HOST"):
+        lines.append("Host: %s." % os.environ["CRIB_BENCH_HOST"])
+    if quick_note:
+        lines.append("**Quick run: %s; a functional check, not a measurement.**" % quick_note)
+    lines.append("Times are medians under emulation: only the ratios within this run mean "
+                 "something. How it is measured: bench/README.md.")
+    return lines
