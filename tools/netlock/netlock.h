@@ -80,6 +80,12 @@ int netlock_release(const struct netlock_tuple *t, size_t n, struct netlock_erro
 int netlock_is_locked(const struct netlock_tuple *t, struct netlock_error *err);
 
 /*
+ * Release the connections of @n socket records (those that are TCP
+ * connections; the others are skipped): what a restore calls once it has
+ * brought the sockets back.
+ */
+int netlock_release_sockets(const struct crib_socket *s, size_t n, struct netlock_error *err);
+/*
  * Release the connections of every TCP socket a snapshot holds, read
  * from @fd; *@released counts those that were locked.
  */

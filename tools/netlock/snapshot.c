@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Releasing by snapshot: the connections of every TCP socket record of a
- * snapshot, for a lock whose restore will not happen (or happened
- * without releasing it).  The whole snapshot is read and checked first,
- * so a damaged one releases nothing.
+ * Releasing by socket records: those a restore brought back, or every
+ * one of a snapshot, for a lock whose restore will not happen.  The whole
+ * snapshot is read and checked first, so a damaged one releases nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,27 +32,48 @@ static int tuple_list_add(struct tuple_list *l, const struct netlock_tuple *t)
 	return 0;
 }
 
-static int collect(struct crib_reader *r, struct tuple_list *l, struct netlock_error *err)
+/* @s's connection into @l, if it is one. */
+static int collect_socket(const struct crib_socket *s, struct tuple_list *l,
+			  struct netlock_error *err)
 {
 	struct netlock_tuple t;
-	struct crib_record rec;
-	int ret, is_conn;
+	int is_conn;
 
-	while ((ret = crib_reader_next(r, &rec)) > 0) {
-		if (rec.type != CRIB_REC_SOCKET)
-			continue;
-		is_conn = netlock_tuple_from_socket(&rec.u.socket, &t);
-		if (is_conn < 0) {
-			snprintf(err->msg, sizeof(err->msg),
-				 "the snapshot's socket of fd %llu has malformed addresses",
-				 (unsigned long long)rec.u.socket.fd);
-			return -1;
-		}
-		if (is_conn && tuple_list_add(l, &t)) {
-			snprintf(err->msg, sizeof(err->msg), "out of memory");
-			return -1;
-		}
+	is_conn = netlock_tuple_from_socket(s, &t);
+	if (is_conn < 0) {
+		snprintf(err->msg, sizeof(err->msg), "the socket of fd %llu has malformed addresses",
+			 (unsigned long long)s->fd);
+		return -1;
 	}
+	if (is_conn && tuple_list_add(l, &t)) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int netlock_release_sockets(const struct crib_socket *s, size_t n, struct netlock_error *err)
+{
+	struct tuple_list l = { 0 };
+	int ret = -1;
+
+	for (size_t i = 0; i < n; i++)
+		if (collect_socket(&s[i], &l, err))
+			goto out;
+	ret = netlock_release(l.items, l.n, err);
+out:
+	free(l.items);
+	return ret;
+}
+
+static int collect(struct crib_reader *r, struct tuple_list *l, struct netlock_error *err)
+{
+	struct crib_record rec;
+	int ret;
+
+	while ((ret = crib_reader_next(r, &rec)) > 0)
+		if (rec.type == CRIB_REC_SOCKET && collect_socket(&rec.u.socket, l, err))
+			return -1;
 	if (ret < 0) {
 		snprintf(err->msg, sizeof(err->msg), "reading the snapshot: %s",
 			 crib_reader_error(r)->msg);
