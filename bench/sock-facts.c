@@ -12,8 +12,9 @@
  *       time each way: N warm-up runs, then rounds that run both ways,
  *       in turn, until the budget is spent (at least --min-reps, at most
  *       --max-reps rounds); prints
- *       "sockets N tcp N udp N unix N" and one line per way:
- *       "method NAME reps N median_ns T min_ns T max_ns T"
+ *       "sockets N tcp N udp N unix N", one line per way:
+ *       "method NAME reps N median_ns T min_ns T max_ns T", and one per
+ *       stage of the procfs way: "stage procfs-diag STAGE median_ns T"
  *
  * Every run must find the same sockets, or the benchmark stops.  Timed
  * with the TSC, calibrated against CLOCK_MONOTONIC over the whole
@@ -50,6 +51,10 @@ struct method {
 	int (*read)(struct bench *b, struct sock_facts *f);
 	uint64_t *samples;
 	size_t n;
+};
+
+static const char *const stage_names[NR_STAGES] = {
+	"fds", "proc-net", "sock-diag", "getsockopt",
 };
 
 static uint64_t monotonic_ns(void)
@@ -170,13 +175,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double median_of(uint64_t *samples, size_t n)
+{
+	qsort(samples, n, sizeof(*samples), cmp_u64);
+	return n % 2 ? (double)samples[n / 2] :
+		       ((double)samples[n / 2 - 1] + (double)samples[n / 2]) / 2;
+}
+
 static void report(struct method *m, double ns_per_cycle)
 {
-	double median;
+	double median = median_of(m->samples, m->n);
 
-	qsort(m->samples, m->n, sizeof(*m->samples), cmp_u64);
-	median = m->n % 2 ? (double)m->samples[m->n / 2] :
-			    ((double)m->samples[m->n / 2 - 1] + (double)m->samples[m->n / 2]) / 2;
 	printf("method %s reps %zu median_ns %.0f min_ns %.0f max_ns %.0f\n", m->name, m->n,
 	       median * ns_per_cycle, (double)m->samples[0] * ns_per_cycle,
 	       (double)m->samples[m->n - 1] * ns_per_cycle);
@@ -190,8 +199,9 @@ static int measure(struct bench *b, const struct options *o)
 		{ "procfs-diag", read_procfs, NULL, 0 },
 	};
 	const size_t n_methods = sizeof(methods) / sizeof(methods[0]);
-	uint64_t start_ns, start_cycles, elapsed;
+	uint64_t start_ns, start_cycles, elapsed, *stages[NR_STAGES] = { 0 };
 	struct census want = { 0 };
+	size_t n_stages = 0;
 	double ns_per_cycle;
 	int round, ret = -1;
 	size_t i, k;
@@ -199,6 +209,13 @@ static int measure(struct bench *b, const struct options *o)
 	for (i = 0; i < n_methods; i++) {
 		methods[i].samples = calloc((size_t)o->max_reps, sizeof(uint64_t));
 		if (!methods[i].samples) {
+			fprintf(stderr, "sock-facts: out of memory\n");
+			goto out;
+		}
+	}
+	for (i = 0; i < NR_STAGES; i++) {
+		stages[i] = calloc((size_t)o->max_reps, sizeof(uint64_t));
+		if (!stages[i]) {
 			fprintf(stderr, "sock-facts: out of memory\n");
 			goto out;
 		}
@@ -218,6 +235,11 @@ static int measure(struct bench *b, const struct options *o)
 			if (run_checked(b, m, &want, &elapsed))
 				goto out;
 			m->samples[m->n++] = elapsed;
+			if (m->read != read_procfs)
+				continue;
+			for (i = 0; i < NR_STAGES; i++)
+				stages[i][n_stages] = b->procfs.stage_cycles[i];
+			n_stages++;
 		}
 	}
 	ns_per_cycle = (double)(monotonic_ns() - start_ns) / (double)(__rdtsc() - start_cycles);
@@ -226,10 +248,15 @@ static int measure(struct bench *b, const struct options *o)
 	       (double)(monotonic_ns() - start_ns) / 1e9);
 	for (i = 0; i < n_methods; i++)
 		report(&methods[i], ns_per_cycle);
+	for (i = 0; i < NR_STAGES; i++)
+		printf("stage procfs-diag %s median_ns %.0f\n", stage_names[i],
+		       median_of(stages[i], n_stages) * ns_per_cycle);
 	ret = 0;
 out:
 	for (i = 0; i < n_methods; i++)
 		free(methods[i].samples);
+	for (i = 0; i < NR_STAGES; i++)
+		free(stages[i]);
 	return ret;
 }
 

@@ -105,7 +105,9 @@ def measure(case, quick):
             row["tsc_mhz"] = float(w[2])
         elif w[0] == "method":
             row[w[1]] = {"reps": int(w[3]), "median": int(w[5]) / 1e6}
-    if any(k not in row for k in ("sockets", "tsc_mhz", "crib-program", "procfs-diag")):
+        elif w[0] == "stage":
+            row.setdefault("stages", {})[w[2]] = int(w[4]) / 1e6
+    if any(k not in row for k in ("sockets", "tsc_mhz", "crib-program", "procfs-diag", "stages")):
         fail("sock-facts said:\n" + out)
     for key in ("sockets", "tcp", "udp", "unix"):
         if row[key] != target.counts[key]:
@@ -148,6 +150,16 @@ def report(rows, quick):
         out.append("| %d | %d | %d | %d | %d | %s ms | %s ms | %.1f%% | %.1fx |" % (
             r["sockets"], r["tcp"], r["udp"], r["unix"], r["crib-program"]["reps"], ms(c),
             ms(p), 100.0 * c / p, p / c))
+    stages = ["fds", "proc-net", "sock-diag", "getsockopt"]
+    out += ["", "Where the procfs way's time goes: the median of each stage (listing "
+            "/proc/PID/fd and reading its links; parsing /proc/net/{tcp,tcp6,udp,udp6,unix}; "
+            "the inet_diag and unix_diag dumps; pidfd_getfd(), getsockopt(), the queue "
+            "ioctls and TCP_REPAIR on each socket).", "",
+            "| sockets | " + " | ".join(stages) + " |",
+            "|---:|" + "---:|" * len(stages)]
+    for r in rows:
+        out.append("| %d | %s |" % (r["sockets"], " | ".join(
+            "%s ms" % ms(r["stages"][s]) for s in stages)))
     return "\n".join(out) + "\n"
 
 

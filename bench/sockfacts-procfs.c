@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "sockfacts.h"
 
@@ -467,14 +468,23 @@ void procfs_sock_reader_free(struct procfs_sock_reader *r)
 int procfs_sock_facts_read(struct procfs_sock_reader *r, struct sock_facts *f,
 			   struct dump_error *err)
 {
+	uint64_t t[NR_STAGES + 1];
+
 	memset(f, 0, sizeof(*f));
-	if (read_fds(r, f, err) ||
-	    read_proc_net_inet(r, f, "tcp", AF_INET, SOCK_STREAM, err) ||
+	t[STAGE_FDS] = __rdtsc();
+	if (read_fds(r, f, err))
+		return -1;
+	t[STAGE_PROC_NET] = __rdtsc();
+	if (read_proc_net_inet(r, f, "tcp", AF_INET, SOCK_STREAM, err) ||
 	    read_proc_net_inet(r, f, "tcp6", AF_INET6, SOCK_STREAM, err) ||
 	    read_proc_net_inet(r, f, "udp", AF_INET, SOCK_DGRAM, err) ||
 	    read_proc_net_inet(r, f, "udp6", AF_INET6, SOCK_DGRAM, err) ||
-	    read_proc_net_unix(r, f, err) || read_diag(r, f, err))
+	    read_proc_net_unix(r, f, err))
 		return -1;
+	t[STAGE_DIAG] = __rdtsc();
+	if (read_diag(r, f, err))
+		return -1;
+	t[STAGE_SOCKOPT] = __rdtsc();
 	for (size_t i = 0; i < f->n; i++) {
 		if (!f->items[i].family)
 			return dump_fail(err, "fd %d: socket:[%llu] is in no /proc/net table",
@@ -482,6 +492,9 @@ int procfs_sock_facts_read(struct procfs_sock_reader *r, struct sock_facts *f,
 		if (read_socket(r, &f->items[i], err))
 			return -1;
 	}
+	t[NR_STAGES] = __rdtsc();
+	for (int i = 0; i < NR_STAGES; i++)
+		r->stage_cycles[i] = t[i + 1] - t[i];
 	sock_facts_sort(f);
 	return 0;
 }

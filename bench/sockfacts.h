@@ -81,12 +81,22 @@ void sock_facts_free(struct sock_facts *f);
 /* The CRIB way: dump_sockets of @job->pid, its records drained and converted. */
 int crib_sock_facts_read(struct dump_job *job, struct sock_facts *f);
 
+/* The stages of the procfs way, timed apart to show where its time goes. */
+enum procfs_stage {
+	STAGE_FDS,		/* /proc/PID/fd listed, every link read */
+	STAGE_PROC_NET,		/* /proc/net/{tcp,tcp6,udp,udp6,unix} parsed */
+	STAGE_DIAG,		/* inet_diag and unix_diag dumps */
+	STAGE_SOCKOPT,		/* pidfd_getfd(), getsockopt(), ioctl(), TCP_REPAIR */
+	NR_STAGES,
+};
+
 /* The procfs way, with the buffers it keeps from run to run. */
 struct procfs_sock_reader {
 	pid_t pid;
 	int pidfd;
 	char *buf;
 	size_t buf_size;
+	uint64_t stage_cycles[NR_STAGES];	/* of the last read, in TSC cycles */
 };
 
 int procfs_sock_reader_init(struct procfs_sock_reader *r, pid_t pid, struct dump_error *err);
