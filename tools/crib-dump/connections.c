@@ -44,7 +44,7 @@ static bool is_connection(const struct socket_entry *e)
 bool connection_is_locked(const struct dump_job *job, const struct socket_entry *e)
 {
 	const struct connection_lock *cl = job->connections;
-	struct netlock_tuple t;
+	struct netlock_tuple t = { 0 };
 
 	if (!cl || !cl->locked || !is_connection(e) ||
 	    netlock_tuple_from_sockaddrs((const struct sockaddr *)e->k.local_inet,

@@ -67,7 +67,8 @@ void netlock_tuple_format(const struct netlock_tuple *t, char *buf, size_t size)
 
 /*
  * Drop every packet of @n connections, in one transaction: all or none.
- * Creates the table on first use.  Locking a connection twice fails.
+ * Creates the table on first use.  A connection already locked stays
+ * locked (once: the next release lets it go).
  */
 int netlock_acquire(const struct netlock_tuple *t, size_t n, struct netlock_error *err);
 /*
