@@ -163,6 +163,16 @@ def test_dump_and_kill():
         t.eq(after["EstabResets"] - before["EstabResets"], 2,
              "Tcp EstabResets moved by the workload's own two closes, none of the peer's")
 
+        # A damaged snapshot releases nothing.
+        cut = e.w.path("cut")
+        with open(out, "rb") as src, open(cut, "wb") as dst:
+            dst.write(src.read()[:os.path.getsize(out) // 2])
+        r = subprocess.run(["crib-restore", "--unlock-network", "-i", cut],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        t.check(r.returncode == 1 and "reading the snapshot" in r.stderr and
+                e.tuples <= locked_tuples(),
+                "--unlock-network with a truncated snapshot: exit 1, nothing released", r.stderr)
+
         r = subprocess.run(["crib-restore", "--unlock-network", "-i", out],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         t.eq(r.returncode, 0, "crib-restore --unlock-network: exit 0")
