@@ -7,7 +7,8 @@ locked in the nftables table inet crib: the peer's data is dropped and it
 sees neither FIN nor reset, its socket stays established, the kernel's
 reset counters do not move, and the workload's side of the connection is
 gone without a trace (repair mode).  Released by hand, the peer's next
-retransmission meets no socket and is reset.  A dump that fails after
+retransmission meets no socket and is reset.  Two locks coexist, each
+released alone.  A dump that fails after
 locking, or whose process is killed during it, leaves no lock behind, and
 --leave-running takes none.  TAP."""
 import json
@@ -198,6 +199,31 @@ def test_dump_and_kill():
         e.close()
 
 
+def test_two_dumps():
+    """Two locks side by side: each release lets go of its own connections only."""
+    echoes = [Echo(), Echo()]
+    try:
+        outs = [e.w.path("snap") for e in echoes]
+        rcs = [dump(e.w.pid, out)[0] for e, out in zip(echoes, outs)]
+        t.eq(rcs, [0, 0], "two workloads dumped and killed")
+        locked = locked_tuples()
+        t.check(echoes[0].tuples <= locked and echoes[1].tuples <= locked,
+                "... both locks held at once", locked)
+        r = subprocess.run(["crib-restore", "--unlock-network", "-i", outs[0]],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        locked = locked_tuples()
+        t.check(r.returncode == 0 and not (echoes[0].tuples & locked) and
+                echoes[1].tuples <= locked,
+                "releasing the first leaves the second locked", r.stderr + repr(locked))
+        r = subprocess.run(["crib-restore", "--unlock-network", "-i", outs[1]],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        t.check(r.returncode == 0 and not (echoes[1].tuples & locked_tuples()),
+                "... and releasing the second lets it go", r.stderr)
+    finally:
+        for e in echoes:
+            e.close()
+
+
 def test_failure_after_lock():
     e = Echo("inflight")
     try:
@@ -248,8 +274,8 @@ def test_leave_running():
         e.close()
 
 
-for test in [test_dump_and_kill, test_failure_after_lock, test_killed_during_dump,
-             test_leave_running]:
+for test in [test_dump_and_kill, test_two_dumps, test_failure_after_lock,
+             test_killed_during_dump, test_leave_running]:
     try:
         test()
     except Exception as ex:  # a crash is a failure, and the other tests still run
