@@ -10,6 +10,10 @@
 #   dev/bench.sh restore [--quick]
 #       crib-restore against criu restore (bench/README.md); results in
 #       bench/results/restore.md, or with --quick in the build directory
+#   dev/bench.sh sockets [--quick]
+#       the dump_sockets CRIB program against procfs, sock_diag and
+#       getsockopt() (bench/README.md); results in bench/results/sockets.md,
+#       or with --quick in the build directory
 #
 # Timings are never asserted: the guest is emulated and the host shared.
 set -euo pipefail
@@ -53,11 +57,12 @@ run_bench() {
 
 bench_dump() { run_bench dump 10 "$@"; }
 bench_restore() { run_bench restore 6 "$@"; }
+bench_sockets() { run_bench sockets 4 "$@"; }
 
-[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore [--quick]"
+[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore|sockets [--quick]"
 what=$1
 shift
 case "$what" in
-dump | restore) "bench_$what" "$@" ;;
-*) die "unknown benchmark '$what' (dump, restore)" ;;
+dump | restore | sockets) "bench_$what" "$@" ;;
+*) die "unknown benchmark '$what' (dump, restore, sockets)" ;;
 esac

@@ -30,6 +30,7 @@ struct file_list;
 struct signal_state;
 struct timer_state;
 struct socket_list;
+struct connection_lock;
 
 /* The first error of a dump, as a sentence for the user. */
 struct dump_error {
@@ -103,6 +104,7 @@ uint64_t kernel_dev_to_st_dev(uint32_t kdev);
 struct dump_job {
 	pid_t pid;
 	bool verbose;
+	bool lock_network;		/* the process will be killed: lock its connections */
 	struct crib_writer *writer;
 	struct dump_programs progs;
 	struct freezer freezer;
@@ -110,6 +112,7 @@ struct dump_job {
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
 	struct socket_list *sockets;	/* sockets.c */
+	struct connection_lock *connections;	/* connections.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
 	struct dump_error err;
@@ -147,6 +150,16 @@ bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);
 int sockets_read(struct dump_job *job);
 int sockets_write(struct dump_job *job);
 void sockets_free(struct dump_job *job);
+
+/*
+ * The network lock (connections.c).  The process's TCP connections stay
+ * locked from sockets_read() on; connections_repair() puts its TCP sockets
+ * in repair mode once the snapshot is complete, so that the kill closes
+ * them silently; connections_unlock() is for a dump that failed.
+ */
+int connections_repair(struct dump_job *job);
+void connections_unlock(struct dump_job *job);
+void connections_free(struct dump_job *job);
 
 /* Handlers and pending signals: sighand, sigpending, each thread's list. */
 int signals_read(struct dump_job *job);

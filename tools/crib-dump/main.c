@@ -6,7 +6,9 @@
  *
  * The process is frozen for the whole dump and, once the snapshot is
  * complete, killed (or, with --leave-running, let go).  If anything fails
- * it is let go as it was, and a partial FILE is removed.
+ * it is let go as it was, and a partial FILE is removed.  A process that
+ * is killed leaves its TCP connections locked (connections.c) for
+ * crib-restore.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +50,11 @@ static void usage(FILE *f)
 		"                      higher is smaller\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"
 		"  -h, --help          this text\n"
+		"\n"
+		"Unless the process is left running, its connected TCP sockets are locked\n"
+		"before they are read: nftables (table inet crib) drops their packets both\n"
+		"ways, and the lock stays after the process is killed, until crib-restore\n"
+		"restores them or 'crib-restore --unlock-network -i FILE' releases it.\n"
 		"\n"
 		"Exit status: 0 dumped, 1 the dump failed (the process is left running),\n"
 		"2 bad usage.\n");
@@ -226,6 +233,7 @@ int main(int argc, char **argv)
 		return o.output ? 1 : 2;
 	job.pid = o.pid;
 	job.verbose = o.verbose;
+	job.lock_network = !o.leave_running;
 
 	/* Load the programs first: it is slow, and the process runs meanwhile. */
 	ret = programs_load(&job.progs, &job.err);
@@ -235,6 +243,10 @@ int main(int argc, char **argv)
 		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.n_threads,
 			     (int)job.pid);
 		ret = dump_frozen(&job, out_fd, o.level);
+		if (!ret && !o.leave_running)
+			ret = connections_repair(&job);
+		if (ret)
+			connections_unlock(&job);
 		if (ret && process_gone(job.pid)) {
 			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
 				(int)job.pid, job.err.msg);
@@ -247,6 +259,7 @@ int main(int argc, char **argv)
 	}
 	if (job.writer)
 		crib_writer_abort(job.writer);
+	connections_free(&job);
 	sockets_free(&job);
 	timers_free(&job);
 	signals_free(&job);

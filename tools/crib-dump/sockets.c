@@ -13,6 +13,8 @@
  *
  * Everything is read, queues included, before the first record is
  * written, so a refused socket stops the dump before anything is written.
+ * When the dump will kill the process, its TCP connections are locked
+ * (connections.c) before their state and queues are read.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +31,7 @@
 
 #include "crib_libbpf.h"
 #include "dump_sockets.skel.h"
+#include "netlock.h"
 #include "sockets.h"
 
 /* sk_state values (include/net/tcp_states.h) */
@@ -298,6 +301,51 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			 e->k.fd);
 }
 
+static bool needs_lock(const struct socket_entry *e)
+{
+	return e->kind == SOCKET_TCP && netlock_state_connected(e->k.state);
+}
+
+/*
+ * Lock every connection (connections.c), with nothing of ours in flight:
+ * once locked, no acknowledgement can arrive, and data sent and not
+ * acknowledged would stop the dump.  What was acknowledged is waited for
+ * first; the sockets are read again under the lock, and should the
+ * kernel have sent more meanwhile (from the unsent queue, as an
+ * acknowledgement opened the window), the lock is dropped and taken again.
+ */
+static int lock_connections(struct dump_job *job, struct socket_list *list)
+{
+	struct socket_entry *e;
+	bool settled;
+	size_t i;
+
+	for (int tries = 0; tries < SETTLE_TRIES; tries++) {
+		for (i = 0; i < list->n; i++)
+			if (needs_lock(&list->items[i]) && tcp_wait_acked(job, &list->items[i]))
+				return -1;
+		if (connections_lock(job, list->items, list->n))
+			return -1;
+		settled = true;
+		for (i = 0; i < list->n && settled; i++) {
+			e = &list->items[i];
+			if (e->kind != SOCKET_TCP)
+				continue;
+			if (reread_socket(job, e)) {
+				connections_unlock(job);
+				return -1;
+			}
+			/* A connection that appeared or data that left since the wait. */
+			settled = needs_lock(e) ? connection_is_locked(job, e) && !tcp_unacked(&e->k) :
+						  true;
+		}
+		if (settled)
+			return 0;
+		connections_unlock(job);
+	}
+	return dump_fail(&job->err, "cannot lock the TCP connections: data kept being sent or connections kept changing while they were locked");
+}
+
 int sockets_read(struct dump_job *job)
 {
 	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
@@ -336,9 +384,15 @@ int sockets_read(struct dump_job *job)
 			dump_fail(&job->err, "fd %d is not the socket dump_sockets reported", k->fd);
 			goto out;
 		}
-		if (classify(job, e) || read_socket(job, e))
+		if (classify(job, e))
 			goto out;
-		socket_options_build(e, list->hz);
+	}
+	if (job->lock_network && lock_connections(job, list))
+		goto out;
+	for (size_t i = 0; i < list->n; i++) {
+		if (read_socket(job, &list->items[i]))
+			goto out;
+		socket_options_build(&list->items[i], list->hz);
 	}
 	ret = 0;
 out:

@@ -105,4 +105,9 @@ int socket_queues_build(struct dump_job *job, struct socket_entry *e,
 			const struct skb_list *walks);
 void socket_queues_free(struct socket_entry *e);
 
+/* Lock the connections among @items (connections.c); after a failure, nothing is locked. */
+int connections_lock(struct dump_job *job, const struct socket_entry *items, size_t n);
+/* Whether @e's connection is under the lock taken by connections_lock(). */
+bool connection_is_locked(const struct dump_job *job, const struct socket_entry *e);
+
 #endif /* CRIB_DUMP_SOCKETS_TOOL_H */

@@ -3,6 +3,7 @@
  * crib-restore: bring a process back from a CRIB snapshot.
  *
  *   crib-restore [-i FILE] [--wait] [-v]
+ *   crib-restore --unlock-network [-i FILE]
  *
  * The snapshot is read and checked whole before anything is created; the
  * process comes back with its PID, TIDs, memory, registers, descriptors
@@ -20,16 +21,19 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "netlock.h"
 
 struct options {
 	const char *input;	/* NULL: stdin */
 	struct restore_options restore;
+	bool unlock_network;	/* only release the snapshot's network lock */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: crib-restore [-i FILE] [--wait] [-v]\n"
+		"       crib-restore --unlock-network [-i FILE]\n"
 		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
 		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
 		"again by path; a regular file must have the size it had at the dump.\n"
@@ -38,6 +42,10 @@ static void usage(FILE *f)
 		"                    which must not be a terminal)\n"
 		"      --wait        wait for the restored process and exit with its status\n"
 		"  -v, --verbose     say what is restored, on standard error\n"
+		"      --unlock-network\n"
+		"                    restore nothing: let the packets of the snapshot's TCP\n"
+		"                    connections through again (crib-dump locked them in the\n"
+		"                    nftables table inet crib when it killed the process)\n"
 		"  -h, --help        this text\n"
 		"\n"
 		"Exit status: 0 restored (it runs on, detached), 1 the restore failed and\n"
@@ -47,10 +55,11 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_WAIT = 0x100 };
+	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "unlock-network", no_argument, NULL, OPT_UNLOCK_NETWORK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -64,6 +73,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_WAIT:
 			o->restore.wait = true;
+			break;
+		case OPT_UNLOCK_NETWORK:
+			o->unlock_network = true;
 			break;
 		case 'v':
 			o->restore.verbose = true;
@@ -101,6 +113,21 @@ static int open_input(const struct options *o)
 	return fd;
 }
 
+/* --unlock-network: release the lock on the snapshot's connections, nothing else. */
+static int unlock_network(int fd)
+{
+	struct netlock_error nerr;
+	size_t released;
+
+	if (netlock_release_snapshot(fd, &released, &nerr)) {
+		fprintf(stderr, "crib-restore: %s\n", nerr.msg);
+		return 1;
+	}
+	fprintf(stderr, "crib-restore: released %zu locked TCP connection%s\n", released,
+		released == 1 ? "" : "s");
+	return 0;
+}
+
 static int wait_for(pid_t pid)
 {
 	int status;
@@ -131,6 +158,12 @@ int main(int argc, char **argv)
 	fd = open_input(&o);
 	if (fd < 0)
 		return 1;
+	if (o.unlock_network) {
+		ret = unlock_network(fd);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return ret;
+	}
 	ret = plan_read(&plan, fd, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
