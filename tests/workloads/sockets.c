@@ -4,13 +4,15 @@
  * queued on them and options set, and a self-check that reads all of it
  * back.
  *
- *   sockets DIR
+ *   sockets [--no-child] [--only tcp|udp|unix] DIR
  *
- * Opens: a TCP listener; TCP connections inside the process with unread
+ * --only sets up one kind of socket.  Opens: a TCP listener; TCP connections inside the process with unread
  * data both ways, one read part-way, one whose receiver is full so the
  * sender holds unsent data, one shut down for writing (FIN_WAIT2 and
  * CLOSE_WAIT); an IPv6 TCP connection through a dual-stack listener; a
- * TCP connection to a child process; UDP sockets (IPv4, dual-stack IPv6,
+ * TCP connection to a child process (not with --no-child: a restore
+ * cannot bring back a connection to a process it did not dump while that
+ * process's end lives on); UDP sockets (IPv4, dual-stack IPv6,
  * IPv6-only) with datagrams queued from several senders, in both UDP
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
@@ -193,11 +195,20 @@ static struct sock *add(const char *name, int fd, enum kind kind, int family)
 	return s;
 }
 
-static struct sock *find(const char *name)
+static struct sock *lookup(const char *name)
 {
 	for (int i = 0; i < n_socks; i++)
 		if (!strcmp(socks[i].name, name))
 			return &socks[i];
+	return NULL;
+}
+
+static struct sock *find(const char *name)
+{
+	struct sock *s = lookup(name);
+
+	if (s)
+		return s;
 	fprintf(stderr, "sockets: no socket %s\n", name);
 	exit(1);
 }
@@ -1043,6 +1054,8 @@ static void check_alive(void)
 	char c;
 
 	for (size_t i = 0; i < N(pairs); i++) {
+		if (!lookup(pairs[i][0]))	/* not set up (--only) */
+			continue;
 		for (int dir_ = 0; dir_ < 2; dir_++) {
 			int from = find(pairs[i][dir_])->fd, to = find(pairs[i][!dir_])->fd;
 
@@ -1051,6 +1064,8 @@ static void check_alive(void)
 				fail("%s -> %s no longer works", pairs[i][dir_], pairs[i][!dir_]);
 		}
 	}
+	if (!lookup("tcp-listener"))
+		return;
 	if (send(find("fin-receiver")->fd, "!", 1, 0) != 1 ||
 	    read_some(find("fin-sender")->fd, &c, 1, NULL, NULL, 1) != 1)
 		fail("fin-receiver -> fin-sender no longer works");
@@ -1079,6 +1094,8 @@ static void self_check(void)
 		    strcmp(socks[i].name, "tcp6-listener"))
 			check_nothing_left(&socks[i]);
 	/* options the workload set are still set */
+	if (!lookup("tcp-client"))
+		goto alive;
 	len = sizeof(int);
 	if (getsockopt(find("tcp-client")->fd, IPPROTO_TCP, TCP_KEEPIDLE, val, &len) ||
 	    *(int *)val != 77)
@@ -1087,6 +1104,7 @@ static void self_check(void)
 	if (getsockopt(find("tcp-server")->fd, IPPROTO_TCP, TCP_CORK, val, &len) || *(int *)val != 1)
 		fail("tcp-server lost TCP_CORK");
 	set_int("tcp-server", IPPROTO_TCP, TCP_CORK, 0);	/* for what it sends next */
+alive:
 	check_alive();
 	snprintf(path, sizeof(path), "%s/check", dir);
 	write_ready(path, report[0] ? report : "ok\n");
@@ -1102,18 +1120,35 @@ int main(int argc, char **argv)
 {
 	char path[4096];
 	sigset_t mask, old;
+	const char *only = NULL;
+	int with_child = 1;
 
+	for (; argc > 2; argc--, argv++) {
+		if (!strcmp(argv[1], "--no-child")) {
+			with_child = 0;
+		} else if (!strcmp(argv[1], "--only") && argc > 3) {
+			only = argv[2];
+			argc--;
+			argv++;
+		} else {
+			break;
+		}
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: sockets DIR\n");
+		fprintf(stderr, "usage: sockets [--no-child] [--only tcp|udp|unix] DIR\n");
 		return 2;
 	}
 	dir = argv[1];
 	signal(SIGUSR1, on_usr1);
 	signal(SIGPIPE, SIG_IGN);
-	child_connection();
-	setup_tcp();
-	setup_udp();
-	setup_unix();
+	if (with_child && !only)
+		child_connection();
+	if (!only || !strcmp(only, "tcp"))
+		setup_tcp();
+	if (!only || !strcmp(only, "udp"))
+		setup_udp();
+	if (!only || !strcmp(only, "unix"))
+		setup_unix();
 	/* let ACKs, window updates and the child's data settle */
 	usleep(500 * 1000);
 	write_truth();

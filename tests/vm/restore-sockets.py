@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-restore on the sockets workload: dump (which kills), restore, have
+the restored process read every queue back and check data, sources,
+options and that every connection still works (SIGUSR1, "ok"), check
+from outside that its listeners accept, and compare a second dump of it
+with the first.  One kind of socket at a time, then all of them; and a
+socket that cannot be restored, which must leave nothing behind.  TAP."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
+
+t = Tap()
+
+
+def restore(snap, timeout=600):
+    r = subprocess.run(["crib-restore", "-i", snap], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return r.returncode, r.stderr.decode(errors="replace")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open("/proc/%d/status" % pid) as f:
+        state = [ln for ln in f if ln.startswith("State:")][0]
+    return "zombie" not in state and "dead" not in state
+
+
+def reap(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def self_check(w, pid):
+    """SIGUSR1: the restored workload checks itself; its report."""
+    path = w.path("check")
+    os.kill(pid, signal.SIGUSR1)
+    deadline = time.time() + 120
+    while not os.path.exists(path) and time.time() < deadline and alive(pid):
+        time.sleep(0.1)
+    return read(path) if os.path.exists(path) else "no report (alive: %s)" % alive(pid)
+
+
+def redump_diff(name, pid, snap):
+    again = snap + ".again"
+    rc, err = dump(pid, again, "--leave-running")
+    if not t.eq(rc, 0, "%s: the restored process dumps again" % name):
+        t.diag(err)
+        return
+    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    t.check(r.returncode == 0, "%s: re-dump has no differences" % name,
+            r.stdout.decode(errors="replace"))
+
+
+def dump_restore(name, *args):
+    """The workload dumped and restored; (workload, pid, snapshot) or None."""
+    w = Workload("sockets", *(list(args) + ["@DIR@"]))
+    snap = w.path("snap.crib")
+    rc, err = dump(w.pid, snap)
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        w.stop()
+        return None
+    w.proc.wait()
+    rc, err = restore(snap)
+    if not t.eq(rc, 0, "%s: crib-restore exits 0" % name):
+        t.diag(err)
+        return None
+    if not t.check(alive(w.pid), "%s: process %d is running again" % (name, w.pid)):
+        return None
+    return w, w.pid, snap
+
+
+def truth(w):
+    with open(w.path("truth.json")) as f:
+        return json.load(f)
+
+
+def listener_accepts(name, w, sock):
+    """A connection from outside to a restored listener completes."""
+    s = truth(w)["sockets"][sock]["local"]
+    family = socket.AF_INET if s["family"] == 2 else socket.AF_INET6
+    host = "127.0.0.1" if family == socket.AF_INET else "::1"
+    c = socket.socket(family, socket.SOCK_STREAM)
+    c.settimeout(30)
+    try:
+        c.connect((host, s["port"]))
+        ok, detail = True, None
+    except OSError as e:
+        ok, detail = False, str(e)
+    finally:
+        c.close()
+    t.check(ok, "%s: %s accepts a connection from outside" % (name, sock), detail)
+
+
+def test_kind(kind, listeners=()):
+    name = "sockets --only " + kind
+    got = dump_restore(name, "--only", kind)
+    if not got:
+        return
+    w, pid, snap = got
+    snaps = inspect_json(snap)
+    t.check(len(records(snaps, "socket")) > 0, "%s: the snapshot holds sockets" % name)
+    for sock in listeners:
+        listener_accepts(name, w, sock)
+    redump_diff(name, pid, snap)
+    t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
+         "it was" % name)
+    reap(pid)
+
+
+def test_all():
+    name = "sockets --no-child"
+    got = dump_restore(name, "--no-child")
+    if not got:
+        return
+    w, pid, snap = got
+    redump_diff(name, pid, snap)
+    t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
+         "it was" % name)
+    reap(pid)
+
+
+def test_refused():
+    """The UNIX listener's name became a regular file: refused, nothing left."""
+    name = "refused"
+    w = Workload("sockets", "--only", "unix", "@DIR@")
+    snap = w.path("snap.crib")
+    rc, err = dump(w.pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        return
+    path = w.path("listen.sock")
+    os.unlink(path)
+    with open(path, "w") as f:
+        f.write("not a socket\n")
+    rc, err = restore(snap)
+    t.eq(rc, 1, "%s: crib-restore exits 1" % name)
+    t.check("listen.sock" in err and "no longer a socket" in err,
+            "%s: says which socket and why" % name, err)
+    t.check(not alive(w.pid), "%s: nothing left running" % name)
+    reap(w.pid)
+
+
+def main():
+    # Restored processes are reparented to us: collect them.
+    import ctypes
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER
+    test_kind("udp")
+    test_kind("unix")
+    test_kind("tcp", listeners=("tcp-listener", "tcp6-listener"))
+    test_all()
+    test_refused()
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
