@@ -18,21 +18,23 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define SKB_CHUNKS	((RESTORE_SKB_MAX + RESTORE_SKB_CHUNK - 1) / RESTORE_SKB_CHUNK)
-
 struct {
 	__uint(type, BPF_MAP_TYPE_USER_RINGBUF);
 	__uint(max_entries, RESTORE_RING_SIZE);
 } udp_packets SEC(".maps");
 
-/* Where the bytes of a packet pass through on their way into the skb. */
+/*
+ * Where a packet is copied out of the ring buffer before it goes into its
+ * skb: all of it first, so the sample's dynptr, which the verifier does
+ * not let a program keep on its stack, is used right away.
+ */
 struct staging {
 	struct bpf_crib_skb_info info;
-	__u8 buf[RESTORE_SKB_CHUNK];
+	__u8 buf[RESTORE_SKB_MASK + 1];
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct staging);
@@ -71,28 +73,30 @@ static struct sock *socket_of(struct drain_state *st)
 	return sk;
 }
 
-/* Copy the packet's bytes from the sample into the skb, a chunk at a time. */
-static int fill(struct sk_buff___init *rskb, const struct bpf_dynptr *sample,
-		struct staging *stg, u32 total)
+/*
+ * @n, which the program knows to be at most RESTORE_SKB_MAX, masked where
+ * the verifier sees it: the compiler would drop a mask written in C.
+ */
+static __always_inline __u64 bounded(__u64 n)
 {
-	u32 off, n;
-	int i;
+	asm volatile("%[n] &= %[m]" : [n] "+r"(n) : [m] "i"(RESTORE_SKB_MASK));
+	return n;
+}
 
-	for (i = 0; i < SKB_CHUNKS; i++) {
-		off = (u32)i * RESTORE_SKB_CHUNK;
-		if (off >= total)
-			break;
-		n = total - off;
-		if (n > RESTORE_SKB_CHUNK)
-			n = RESTORE_SKB_CHUNK;
-		/* the same value, in a form whose bounds the verifier follows */
-		n = ((n - 1) & (RESTORE_SKB_CHUNK - 1)) + 1;
-		if (bpf_dynptr_read(stg->buf, n, sample, sizeof(struct restore_skb_hdr) + off, 0))
-			return -RESTORE_BAD_SAMPLE;
-		if (bpf_restore_skb_data(rskb, (int)off, stg->buf, n) != (int)n)
-			return -RESTORE_DATA;
-	}
-	return 0;
+/* The packet of @sample into @stg; its length, or 0 if the sample is bad. */
+static __u64 take_sample(const struct bpf_dynptr *sample, struct staging *stg)
+{
+	__u64 total;
+
+	if (bpf_dynptr_read(&stg->info, sizeof(stg->info), sample, 0, 0))
+		return 0;
+	total = (__u64)stg->info.headroom + stg->info.len;
+	if (!total || total > RESTORE_SKB_MAX)
+		return 0;
+	total = bounded(total);
+	if (bpf_dynptr_read(stg->buf, total, sample, sizeof(struct restore_skb_hdr), 0))
+		return 0;
+	return total;
 }
 
 static long restore_packet(struct bpf_dynptr *sample, void *data)
@@ -102,12 +106,14 @@ static long restore_packet(struct bpf_dynptr *sample, void *data)
 	struct staging *stg;
 	struct sock *sk;
 	__u32 key = 0;
+	__u64 total;
 	int err;
 
 	stg = bpf_map_lookup_elem(&staging, &key);
 	if (!stg)
 		return 1;
-	if (bpf_dynptr_read(&stg->info, sizeof(stg->info), sample, 0, 0)) {
+	total = take_sample(sample, stg);
+	if (!total || total > RESTORE_SKB_MAX) {
 		st->err = -RESTORE_BAD_SAMPLE;
 		return 1;
 	}
@@ -123,10 +129,10 @@ static long restore_packet(struct bpf_dynptr *sample, void *data)
 		st->err = -RESTORE_ALLOC;
 		return 1;
 	}
-	err = fill(rskb, sample, stg, stg->info.headroom + stg->info.len);
-	if (err) {
+	total = bounded(total);
+	if (bpf_restore_skb_data(rskb, 0, stg->buf, total) != (int)total) {
 		bpf_restore_skb_discard(rskb);
-		st->err = err;
+		st->err = -RESTORE_DATA;
 		return 1;
 	}
 	err = bpf_restore_skb_rcv_queue(rskb);

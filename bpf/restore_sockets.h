@@ -17,8 +17,8 @@
 #include <linux/types.h>
 #endif
 
-#define RESTORE_SKB_CHUNK	4096	/* bytes copied into the skb per kfunc call */
 #define RESTORE_SKB_MAX		(65535 + 64)	/* headroom + payload, at most */
+#define RESTORE_SKB_MASK	0x1ffff		/* a power of two less one above it */
 #define RESTORE_RING_SIZE	(1024 * 1024)
 
 /* The program's results, as negative return values. */

@@ -2,7 +2,9 @@
 /*
  * --diff: match records of two snapshots by identity (record type plus the
  * fields flagged CRIB_FIELD_ID: pid, tid, fd, address ...) and compare them
- * field by field.  Records keep their raw encoding only up to RAW_KEEP bytes
+ * field by field.  With --ignore-volatile an identity field that is also
+ * volatile (a socket's inode number) is left out of the identity: records
+ * that then look alike are paired in the order they come.  Records keep their raw encoding only up to RAW_KEEP bytes
  * (page data is compared by digest), so memory follows the metadata size.
  */
 #include <inttypes.h>
@@ -30,7 +32,8 @@ struct side {
 	unsigned major, minor;
 };
 
-static void make_key(const struct crib_record *rec, char *buf, size_t len)
+static void make_key(const struct crib_record *rec, bool ignore_volatile, char *buf,
+		     size_t len)
 {
 	int n;
 
@@ -45,13 +48,15 @@ static void make_key(const struct crib_record *rec, char *buf, size_t len)
 		if (!(f->flags & CRIB_FIELD_ID) || f->type != CRIB_FT_UINT || n < 0 ||
 		    (size_t)n >= len)
 			continue;
+		if (ignore_volatile && (f->flags & CRIB_FIELD_VOLATILE))
+			continue;
 		n += snprintf(buf + n, len - (size_t)n,
 			      (f->flags & CRIB_FIELD_HEX) ? " %s=0x%" PRIx64 : " %s=%" PRIu64,
 			      f->name, *(const uint64_t *)((const uint8_t *)&rec->u + f->offset));
 	}
 }
 
-static int load(struct side *s)
+static int load(struct side *s, bool ignore_volatile)
 {
 	struct crib_record rec;
 	struct crib_reader *r;
@@ -79,7 +84,7 @@ static int load(struct side *s)
 		}
 		e = &s->e[s->n];
 		memset(e, 0, sizeof(*e));
-		make_key(&rec, e->key, sizeof(e->key));
+		make_key(&rec, ignore_volatile, e->key, sizeof(e->key));
 		e->seq = s->n;
 		e->type = rec.type;
 		e->digest = crib_xxh64(rec.raw, rec.raw_len, 0);
@@ -270,9 +275,9 @@ int run_diff(const char *path_a, const char *path_b, const struct options *o)
 		fprintf(stderr, "crib-inspect: only one snapshot can come from stdin\n");
 		return EXIT_USAGE;
 	}
-	code = load(&a);
+	code = load(&a, o->ignore_volatile);
 	if (code == EXIT_OK)
-		code = load(&b);
+		code = load(&b, o->ignore_volatile);
 	if (code != EXIT_OK)
 		goto out;
 	if (a.major != b.major || a.minor != b.minor) {

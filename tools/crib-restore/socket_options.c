@@ -61,12 +61,24 @@ static bool same_value(int fd, const struct crib_sockopt *o)
 	return len == o->value.len && !memcmp(cur, o->value.data, len);
 }
 
+/*
+ * Options a socket of this kind has a value for that nothing may set: an
+ * accepted TCP socket's IP_MULTICAST_TTL is the TTL of the SYN it came
+ * from, and the kernel refuses to set it on any TCP socket (it is never
+ * used there).
+ */
+static bool unsettable(const struct plan_socket *ps, const struct crib_sockopt *o)
+{
+	return ps->s.type == SOCK_STREAM && o->level == IPPROTO_IP &&
+	       o->name == IP_MULTICAST_TTL;
+}
+
 static int apply(struct sock_job *j, const struct plan_socket *ps, int fd,
 		 const struct crib_sockopt *o)
 {
 	char step[64];
 
-	if (same_value(fd, o) || !set_one(fd, o))
+	if (unsettable(ps, o) || same_value(fd, o) || !set_one(fd, o))
 		return 0;
 	snprintf(step, sizeof(step), "setting option %llu/%llu",
 		 (unsigned long long)o->level, (unsigned long long)o->name);
@@ -89,4 +101,15 @@ int sockopts_apply(struct sock_job *j, const struct plan_socket *ps, int fd)
 			return -1;
 	}
 	return lock ? apply(j, ps, fd, lock) : 0;
+}
+
+int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, int level,
+		    int name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->s.n_options; i++)
+		if ((int)ps->s.options[i].level == level && (int)ps->s.options[i].name == name)
+			return apply(j, ps, fd, &ps->s.options[i]);
+	return 0;
 }

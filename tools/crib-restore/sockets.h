@@ -51,6 +51,9 @@ size_t sock_index(const struct sock_job *j, const struct plan_socket *ps);
 
 /* Set the options of @ps that differ from what @fd has (spec §6.1). */
 int sockopts_apply(struct sock_job *j, const struct plan_socket *ps, int fd);
+/* Set the recorded option @level/@name again, if it differs. */
+int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, int level,
+		    int name);
 /* The recorded value of an int option; false when not recorded. */
 bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 

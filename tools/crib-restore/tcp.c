@@ -26,6 +26,9 @@
 
 #include "sockets.h"
 
+#ifndef SO_BUF_LOCK
+#define SO_BUF_LOCK		72
+#endif
 #ifndef TCP_REPAIR_WINDOW
 #define TCP_REPAIR_WINDOW	29
 #endif
@@ -249,12 +252,11 @@ int tcp_repair(struct sock_job *j, const struct plan_socket *ps)
 	socklen_t len;
 	int fd;
 
-	if (sock_new(j, ps, &fd))
+	/* options first: SO_REUSEADDR would undo the forced reuse repair mode sets */
+	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd))
 		return -1;
 	if (set_int(fd, TCP_REPAIR, TCP_REPAIR_ON))
 		return sock_fail(j, ps, "TCP_REPAIR", errno);
-	if (sockopts_apply(j, ps, fd))
-		return -1;
 	if (set_queue_seq(fd, TCP_SEND_QUEUE, send_seq(t, &ps->s)))
 		return sock_fail(j, ps, "TCP_QUEUE_SEQ of the send queue", errno);
 	if (set_queue_seq(fd, TCP_RECV_QUEUE, (uint32_t)t->copied_seq))
@@ -283,13 +285,31 @@ int tcp_finish(struct sock_job *j, const struct plan_socket *ps)
 	return 0;
 }
 
+/*
+ * The unsent data, written as the process wrote it.  The send buffer it
+ * had held it, but not necessarily when written in one go, packed
+ * otherwise: it is made large enough for the write, then set back.
+ */
+static int write_unsent(struct sock_job *j, const struct plan_socket *ps, int fd,
+			const struct plan_chunk *c)
+{
+	int room = c->len < (1u << 29) ? (int)c->len * 2 + (1 << 16) : 1 << 30;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &room, sizeof(room)))
+		return sock_fail(j, ps, "making room for the unsent data", errno);
+	if (sock_send_all(fd, c->data, c->len, 0, NULL, 0))
+		return sock_fail(j, ps, "writing the unsent data again", errno);
+	return sockopt_reapply(j, ps, fd, SOL_SOCKET, SO_SNDBUF) ||
+	       sockopt_reapply(j, ps, fd, SOL_SOCKET, SO_BUF_LOCK);
+}
+
 int tcp_resume(struct sock_job *j, const struct plan_socket *ps)
 {
 	const struct plan_chunk *c = ps->send.n ? &ps->send.chunks[0] : NULL;
 	int fd = j->fds[sock_index(j, ps)];
 
-	if (c && sock_send_all(fd, c->data, c->len, 0, NULL, 0))
-		return sock_fail(j, ps, "writing the unsent data again", errno);
+	if (c && write_unsent(j, ps, fd, c))
+		return -1;
 	if (fin_sent(&ps->s) && shutdown(fd, SHUT_WR))
 		return sock_fail(j, ps, "sending the FIN again", errno);
 	return 0;
