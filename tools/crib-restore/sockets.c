@@ -113,6 +113,23 @@ int sock_new(struct sock_job *j, const struct plan_socket *ps, int *fd)
 	return 0;
 }
 
+/*
+ * An IPv6 socket bound to a specific IPv6 address becomes IPv6-only, and
+ * then cannot be made dual-stack again: one that was not IPv6-only got
+ * its address from connect() (or accept()), not from bind().  It is bound
+ * to the any address with its port, and connect() picks the address
+ * again, the way it did the first time.
+ */
+static bool bound_by_connect(const struct plan_socket *ps)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	int v6only = 1;
+
+	return ps->s.family == AF_INET6 && ps->local.family == AF_INET6 &&
+	       ps->peer.family && memcmp(ps->local.addr, mapped, sizeof(mapped)) &&
+	       sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only) && !v6only;
+}
+
 int sock_bind(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
 	struct sockaddr_storage ss;
@@ -121,8 +138,30 @@ int sock_bind(struct sock_job *j, const struct plan_socket *ps, int fd)
 	if (!ps->local.family)
 		return 0;
 	len = plan_sockaddr(&ps->local, (int)ps->s.family, &ss);
+	if (bound_by_connect(ps))
+		memset(&((struct sockaddr_in6 *)&ss)->sin6_addr, 0, sizeof(struct in6_addr));
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		return sock_fail(j, ps, "bind", errno);
+	return 0;
+}
+
+int sock_check_local(struct sock_job *j, const struct plan_socket *ps, int fd)
+{
+	struct sockaddr_storage got, want;
+	socklen_t len = sizeof(got), want_len;
+
+	if (!ps->local.family)
+		return 0;
+	want_len = plan_sockaddr(&ps->local, (int)ps->s.family, &want);
+	if (getsockname(fd, (struct sockaddr *)&got, &len))
+		return sock_fail(j, ps, "getsockname", errno);
+	if (ps->s.family == AF_INET6) {
+		/* only the address and port say where it is */
+		((struct sockaddr_in6 *)&got)->sin6_flowinfo = 0;
+		((struct sockaddr_in6 *)&want)->sin6_flowinfo = 0;
+	}
+	if (len != want_len || memcmp(&got, &want, len))
+		return sock_refuse(j, ps, "connect() chose another local address than it had");
 	return 0;
 }
 

@@ -42,6 +42,8 @@ socklen_t plan_sockaddr(const struct plan_addr *a, int family, struct sockaddr_s
 /* A new socket for @ps, parked at or above j->temp_base. */
 int sock_new(struct sock_job *j, const struct plan_socket *ps, int *fd);
 int sock_bind(struct sock_job *j, const struct plan_socket *ps, int fd);
+/* After connect(): the socket has the local address it had. */
+int sock_check_local(struct sock_job *j, const struct plan_socket *ps, int fd);
 int sock_shutdown(struct sock_job *j, const struct plan_socket *ps, int fd);
 /* Send all of @buf on @fd (to @to, if given) without blocking. */
 int sock_send_all(int fd, const void *buf, size_t len, int flags,

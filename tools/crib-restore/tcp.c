@@ -8,9 +8,9 @@
  * nothing and makes the socket established, TCP_REPAIR_OPTIONS and
  * TCP_TIMESTAMP give back what the handshake agreed on, the receive queue
  * is written as received data, and TCP_REPAIR_WINDOW sets the windows
- * (they must not pass rcv_nxt, so after the receive queue).  Leaving
- * repair mode sends a window probe; the unsent data is then written as
- * any data is, since a snapshot holds nothing in flight.
+ * (they must not pass rcv_nxt, so after the receive queue).  The unsent
+ * data is written once out of repair mode, as any data is, since a
+ * snapshot holds nothing in flight.
  *
  * A FIN the process sent (FIN_WAIT1, FIN_WAIT2) is left out of the
  * sequence numbers and sent again by shutdown() once out of repair mode;
@@ -266,6 +266,8 @@ int tcp_repair(struct sock_job *j, const struct plan_socket *ps)
 	len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
 	if (connect(fd, (struct sockaddr *)&ss, len))
 		return sock_fail(j, ps, "connect in repair mode", errno);
+	if (sock_check_local(j, ps, fd))
+		return -1;
 	if (repair_options(j, ps, fd) || write_recv_queue(j, ps, fd) ||
 	    repair_window(j, ps, fd))
 		return -1;
@@ -276,7 +278,12 @@ int tcp_finish(struct sock_job *j, const struct plan_socket *ps)
 {
 	int fd = j->fds[sock_index(j, ps)], reuse = 0;
 
-	if (set_int(fd, TCP_REPAIR, TCP_REPAIR_OFF))
+	/*
+	 * Without a window probe: a snapshot's connections are consistent
+	 * with their peers, and the first segment either side sends
+	 * resynchronizes the windows anyway.
+	 */
+	if (set_int(fd, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP))
 		return sock_fail(j, ps, "leaving repair mode", errno);
 	/* leaving repair mode clears SO_REUSEADDR */
 	if (sockopt_int(ps, SOL_SOCKET, SO_REUSEADDR, &reuse) && reuse &&

@@ -66,6 +66,7 @@ int udp_create(struct sock_job *j, const struct plan_socket *ps)
 		len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
 		if (connect(fd, (struct sockaddr *)&ss, len))
 			return sock_fail(j, ps, "connect", errno);
+		return sock_check_local(j, ps, fd);
 	}
 	return 0;
 }
