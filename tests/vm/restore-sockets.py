@@ -4,8 +4,10 @@
 the restored process read every queue back and check data, sources,
 options and that every connection still works (SIGUSR1, "ok"), check
 from outside that its listeners accept, and compare a second dump of it
-with the first.  One kind of socket at a time, then all of them; and a
-socket that cannot be restored, which must leave nothing behind.  TAP."""
+with the first.  One kind of socket at a time, then all of them; a
+socket that cannot be restored, and one whose creation fails in the new
+process: both must leave nothing behind.  TAP."""
+import ctypes
 import json
 import os
 import re
@@ -18,6 +20,7 @@ import time
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
 
+PR_SET_CHILD_SUBREAPER = 36
 t = Tap()
 
 
@@ -193,15 +196,40 @@ def test_refused():
     reap(w.pid)
 
 
+def test_child_fails():
+    """A name taken since the dump: the child's bind fails, the restore
+    says which socket and step, and nothing is left running."""
+    name = "name taken"
+    w = Workload("sockets", "--only", "unix", "@DIR@")
+    pid = w.pid
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        return
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    squatter.bind("\0crib-sockets-%d" % pid)
+    try:
+        rc, err = restore(snap)
+    finally:
+        squatter.close()
+    t.eq(rc, 1, "%s: crib-restore exits 1" % name)
+    t.check(re.search(r"fd \d+ \(unix dgram\): bind: Address already in use", err),
+            "%s: says which socket, which step and why" % name, err)
+    t.check(not alive(pid), "%s: nothing left running" % name)
+    reap(pid)
+
+
 def main():
     # Restored processes are reparented to us: collect them.
-    import ctypes
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     test_kind("udp")
     test_kind("unix")
     test_kind("tcp", listeners=("tcp-listener", "tcp6-listener"))
     test_all()
     test_refused()
+    test_child_fails()
     return t.done()
 
 
