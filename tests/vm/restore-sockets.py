@@ -105,9 +105,26 @@ def redump_diff(name, pid, snap):
             "%s: re-dump has no differences (but TCP IP_MULTICAST_TTL)" % name, out)
 
 
-def dump_restore(name, *args):
-    """The workload dumped and restored; (workload, pid, snapshot) or None."""
-    w = Workload("sockets", *(list(args) + ["@DIR@"]))
+def socket_files(w):
+    """Mode and owner of the UNIX socket files the workload bound."""
+    out = {}
+    for name in ("listen.sock", "sender.sock"):
+        if os.path.exists(w.path(name)):
+            st = os.lstat(w.path(name))
+            out[name] = (oct(st.st_mode), st.st_uid, st.st_gid)
+    return out
+
+
+def dump_restore(name, *args, user=None, umask=None):
+    """The workload dumped and restored; (workload, pid, snapshot) or None.
+    The UNIX socket files it bound come back with their mode and owner."""
+    old = os.umask(umask) if umask is not None else None
+    try:
+        w = Workload("sockets", *(list(args) + ["@DIR@"]), user=user)
+    finally:
+        if old is not None:
+            os.umask(old)
+    files = socket_files(w)
     snap = w.path("snap.crib")
     rc, err = dump(w.pid, snap)
     if not t.eq(rc, 0, "%s: dumped" % name):
@@ -121,6 +138,8 @@ def dump_restore(name, *args):
         return None
     if not t.check(alive(w.pid), "%s: process %d is running again" % (name, w.pid)):
         return None
+    if files:
+        t.eq(socket_files(w), files, "%s: socket files with their mode and owner" % name)
     return w, w.pid, snap
 
 
@@ -146,9 +165,9 @@ def listener_accepts(name, w, sock):
     t.check(ok, "%s: %s accepts a connection from outside" % (name, sock), detail)
 
 
-def test_kind(kind, listeners=()):
+def test_kind(kind, listeners=(), **how):
     name = "sockets --only " + kind
-    got = dump_restore(name, "--only", kind)
+    got = dump_restore(name, "--only", kind, **how)
     if not got:
         return
     w, pid, snap = got
@@ -225,7 +244,8 @@ def main():
     # Restored processes are reparented to us: collect them.
     ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     test_kind("udp")
-    test_kind("unix")
+    # as a user, with its own umask: the socket files it binds are its own
+    test_kind("unix", user=(1234, 2345), umask=0o027)
     test_kind("tcp", listeners=("tcp-listener", "tcp6-listener"))
     test_all()
     test_refused()

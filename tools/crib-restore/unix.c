@@ -185,21 +185,31 @@ static int create_pair(struct sock_job *j, const struct plan_socket *ps)
 	return park(j, peer, sv[1]);
 }
 
-/* Bind, removing the socket file the original left behind. */
+/*
+ * Bind, replacing the socket file the original left behind.  The new file
+ * is made as the process would have made it: its owner, and the mode its
+ * umask left (connecting takes write permission on it).
+ */
 static int bind_name(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
+	const struct crib_process *p = &j->plan->proc;
 	char path[sizeof(ps->local.addr) + 1];
 	struct stat st;
 
 	if (!named(&ps->local))
 		return 0;
-	if (ps->local.addr[0]) {
-		memcpy(path, ps->local.addr, ps->local.len);
-		path[ps->local.len] = 0;
-		if (!lstat(path, &st) && S_ISSOCK(st.st_mode) && unlink(path))
-			return sock_fail(j, ps, "removing the old socket file", errno);
-	}
-	return sock_bind(j, ps, fd);
+	if (!ps->local.addr[0])
+		return sock_bind(j, ps, fd);	/* abstract: no file */
+	memcpy(path, ps->local.addr, ps->local.len);
+	path[ps->local.len] = 0;
+	if (!lstat(path, &st) && S_ISSOCK(st.st_mode) && unlink(path))
+		return sock_fail(j, ps, "removing the old socket file", errno);
+	if (sock_bind(j, ps, fd))
+		return -1;
+	if (chmod(path, 0777 & ~(mode_t)p->umask) ||
+	    lchown(path, (uid_t)p->fsuid, (gid_t)p->fsgid))
+		return sock_fail(j, ps, "giving the socket file its mode and owner", errno);
+	return 0;
 }
 
 int unix_create(struct sock_job *j, const struct plan_socket *ps)
