@@ -17,7 +17,7 @@
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
  * abstract-named UNIX socket with datagrams from named and unnamed
- * senders; a UNIX listener bound to a path.
+ * senders; a UNIX listener bound to a path, and a connection it accepted.
  *
  * Once set up and settled it writes its ground truth to DIR/truth.json:
  * every socket by name with its descriptor, what getsockname(),
@@ -678,6 +678,16 @@ static void setup_unix(void)
 		die("listen on unix-listener");
 	find("unix-listener")->state = 10;
 	find("unix-listener")->backlog = 4;
+
+	/* a connection it accepted, with data queued both ways */
+	add("unix-conn-client", socket(AF_UNIX, SOCK_STREAM, 0), UNIX, AF_UNIX);
+	connect_to(find("unix-conn-client"), find("unix-listener"));
+	add("unix-conn-server", accept(find("unix-listener")->fd, NULL, NULL), UNIX, AF_UNIX);
+	find("unix-conn-client")->peer = "unix-conn-server";
+	find("unix-conn-server")->peer = "unix-conn-client";
+	find("unix-conn-client")->state = find("unix-conn-server")->state = 1;
+	stream("unix-conn-client", "unix-conn-server", 11, 800, 0);
+	stream("unix-conn-server", "unix-conn-client", 12, 300, 100);
 }
 
 /* ---- ground truth, as JSON ---- */
@@ -1048,6 +1058,7 @@ static void check_alive(void)
 		{ "tcp-client", "tcp-server" }, { "full-sender", "full-receiver" },
 		{ "tcp6-client", "tcp6-server" }, { "unix-stream-a", "unix-stream-b" },
 		{ "unix-dgram-a", "unix-dgram-b" }, { "unix-seq-a", "unix-seq-b" },
+		{ "unix-conn-client", "unix-conn-server" },
 	};
 	struct sock tmp;
 	int fd;

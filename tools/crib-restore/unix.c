@@ -2,8 +2,10 @@
 /*
  * UNIX sockets.  Two unnamed sockets connected to each other come back as
  * a socketpair(); named ones are bound again (a path the dead original
- * left behind is removed first, if it is a socket), listeners listen, and
- * a datagram socket connected to a named one connects to that name.
+ * left behind is removed first, if it is a socket), listeners listen, a
+ * connection a listener of the process accepted is connected to it and
+ * accepted again, and a datagram socket connected to a named one connects
+ * to that name.
  *
  * Queued data is sent again, in order, by whoever sent it: on a
  * connection by the peer; a datagram by the socket bound to the name it
@@ -46,6 +48,28 @@ static bool is_pair(const struct restore_plan *plan, const struct plan_socket *p
 
 	return peer && peer->s.state == SK_ESTABLISHED && peer->s.peer_id == ps->s.sock_id &&
 	       !named(&ps->local) && !named(&peer->local);
+}
+
+/*
+ * The listener of the process a connection end was accepted from: it has
+ * the listener's name.  Its peer connects to that listener again, and
+ * this end is accepted again.
+ */
+static const struct plan_socket *accepted_from(const struct restore_plan *plan,
+					       const struct plan_socket *ps)
+{
+	size_t i;
+
+	if (ps->s.state != SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
+		return NULL;
+	for (i = 0; i < plan->n_sockets; i++) {
+		const struct plan_socket *l = &plan->sockets[i];
+
+		if (l->s.state == SK_LISTEN && l->s.type == ps->s.type &&
+		    same_name(&l->local, &ps->local))
+			return l;
+	}
+	return NULL;
 }
 
 /* The datagram socket of the process bound to @name. */
@@ -147,10 +171,15 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	if (ps->s.state == SK_ESTABLISHED && !peer)
 		return restore_fail(err, "fd %llu (%s): connected to a socket outside the "
 				    "process, or closed; that cannot be restored", fd, kind);
-	if (ps->s.state == SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps))
-		return restore_fail(err, "fd %llu (%s): a connection through a named socket "
-				    "(accepted from a listener) cannot be restored yet", fd, kind);
-	if (ps->s.state == SK_ESTABLISHED && !is_pair(plan, ps) && !named(&peer->local))
+	if (ps->s.state == SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
+	    !accepted_from(plan, ps) && !accepted_from(plan, peer))
+		return restore_fail(err, "fd %llu (%s): a connection between named sockets that "
+				    "no listener of the process accepted", fd, kind);
+	if (accepted_from(plan, ps) && peer->s.peer_id != ps->s.sock_id)
+		return restore_fail(err, "fd %llu (%s): accepted from a listener, by a peer "
+				    "connected elsewhere", fd, kind);
+	if (ps->s.state == SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
+	    !named(&peer->local))
 		return restore_fail(err, "fd %llu (%s): connected to an unnamed socket that is "
 				    "connected elsewhere", fd, kind);
 	if (ps->s.state != SK_ESTABLISHED && ps->s.state != SK_CLOSE &&
@@ -220,6 +249,8 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 		return 0;	/* the other end of a pair made it */
 	if (is_pair(j->plan, ps))
 		return create_pair(j, ps);
+	if (accepted_from(j->plan, ps))
+		return 0;	/* accepted once its peer connects */
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || bind_name(j, ps, fd))
 		return -1;
 	if (ps->s.state == SK_LISTEN && listen(fd, (int)ps->s.backlog))
@@ -227,18 +258,31 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 	return 0;
 }
 
+/* @ps connected to the listener @l; its peer, accepted there, comes back. */
+static int accept_peer(struct sock_job *j, const struct plan_socket *ps,
+		       const struct plan_socket *l)
+{
+	const struct plan_socket *peer = peer_of(j->plan, ps);
+	int fd = accept(j->fds[sock_index(j, l)], NULL, NULL);
+
+	if (fd < 0)
+		return sock_fail(j, peer, "accept from its listener", errno);
+	return park(j, peer, fd);
+}
+
 int unix_connect(struct sock_job *j, const struct plan_socket *ps)
 {
 	const struct plan_socket *peer = peer_of(j->plan, ps);
+	const struct plan_socket *l = peer ? accepted_from(j->plan, peer) : NULL;
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	if (!peer || is_pair(j->plan, ps))
+	if (!peer || is_pair(j->plan, ps) || accepted_from(j->plan, ps))
 		return 0;
 	len = plan_sockaddr(&peer->local, AF_UNIX, &ss);
 	if (connect(j->fds[sock_index(j, ps)], (struct sockaddr *)&ss, len))
 		return sock_fail(j, ps, "connect", errno);
-	return 0;
+	return l ? accept_peer(j, ps, l) : 0;
 }
 
 static int send_dgram(struct sock_job *j, const struct plan_socket *ps,
