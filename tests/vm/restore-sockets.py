@@ -115,12 +115,12 @@ def socket_files(w):
     return out
 
 
-def dump_restore(name, *args, user=None, umask=None):
+def dump_restore(name, *args, user=None, umask=None, workload="sockets"):
     """The workload dumped and restored; (workload, pid, snapshot) or None.
     The UNIX socket files it bound come back with their mode and owner."""
     old = os.umask(umask) if umask is not None else None
     try:
-        w = Workload("sockets", *(list(args) + ["@DIR@"]), user=user)
+        w = Workload(workload, *(list(args) + ["@DIR@"]), user=user)
     finally:
         if old is not None:
             os.umask(old)
@@ -193,6 +193,23 @@ def test_all():
     reap(pid)
 
 
+def test_udp_queue():
+    """A UDP receive queue of about 1.5 MiB, datagrams up to 65507 bytes:
+    more than one ring buffer's worth for the refill program."""
+    name = "udpqueue"
+    got = dump_restore(name, workload="udpqueue")
+    if not got:
+        return
+    w, pid, snap = got
+    queued = sum(c["data"]["len"] for q in records(inspect_json(snap), "socket_queue")
+                 for c in q["chunks"])
+    t.check(queued > 1 << 20, "%s: the snapshot queues more than 1 MiB" % name, queued)
+    redump_diff(name, pid, snap)
+    t.eq(self_check(w, pid).strip(), "ok", "%s: every datagram back, whole, in order, from "
+         "its sender" % name)
+    reap(pid)
+
+
 def test_refused():
     """The UNIX listener's name became a regular file: refused, nothing left."""
     name = "refused"
@@ -248,6 +265,7 @@ def main():
     test_kind("unix", user=(1234, 2345), umask=0o027)
     test_kind("tcp", listeners=("tcp-listener", "tcp6-listener"))
     test_all()
+    test_udp_queue()
     test_refused()
     test_child_fails()
     return t.done()
