@@ -144,9 +144,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
-			"memory, %zu fds\n", (unsigned long long)plan.proc.pid, plan.proc.comm,
-			plan.n_threads, plan.n_vmas, (unsigned long long)plan.page_store_len,
-			plan.n_files);
+			"memory, %zu fds, %zu of them sockets\n", (unsigned long long)plan.proc.pid,
+			plan.proc.comm, plan.n_threads, plan.n_vmas,
+			(unsigned long long)plan.page_store_len, plan.n_files, plan.n_sockets);
 	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
 	if (udp_refill_open(&refill, &plan, &err)) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);

@@ -14,6 +14,12 @@
 
 #include "sockets.h"
 
+/* The largest payload a packet of @family carries: its length fields are 16 bits. */
+static size_t udp_max_payload(uint64_t family)
+{
+	return family == AF_INET ? 65535 - 20 - 8 : 65535 - 8;
+}
+
 int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	      struct restore_error *err)
 {
@@ -46,7 +52,7 @@ int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 					    "IPv%d, which this socket cannot receive", fd,
 					    socket_kind_name(&ps->s), i,
 					    src->family == AF_INET ? 4 : 6);
-		if (ps->recv.chunks[i].len > 65507)
+		if (ps->recv.chunks[i].len > udp_max_payload(src->family))
 			return restore_fail(err, "fd %llu (%s): queued datagram %zu is %zu bytes, "
 					    "more than UDP carries", fd, socket_kind_name(&ps->s),
 					    i, ps->recv.chunks[i].len);
