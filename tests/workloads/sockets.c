@@ -17,7 +17,8 @@
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
  * abstract-named UNIX socket with datagrams from named and unnamed
- * senders; a UNIX listener bound to a path, and a connection it accepted.
+ * senders; a UNIX listener bound to a path, and a connection it accepted;
+ * a UNIX connection whose peer sent data and was closed.
  *
  * Once set up and settled it writes its ground truth to DIR/truth.json:
  * every socket by name with its descriptor, what getsockname(),
@@ -93,7 +94,10 @@ struct sock {
 	const char *peer;	/* UNIX: the socket at the other end */
 };
 
-/* Bytes of a stream going from one socket to another; @from NULL: the child. */
+/*
+ * Bytes of a stream going from one socket to another; @from NULL: from no
+ * socket of the process (the child's, or a closed peer's).
+ */
 struct flow {
 	const char *from, *to;
 	int seed;
@@ -688,6 +692,18 @@ static void setup_unix(void)
 	find("unix-conn-client")->state = find("unix-conn-server")->state = 1;
 	stream("unix-conn-client", "unix-conn-server", 11, 800, 0);
 	stream("unix-conn-server", "unix-conn-client", 12, 300, 100);
+
+	/* a connection whose peer sent data and was closed */
+	{
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			die("socketpair");
+		add("unix-orphan", sv[0], UNIX, AF_UNIX)->state = 1;
+		send_pattern(sv[1], 13, 0, 600);
+		close(sv[1]);
+		flow(NULL, "unix-orphan", 13, 0, 600);
+	}
 }
 
 /* ---- ground truth, as JSON ---- */
@@ -1017,9 +1033,9 @@ static void check_nothing_left(const struct sock *s)
 	char c;
 
 	n = recv(s->fd, &c, 1, MSG_DONTWAIT);
-	if (!strcmp(s->name, "fin-receiver")) {
+	if (!strcmp(s->name, "fin-receiver") || !strcmp(s->name, "unix-orphan")) {
 		if (n != 0)
-			fail("fin-receiver: no end of file after the data");
+			fail("%s: no end of file after the data", s->name);
 	} else if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
 		fail("%s: more queued than expected", s->name);
 	}

@@ -4,8 +4,9 @@
  * a socketpair(); named ones are bound again (a path the dead original
  * left behind is removed first, if it is a socket), listeners listen, a
  * connection a listener of the process accepted is connected to it and
- * accepted again, and a datagram socket connected to a named one connects
- * to that name.
+ * accepted again, one whose peer is closed is a socketpair() whose other
+ * end is closed once it has sent what was queued, and a datagram socket
+ * connected to a named one connects to that name.
  *
  * Queued data is sent again, in order, by whoever sent it: on a
  * connection by the peer; a datagram by the socket bound to the name it
@@ -39,6 +40,18 @@ static const struct plan_socket *peer_of(const struct restore_plan *plan,
 	if (ps->s.state != SK_ESTABLISHED || !ps->s.peer_id)
 		return NULL;
 	return plan_find_socket_id(plan, ps->s.peer_id);
+}
+
+/*
+ * A connection whose peer was closed: what the peer had sent is still to
+ * be read, then end of file.  It comes back as one end of a socketpair()
+ * whose other end sends that data and is closed; so neither end may have
+ * had a name.
+ */
+static bool peer_closed(const struct plan_socket *ps)
+{
+	return ps->s.state == SK_ESTABLISHED && !ps->s.peer_id && ps->s.type != SOCK_DGRAM &&
+	       (ps->s.shutdown & 3) == 3 && !named(&ps->local) && !named(&ps->peer);
 }
 
 /* Two unnamed sockets connected to each other: a socketpair(). */
@@ -142,7 +155,7 @@ static int check_queue(const struct restore_plan *plan, const struct plan_socket
 	if (!ps->recv.n)
 		return 0;
 	if (ps->s.type != SOCK_DGRAM) {
-		if (!peer_of(plan, ps))
+		if (!peer_of(plan, ps) && !peer_closed(ps))
 			return restore_fail(err, "fd %llu (%s): data queued with no peer in the "
 					    "process to send it again", fd,
 					    socket_kind_name(&ps->s));
@@ -168,9 +181,11 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 				    "restored", fd, kind, (unsigned long long)ps->s.type);
 	if (ps->s.state == SK_LISTEN && !named(&ps->local))
 		return restore_fail(err, "fd %llu (%s): a listener without a name", fd, kind);
+	if (peer_closed(ps))
+		return check_name(ps, err) || check_queue(plan, ps, err);
 	if (ps->s.state == SK_ESTABLISHED && !peer)
 		return restore_fail(err, "fd %llu (%s): connected to a socket outside the "
-				    "process, or closed; that cannot be restored", fd, kind);
+				    "process; that cannot be restored", fd, kind);
 	if (ps->s.state == SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
 	    !accepted_from(plan, ps) && !accepted_from(plan, peer))
 		return restore_fail(err, "fd %llu (%s): a connection between named sockets that "
@@ -241,6 +256,25 @@ static int bind_name(struct sock_job *j, const struct plan_socket *ps, int fd)
 	return 0;
 }
 
+static int create_closed(struct sock_job *j, const struct plan_socket *ps)
+{
+	int sv[2], ret = 0;
+	size_t i;
+
+	if (socketpair(AF_UNIX, (int)ps->s.type, 0, sv))
+		return sock_fail(j, ps, "socketpair", errno);
+	if (park(j, ps, sv[0])) {
+		close(sv[1]);
+		return -1;
+	}
+	for (i = 0; i < ps->recv.n && !ret; i++)
+		if (sock_send_all(sv[1], ps->recv.chunks[i].data, ps->recv.chunks[i].len, 0,
+				  NULL, 0))
+			ret = sock_fail(j, ps, "sending the queued data again", errno);
+	close(sv[1]);
+	return ret;
+}
+
 int unix_create(struct sock_job *j, const struct plan_socket *ps)
 {
 	int fd;
@@ -249,6 +283,8 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 		return 0;	/* the other end of a pair made it */
 	if (is_pair(j->plan, ps))
 		return create_pair(j, ps);
+	if (peer_closed(ps))
+		return create_closed(j, ps);
 	if (accepted_from(j->plan, ps))
 		return 0;	/* accepted once its peer connects */
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || bind_name(j, ps, fd))
@@ -321,6 +357,8 @@ int unix_fill(struct sock_job *j, const struct plan_socket *ps)
 				return -1;
 		return 0;
 	}
+	if (peer_closed(ps))
+		return 0;	/* filled by the peer before it went */
 	/* a stream is one chunk; seqpacket records one each */
 	for (i = 0; i < ps->recv.n; i++)
 		if (sock_send_all(j->fds[sock_index(j, peer)], ps->recv.chunks[i].data,
