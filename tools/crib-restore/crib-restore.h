@@ -109,7 +109,6 @@ struct plan_socket {
 	struct crib_sockopt *options;
 	unsigned char *opt_values;
 	struct plan_queue recv, send;
-	bool has_queues;		/* the socket_queue records went to it */
 };
 
 /* Everything a snapshot says, as the restore needs it. */

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "crib-restore.h"
 
@@ -152,8 +153,7 @@ int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_q
 				    (unsigned long long)ps->s.fd, (unsigned long long)q->seq,
 				    (unsigned long long)pq->next_seq);
 	pq->next_seq++;
-	ps->has_queues = true;
-	stream = ps->s.type == 1 /* SOCK_STREAM */;
+	stream = ps->s.type == SOCK_STREAM;
 	for (i = 0; i < q->n_chunks; i++)
 		if (append_chunk(pq, &q->chunks[i], stream))
 			return restore_fail(err, "fd %llu: a queued message is out of range or "
