@@ -108,7 +108,7 @@ def redump_diff(name, pid, snap):
 def socket_files(w):
     """Mode and owner of the UNIX socket files the workload bound."""
     out = {}
-    for name in ("listen.sock", "sender.sock"):
+    for name in ("listen.sock", "sender.sock", "dgram-b.sock"):
         if os.path.exists(w.path(name)):
             st = os.lstat(w.path(name))
             out[name] = (oct(st.st_mode), st.st_uid, st.st_gid)

@@ -17,7 +17,8 @@
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
  * abstract-named UNIX socket with datagrams from named and unnamed
- * senders; a UNIX listener bound to a path, and a connection it accepted;
+ * senders; named UNIX datagram sockets connected to each other; a UNIX
+ * listener bound to a path, and a connection it accepted;
  * a UNIX connection whose peer sent data and was closed.
  *
  * Once set up and settled it writes its ground truth to DIR/truth.json:
@@ -676,6 +677,20 @@ static void setup_unix(void)
 	msg("unix-sender-path", "unix-abstract", "from a path", 0);
 	msg("unix-sender-unnamed", "unix-abstract", "from nobody", 0);
 
+	/* named datagram sockets connected to each other by name */
+	add("unix-dgram-named-a", socket(AF_UNIX, SOCK_DGRAM, 0), UNIX, AF_UNIX);
+	unix_bind("unix-dgram-named-a", "crib-dgram-a", 1);
+	add("unix-dgram-named-b", socket(AF_UNIX, SOCK_DGRAM, 0), UNIX, AF_UNIX);
+	unix_bind("unix-dgram-named-b", "dgram-b.sock", 0);
+	connect_to(find("unix-dgram-named-a"), find("unix-dgram-named-b"));
+	connect_to(find("unix-dgram-named-b"), find("unix-dgram-named-a"));
+	find("unix-dgram-named-a")->peer = "unix-dgram-named-b";
+	find("unix-dgram-named-b")->peer = "unix-dgram-named-a";
+	find("unix-dgram-named-a")->state = find("unix-dgram-named-b")->state = 1;
+	msg("unix-dgram-named-a", "unix-dgram-named-b", "a to b, by name", 0);
+	msg("unix-dgram-named-b", "unix-dgram-named-a", "b to a, by name", 0);
+	msg("unix-dgram-named-a", "unix-dgram-named-b", "a to b again", 0);
+
 	add("unix-listener", socket(AF_UNIX, SOCK_STREAM, 0), UNIX, AF_UNIX);
 	unix_bind("unix-listener", "listen.sock", 0);
 	if (listen(find("unix-listener")->fd, 4))
@@ -1075,6 +1090,7 @@ static void check_alive(void)
 		{ "tcp6-client", "tcp6-server" }, { "unix-stream-a", "unix-stream-b" },
 		{ "unix-dgram-a", "unix-dgram-b" }, { "unix-seq-a", "unix-seq-b" },
 		{ "unix-conn-client", "unix-conn-server" },
+		{ "unix-dgram-named-a", "unix-dgram-named-b" },
 	};
 	struct sock tmp;
 	int fd;
