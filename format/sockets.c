@@ -52,7 +52,7 @@ static const struct crib_struct_desc tcp_desc = CRIB_DESC("tcp", struct crib_tcp
 static const struct crib_field socket_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_socket, pid, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_socket, fd, 0, NULL),
-	CRIB_F(3, CRIB_FT_UINT, R, struct crib_socket, sock_id, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, R | V, struct crib_socket, sock_id, 0, NULL),
 	CRIB_F(4, CRIB_FT_UINT, R, struct crib_socket, family, 0, NULL),
 	CRIB_F(5, CRIB_FT_UINT, R, struct crib_socket, type, 0, NULL),
 	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_socket, protocol, 0, NULL),
@@ -65,7 +65,7 @@ static const struct crib_field socket_fields[] = {
 	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_socket, send_queued, 0, NULL),
 	CRIB_F(14, CRIB_FT_UINT, 0, struct crib_socket, shutdown, 0, NULL),
 	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_socket, backlog, 0, NULL),
-	CRIB_F(16, CRIB_FT_UINT, 0, struct crib_socket, peer_id, 0, NULL),
+	CRIB_F(16, CRIB_FT_UINT, V, struct crib_socket, peer_id, 0, NULL),
 };
 const struct crib_struct_desc crib_socket_desc =
 	CRIB_DESC("socket", struct crib_socket, socket_fields);
@@ -79,7 +79,7 @@ static const struct crib_struct_desc sock_chunk_desc =
 	CRIB_DESC("sock-chunk", struct crib_sock_chunk, sock_chunk_fields);
 
 static const struct crib_field socket_queue_fields[] = {
-	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_socket_queue, sock_id, 0, NULL),
+	CRIB_F(1, CRIB_FT_UINT, ID | V, struct crib_socket_queue, sock_id, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_socket_queue, queue, 0, NULL),
 	CRIB_F(3, CRIB_FT_UINT, ID, struct crib_socket_queue, seq, 0, NULL),
 	CRIB_FA(4, CRIB_FT_STRUCT_ARRAY, R, struct crib_socket_queue, chunks, CRIB_LIMIT_ITEMS,

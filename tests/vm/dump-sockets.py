@@ -157,7 +157,7 @@ def check_records(d):
 def check_identity(d):
     """Family, type, protocol, state, addresses, backlog, shutdown, UNIX peers."""
     bad = []
-    shutdown = {"fin-sender": 2, "fin-receiver": 1}
+    shutdown = {"fin-sender": 2, "fin-receiver": 1, "unix-orphan": 3}
     for name, tr in d.truth["sockets"].items():
         s = d.sock(name)
         state = tr["tcp"]["state"] if "tcp" in tr else tr["state"]

@@ -4,18 +4,22 @@
  * queued on them and options set, and a self-check that reads all of it
  * back.
  *
- *   sockets DIR
+ *   sockets [--no-child] [--only tcp|udp|unix] DIR
  *
- * Opens: a TCP listener; TCP connections inside the process with unread
+ * --only sets up one kind of socket.  Opens: a TCP listener; TCP connections inside the process with unread
  * data both ways, one read part-way, one whose receiver is full so the
  * sender holds unsent data, one shut down for writing (FIN_WAIT2 and
  * CLOSE_WAIT); an IPv6 TCP connection through a dual-stack listener; a
- * TCP connection to a child process; UDP sockets (IPv4, dual-stack IPv6,
+ * TCP connection to a child process (not with --no-child: a restore
+ * cannot bring back a connection to a process it did not dump while that
+ * process's end lives on); UDP sockets (IPv4, dual-stack IPv6,
  * IPv6-only) with datagrams queued from several senders, in both UDP
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
  * abstract-named UNIX socket with datagrams from named and unnamed
- * senders; a UNIX listener bound to a path.
+ * senders; named UNIX datagram sockets connected to each other; a UNIX
+ * listener bound to a path, and a connection it accepted;
+ * a UNIX connection whose peer sent data and was closed.
  *
  * Once set up and settled it writes its ground truth to DIR/truth.json:
  * every socket by name with its descriptor, what getsockname(),
@@ -91,7 +95,10 @@ struct sock {
 	const char *peer;	/* UNIX: the socket at the other end */
 };
 
-/* Bytes of a stream going from one socket to another; @from NULL: the child. */
+/*
+ * Bytes of a stream going from one socket to another; @from NULL: from no
+ * socket of the process (the child's, or a closed peer's).
+ */
 struct flow {
 	const char *from, *to;
 	int seed;
@@ -193,11 +200,20 @@ static struct sock *add(const char *name, int fd, enum kind kind, int family)
 	return s;
 }
 
-static struct sock *find(const char *name)
+static struct sock *lookup(const char *name)
 {
 	for (int i = 0; i < n_socks; i++)
 		if (!strcmp(socks[i].name, name))
 			return &socks[i];
+	return NULL;
+}
+
+static struct sock *find(const char *name)
+{
+	struct sock *s = lookup(name);
+
+	if (s)
+		return s;
 	fprintf(stderr, "sockets: no socket %s\n", name);
 	exit(1);
 }
@@ -661,12 +677,48 @@ static void setup_unix(void)
 	msg("unix-sender-path", "unix-abstract", "from a path", 0);
 	msg("unix-sender-unnamed", "unix-abstract", "from nobody", 0);
 
+	/* named datagram sockets connected to each other by name */
+	add("unix-dgram-named-a", socket(AF_UNIX, SOCK_DGRAM, 0), UNIX, AF_UNIX);
+	unix_bind("unix-dgram-named-a", "crib-dgram-a", 1);
+	add("unix-dgram-named-b", socket(AF_UNIX, SOCK_DGRAM, 0), UNIX, AF_UNIX);
+	unix_bind("unix-dgram-named-b", "dgram-b.sock", 0);
+	connect_to(find("unix-dgram-named-a"), find("unix-dgram-named-b"));
+	connect_to(find("unix-dgram-named-b"), find("unix-dgram-named-a"));
+	find("unix-dgram-named-a")->peer = "unix-dgram-named-b";
+	find("unix-dgram-named-b")->peer = "unix-dgram-named-a";
+	find("unix-dgram-named-a")->state = find("unix-dgram-named-b")->state = 1;
+	msg("unix-dgram-named-a", "unix-dgram-named-b", "a to b, by name", 0);
+	msg("unix-dgram-named-b", "unix-dgram-named-a", "b to a, by name", 0);
+	msg("unix-dgram-named-a", "unix-dgram-named-b", "a to b again", 0);
+
 	add("unix-listener", socket(AF_UNIX, SOCK_STREAM, 0), UNIX, AF_UNIX);
 	unix_bind("unix-listener", "listen.sock", 0);
 	if (listen(find("unix-listener")->fd, 4))
 		die("listen on unix-listener");
 	find("unix-listener")->state = 10;
 	find("unix-listener")->backlog = 4;
+
+	/* a connection it accepted, with data queued both ways */
+	add("unix-conn-client", socket(AF_UNIX, SOCK_STREAM, 0), UNIX, AF_UNIX);
+	connect_to(find("unix-conn-client"), find("unix-listener"));
+	add("unix-conn-server", accept(find("unix-listener")->fd, NULL, NULL), UNIX, AF_UNIX);
+	find("unix-conn-client")->peer = "unix-conn-server";
+	find("unix-conn-server")->peer = "unix-conn-client";
+	find("unix-conn-client")->state = find("unix-conn-server")->state = 1;
+	stream("unix-conn-client", "unix-conn-server", 11, 800, 0);
+	stream("unix-conn-server", "unix-conn-client", 12, 300, 100);
+
+	/* a connection whose peer sent data and was closed */
+	{
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			die("socketpair");
+		add("unix-orphan", sv[0], UNIX, AF_UNIX)->state = 1;
+		send_pattern(sv[1], 13, 0, 600);
+		close(sv[1]);
+		flow(NULL, "unix-orphan", 13, 0, 600);
+	}
 }
 
 /* ---- ground truth, as JSON ---- */
@@ -996,9 +1048,9 @@ static void check_nothing_left(const struct sock *s)
 	char c;
 
 	n = recv(s->fd, &c, 1, MSG_DONTWAIT);
-	if (!strcmp(s->name, "fin-receiver")) {
+	if (!strcmp(s->name, "fin-receiver") || !strcmp(s->name, "unix-orphan")) {
 		if (n != 0)
-			fail("fin-receiver: no end of file after the data");
+			fail("%s: no end of file after the data", s->name);
 	} else if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
 		fail("%s: more queued than expected", s->name);
 	}
@@ -1037,12 +1089,16 @@ static void check_alive(void)
 		{ "tcp-client", "tcp-server" }, { "full-sender", "full-receiver" },
 		{ "tcp6-client", "tcp6-server" }, { "unix-stream-a", "unix-stream-b" },
 		{ "unix-dgram-a", "unix-dgram-b" }, { "unix-seq-a", "unix-seq-b" },
+		{ "unix-conn-client", "unix-conn-server" },
+		{ "unix-dgram-named-a", "unix-dgram-named-b" },
 	};
 	struct sock tmp;
 	int fd;
 	char c;
 
 	for (size_t i = 0; i < N(pairs); i++) {
+		if (!lookup(pairs[i][0]))	/* not set up (--only) */
+			continue;
 		for (int dir_ = 0; dir_ < 2; dir_++) {
 			int from = find(pairs[i][dir_])->fd, to = find(pairs[i][!dir_])->fd;
 
@@ -1051,6 +1107,8 @@ static void check_alive(void)
 				fail("%s -> %s no longer works", pairs[i][dir_], pairs[i][!dir_]);
 		}
 	}
+	if (!lookup("tcp-listener"))
+		return;
 	if (send(find("fin-receiver")->fd, "!", 1, 0) != 1 ||
 	    read_some(find("fin-sender")->fd, &c, 1, NULL, NULL, 1) != 1)
 		fail("fin-receiver -> fin-sender no longer works");
@@ -1079,6 +1137,8 @@ static void self_check(void)
 		    strcmp(socks[i].name, "tcp6-listener"))
 			check_nothing_left(&socks[i]);
 	/* options the workload set are still set */
+	if (!lookup("tcp-client"))
+		goto alive;
 	len = sizeof(int);
 	if (getsockopt(find("tcp-client")->fd, IPPROTO_TCP, TCP_KEEPIDLE, val, &len) ||
 	    *(int *)val != 77)
@@ -1087,6 +1147,7 @@ static void self_check(void)
 	if (getsockopt(find("tcp-server")->fd, IPPROTO_TCP, TCP_CORK, val, &len) || *(int *)val != 1)
 		fail("tcp-server lost TCP_CORK");
 	set_int("tcp-server", IPPROTO_TCP, TCP_CORK, 0);	/* for what it sends next */
+alive:
 	check_alive();
 	snprintf(path, sizeof(path), "%s/check", dir);
 	write_ready(path, report[0] ? report : "ok\n");
@@ -1102,18 +1163,35 @@ int main(int argc, char **argv)
 {
 	char path[4096];
 	sigset_t mask, old;
+	const char *only = NULL;
+	int with_child = 1;
 
+	for (; argc > 2; argc--, argv++) {
+		if (!strcmp(argv[1], "--no-child")) {
+			with_child = 0;
+		} else if (!strcmp(argv[1], "--only") && argc > 3) {
+			only = argv[2];
+			argc--;
+			argv++;
+		} else {
+			break;
+		}
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: sockets DIR\n");
+		fprintf(stderr, "usage: sockets [--no-child] [--only tcp|udp|unix] DIR\n");
 		return 2;
 	}
 	dir = argv[1];
 	signal(SIGUSR1, on_usr1);
 	signal(SIGPIPE, SIG_IGN);
-	child_connection();
-	setup_tcp();
-	setup_udp();
-	setup_unix();
+	if (with_child && !only)
+		child_connection();
+	if (!only || !strcmp(only, "tcp"))
+		setup_tcp();
+	if (!only || !strcmp(only, "udp"))
+		setup_udp();
+	if (!only || !strcmp(only, "unix"))
+		setup_unix();
 	/* let ACKs, window updates and the child's data settle */
 	usleep(500 * 1000);
 	write_truth();

@@ -2,7 +2,9 @@
 /*
  * --diff: match records of two snapshots by identity (record type plus the
  * fields flagged CRIB_FIELD_ID: pid, tid, fd, address ...) and compare them
- * field by field.  Records keep their raw encoding only up to RAW_KEEP bytes
+ * field by field.  With --ignore-volatile an identity field that is also
+ * volatile (a socket's inode number) is left out of the identity: records
+ * that then look alike are paired in the order they come.  Records keep their raw encoding only up to RAW_KEEP bytes
  * (page data is compared by digest), so memory follows the metadata size.
  */
 #include <inttypes.h>
@@ -30,7 +32,8 @@ struct side {
 	unsigned major, minor;
 };
 
-static void make_key(const struct crib_record *rec, char *buf, size_t len)
+static void make_key(const struct crib_record *rec, bool ignore_volatile, char *buf,
+		     size_t len)
 {
 	int n;
 
@@ -45,13 +48,74 @@ static void make_key(const struct crib_record *rec, char *buf, size_t len)
 		if (!(f->flags & CRIB_FIELD_ID) || f->type != CRIB_FT_UINT || n < 0 ||
 		    (size_t)n >= len)
 			continue;
+		if (ignore_volatile && (f->flags & CRIB_FIELD_VOLATILE))
+			continue;
 		n += snprintf(buf + n, len - (size_t)n,
 			      (f->flags & CRIB_FIELD_HEX) ? " %s=0x%" PRIx64 : " %s=%" PRIu64,
 			      f->name, *(const uint64_t *)((const uint8_t *)&rec->u + f->offset));
 	}
 }
 
-static int load(struct side *s)
+static uint64_t hash_struct(const struct crib_struct_desc *desc, const void *rec,
+			    bool ignore_volatile, uint64_t h);
+
+static uint64_t hash_field(const struct crib_field *f, const void *rec, bool ignore_volatile,
+			   uint64_t h)
+{
+	const uint8_t *p = (const uint8_t *)rec + f->offset;
+	const char *str;
+	size_t n, esize;
+
+	switch (f->type) {
+	case CRIB_FT_UINT:
+	case CRIB_FT_INT:
+		return crib_xxh64(p, sizeof(uint64_t), h);
+	case CRIB_FT_BOOL:
+		return crib_xxh64(p, sizeof(bool), h);
+	case CRIB_FT_TEXT:
+	case CRIB_FT_PATH:
+		str = *(const char *const *)p;
+		return str ? crib_xxh64(str, strlen(str) + 1, h) : crib_xxh64("", 0, h);
+	case CRIB_FT_BLOB:
+		n = ((const struct crib_blob *)p)->len;
+		h = crib_xxh64(&n, sizeof(n), h);
+		return n ? crib_xxh64(((const struct crib_blob *)p)->data, n, h) : h;
+	case CRIB_FT_STRUCT:
+		return hash_struct(f->sub, p, ignore_volatile, h);
+	case CRIB_FT_UINT_ARRAY:
+	case CRIB_FT_STRUCT_ARRAY:
+		n = *(const size_t *)((const uint8_t *)rec + f->count_offset);
+		esize = f->type == CRIB_FT_UINT_ARRAY ? sizeof(uint64_t) : f->sub->size;
+		h = crib_xxh64(&n, sizeof(n), h);
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t *e = *(const uint8_t *const *)p + i * esize;
+
+			h = f->type == CRIB_FT_UINT_ARRAY ? crib_xxh64(e, esize, h) :
+			    hash_struct(f->sub, e, ignore_volatile, h);
+		}
+		return h;
+	}
+	return h;
+}
+
+/*
+ * A digest of a record's decoded fields, volatile ones left out when they
+ * are ignored: what compares records too large to keep whole.
+ */
+static uint64_t hash_struct(const struct crib_struct_desc *desc, const void *rec,
+			    bool ignore_volatile, uint64_t h)
+{
+	for (size_t i = 0; i < desc->nfields; i++) {
+		const struct crib_field *f = &desc->fields[i];
+
+		if (ignore_volatile && (f->flags & CRIB_FIELD_VOLATILE))
+			continue;
+		h = hash_field(f, rec, ignore_volatile, h);
+	}
+	return h;
+}
+
+static int load(struct side *s, bool ignore_volatile)
 {
 	struct crib_record rec;
 	struct crib_reader *r;
@@ -79,10 +143,11 @@ static int load(struct side *s)
 		}
 		e = &s->e[s->n];
 		memset(e, 0, sizeof(*e));
-		make_key(&rec, e->key, sizeof(e->key));
+		make_key(&rec, ignore_volatile, e->key, sizeof(e->key));
 		e->seq = s->n;
 		e->type = rec.type;
-		e->digest = crib_xxh64(rec.raw, rec.raw_len, 0);
+		e->digest = rec.info ? hash_struct(rec.info->body, &rec.u, ignore_volatile, 0) :
+			    crib_xxh64(rec.raw, rec.raw_len, 0);
 		e->raw_len = rec.raw_len;
 		if (rec.raw_len <= RAW_KEEP) {
 			e->raw = malloc(rec.raw_len);
@@ -230,7 +295,7 @@ static unsigned diff_entries(const struct options *o, const struct side *sa, con
 	struct crib_record ra, rb;
 	struct crib_error err;
 
-	if (a->raw_len == b->raw_len && a->digest == b->digest)
+	if (a->digest == b->digest)
 		return 0;
 	if (!a->raw || !b->raw || !crib_record_info_by_type(a->type)) {
 		printf("changed: %s: contents differ (%zu vs %zu bytes encoded)\n", a->key,
@@ -270,9 +335,9 @@ int run_diff(const char *path_a, const char *path_b, const struct options *o)
 		fprintf(stderr, "crib-inspect: only one snapshot can come from stdin\n");
 		return EXIT_USAGE;
 	}
-	code = load(&a);
+	code = load(&a, o->ignore_volatile);
 	if (code == EXIT_OK)
-		code = load(&b);
+		code = load(&b, o->ignore_volatile);
 	if (code != EXIT_OK)
 		goto out;
 	if (a.major != b.major || a.minor != b.minor) {

@@ -117,6 +117,10 @@ static int check_file(const struct restore_plan *plan, const struct crib_file *f
 
 	if (f->type == CRIB_FILE_PIPE)
 		return check_pipe(plan, f, err);
+	if (f->type == CRIB_FILE_SOCKET)
+		return plan_find_socket_fd(plan, f->fd) ? 0 :
+			restore_fail(err, "fd %llu is a socket the snapshot does not describe",
+				     (unsigned long long)f->fd);
 	if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_DIR &&
 	    f->type != CRIB_FILE_CHARDEV)
 		return restore_fail(err, "fd %llu is a %s, which cannot be restored",
@@ -200,7 +204,7 @@ int plan_check(const struct restore_plan *plan, struct restore_error *err)
 	size_t i;
 
 	if (check_machine(plan, err) || check_pids(plan, err) || check_dirs(plan, err) ||
-	    check_signals(plan, err))
+	    check_signals(plan, err) || sockets_check(plan, err))
 		return -1;
 	for (i = 0; i < plan->n_files; i++)
 		if (check_file(plan, &plan->files[i], err))

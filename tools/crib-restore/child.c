@@ -107,13 +107,15 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 /*
  * The helpers go right above the snapshot's highest descriptor, where the
  * restorer finds them and closes them; everything crib-restore had open
- * is closed.  They are first parked high, past everything, so moving one
- * never lands on another.
+ * is closed, except the program that refills UDP queues, which goes right
+ * after them, where files_restore() closes it with its other temporary
+ * descriptors.  They are first parked high, past everything, so moving
+ * one never lands on another.
  */
 static void settle_helpers(const struct restore_plan *plan, struct restore_fds *fds,
-			   struct restore_area *area, int base)
+			   struct udp_refill *refill, struct restore_area *area, int base)
 {
-	size_t n = fds->n_opened + 2, i;
+	size_t n = fds->n_opened + 2 + (refill->prog_fd >= 0), i;
 	int *from = calloc(n, sizeof(int)), *high = calloc(n, sizeof(int));
 	int park = base + (int)n + 1024;
 
@@ -122,6 +124,8 @@ static void settle_helpers(const struct restore_plan *plan, struct restore_fds *
 	from[0] = fds->pages;
 	from[1] = fds->exe;
 	memcpy(from + 2, fds->opened, fds->n_opened * sizeof(int));
+	if (refill->prog_fd >= 0)
+		from[n - 1] = refill->prog_fd;
 	raise_nofile(area, (rlim_t)park + n + 64);
 	for (i = 0; i < n; i++) {
 		high[i] = fcntl(from[i], F_DUPFD, park);
@@ -138,6 +142,8 @@ static void settle_helpers(const struct restore_plan *plan, struct restore_fds *
 	fds->exe = base + 1;
 	for (i = 0; i < fds->n_opened; i++)
 		fds->opened[i] = base + 2 + (int)i;
+	if (refill->prog_fd >= 0)
+		refill->prog_fd = base + (int)n - 1;
 	for (i = 0; i < plan->n_vmas; i++)
 		if (fds->vma[i] >= 0)
 			fds->vma[i] = base + 2 + fds->vma[i];
@@ -201,7 +207,8 @@ static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area
 	__builtin_unreachable();
 }
 
-void child_restore(const struct restore_plan *plan, struct restore_area *area, int sync_fd)
+void child_restore(const struct restore_plan *plan, struct restore_area *area,
+		   struct udp_refill *refill, int sync_fd)
 {
 	struct restore_fds fds = { .pages = plan->page_store, .exe = -1 };
 	int base = highest_fd(plan) + 1;
@@ -216,8 +223,8 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area, i
 		child_fail(area, "cannot open the executable %s: %s", plan->mm.exe,
 			   strerror(errno));
 	open_mapped_files(plan, &fds, area);
-	settle_helpers(plan, &fds, area, base);
-	if (files_restore(plan, base + (int)fds.n_opened + 2, area->args->message,
+	settle_helpers(plan, &fds, refill, area, base);
+	if (files_restore(plan, refill, base + (int)fds.n_opened + 2, area->args->message,
 			  sizeof(area->args->message)))
 		_exit(1);
 	set_attributes(plan, area);

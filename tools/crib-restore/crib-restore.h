@@ -24,6 +24,9 @@
 
 #include "restorer.h"
 
+struct restore_sockets;
+struct user_ring_buffer;
+
 /* The first error of a restore, as a sentence for the user. */
 struct restore_error {
 	char msg[512];
@@ -76,6 +79,38 @@ struct plan_pipe {
 	bool has_read_end, has_write_end;
 };
 
+/* A socket address as the plan keeps it; family 0: none. */
+struct plan_addr {
+	uint64_t family;
+	uint8_t addr[128];	/* 4 or 16 bytes, or the sun_path bytes */
+	size_t len;
+	uint16_t port;
+	uint32_t flowinfo;
+	uint32_t scope_id;
+};
+
+/* One datagram, or a run of stream bytes. */
+struct plan_chunk {
+	unsigned char *data;
+	size_t len;
+	struct plan_addr src;
+};
+
+struct plan_queue {
+	struct plan_chunk *chunks;
+	size_t n, cap;
+	uint64_t next_seq;	/* of the next socket_queue record */
+	uint64_t bytes;
+};
+
+struct plan_socket {
+	struct crib_socket s;		/* options point into @opt_values */
+	struct plan_addr local, peer;
+	struct crib_sockopt *options;
+	unsigned char *opt_values;
+	struct plan_queue recv, send;
+};
+
 /* Everything a snapshot says, as the restore needs it. */
 struct restore_plan {
 	struct crib_header header;	/* strings owned by the plan */
@@ -102,14 +137,49 @@ struct restore_plan {
 	size_t n_shared_pending;
 	struct crib_timers timers;	/* timers.posix owned by the plan */
 	bool have_timers;
+	struct plan_socket *sockets;	/* one per descriptor */
+	size_t n_sockets, cap_sockets;
 };
 
 int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);
 void plan_free(struct restore_plan *plan);
 struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
 
+/* Socket records into the plan: see socket_plan.c. */
+int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
+		     struct restore_error *err);
+int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
+			   struct restore_error *err);
+void plan_free_sockets(struct restore_plan *plan);
+struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd);
+/* The first socket of the plan with @sock_id (several fds may share one). */
+struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id);
+
 /* Everything checked before anything is created: see check.c. */
 int plan_check(const struct restore_plan *plan, struct restore_error *err);
+/* The sockets' part of it: see sockets.c. */
+int sockets_check(const struct restore_plan *plan, struct restore_error *err);
+
+/*
+ * The CRIB program that refills UDP receive queues, loaded by crib-restore
+ * before the child exists and run by the child (udp_queue.c).  Not loaded
+ * when no UDP socket has packets queued.
+ */
+struct udp_refill {
+	struct restore_sockets *skel;
+	struct user_ring_buffer *ring;
+	int prog_fd;		/* -1 when not loaded */
+};
+
+int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
+		    struct restore_error *err);
+void udp_refill_close(struct udp_refill *r);
+
+/*
+ * Let the packets of the restored TCP connections through again: crib-dump
+ * locked them (see network.c).  Connections that are not locked are skipped.
+ */
+int network_release(const struct restore_plan *plan, struct restore_error *err);
 
 /*
  * The restore area: the restorer code, its arguments, and one stack per
@@ -144,11 +214,20 @@ const char *area_step_name(uint32_t step);
  * the restorer.  Never returns; a failure is written to the area's message
  * and ends the child.
  */
-void child_restore(const struct restore_plan *plan, struct restore_area *area, int sync_fd)
+void child_restore(const struct restore_plan *plan, struct restore_area *area,
+		   struct udp_refill *refill, int sync_fd)
 	__attribute__((noreturn));
 
 /* Open every descriptor of the snapshot at its number: see files.c. */
-int files_restore(const struct restore_plan *plan, int temp_base, char *msg, size_t msg_len);
+int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
+		  char *msg, size_t msg_len);
+
+/*
+ * Create every socket of the plan, parked at or above @temp_base; @fds[i]
+ * gets the descriptor of plan->sockets[i] (see sockets.c).
+ */
+int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
+		   int *fds, char *msg, size_t msg_len);
 
 struct restore_options {
 	bool wait;
@@ -159,8 +238,8 @@ struct restore_options {
  * Create the process from @plan and let it run.  Returns its PID, or -1
  * with @err set and nothing left behind.
  */
-pid_t restore_process(const struct restore_plan *plan, const struct restore_options *opt,
-		      struct restore_error *err);
+pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
+		      const struct restore_options *opt, struct restore_error *err);
 
 #define restore_verbose(opt, ...) \
 	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)

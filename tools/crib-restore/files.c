@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Open every descriptor of the snapshot at its original number, in the
- * child, before the restorer runs.  Each open file and pipe is created
- * once, parked at a number at or above @temp_base (above every number the
- * snapshot uses, so nothing lands on a slot still to be filled), then
- * duplicated into its slots, and the parked copies are closed.
+ * child, before the restorer runs.  Each open file, pipe and socket is
+ * created once, parked at a number at or above @temp_base (above every
+ * number the snapshot uses, so nothing lands on a slot still to be
+ * filled), then duplicated into its slots, and the parked copies are
+ * closed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,8 +117,8 @@ static int install(const struct crib_file *f, int src, char *msg, size_t msg_len
 		goto fail;
 	if (f->cloexec && fcntl(target, F_SETFD, FD_CLOEXEC))
 		goto fail;
-	if (f->type == CRIB_FILE_PIPE) {
-		/* Both ends of a pipe share no status flags: set this end's. */
+	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_SOCKET) {
+		/* Made blocking, as a new pipe or socket is: set this one's flags. */
 		fl = fcntl(target, F_GETFL);
 		if (fl < 0 || fcntl(target, F_SETFL,
 				    (fl & ~O_NONBLOCK) | ((int)f->flags & O_NONBLOCK)))
@@ -129,25 +130,40 @@ fail:
 	return -1;
 }
 
-int files_restore(const struct restore_plan *plan, int temp_base, char *msg, size_t msg_len)
+/* The parked socket for descriptor @fd: that of the first with its sock_id. */
+static int socket_fd(const struct restore_plan *plan, const int *sockets, uint64_t fd)
+{
+	const struct plan_socket *ps = plan_find_socket_fd(plan, fd);
+
+	if (!ps)
+		return -1;
+	ps = plan_find_socket_id(plan, ps->s.sock_id);
+	return sockets[ps - plan->sockets];
+}
+
+int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
+		  char *msg, size_t msg_len)
 {
 	struct parked *pipes = calloc(plan->n_pipes + 1, sizeof(*pipes));
 	int *files = calloc(plan->n_files + 1, sizeof(*files));
+	int *sockets = calloc(plan->n_sockets + 1, sizeof(*sockets));
 	const struct crib_file *f;
 	size_t i;
 	int src, ret = -1;
 
-	if (!pipes || !files) {
+	if (!pipes || !files || !sockets) {
 		snprintf(msg, msg_len, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < plan->n_pipes; i++)
 		if (make_pipe(&plan->pipes[i], &pipes[i], temp_base, msg, msg_len))
 			goto out;
+	if (sockets_create(plan, refill, temp_base, sockets, msg, msg_len))
+		goto out;
 	for (i = 0; i < plan->n_files; i++) {
 		f = &plan->files[i];
 		files[i] = -1;
-		if (f->type != CRIB_FILE_PIPE) {
+		if (f->type != CRIB_FILE_PIPE && f->type != CRIB_FILE_SOCKET) {
 			files[i] = open_file(f, temp_base, msg, msg_len);
 			if (files[i] < 0)
 				goto out;
@@ -155,10 +171,15 @@ int files_restore(const struct restore_plan *plan, int temp_base, char *msg, siz
 	}
 	for (i = 0; i < plan->n_files; i++) {
 		f = &plan->files[i];
-		src = f->type == CRIB_FILE_PIPE ? pipe_end_fd(plan, pipes, f->fd) : files[i];
+		if (f->type == CRIB_FILE_PIPE)
+			src = pipe_end_fd(plan, pipes, f->fd);
+		else if (f->type == CRIB_FILE_SOCKET)
+			src = socket_fd(plan, sockets, f->fd);
+		else
+			src = files[i];
 		if (src < 0) {
-			snprintf(msg, msg_len, "fd %llu: no pipe end for it",
-				 (unsigned long long)f->fd);
+			snprintf(msg, msg_len, "fd %llu: no %s for it", (unsigned long long)f->fd,
+				 f->type == CRIB_FILE_PIPE ? "pipe end" : "socket");
 			goto out;
 		}
 		if (install(f, src, msg, msg_len))
@@ -170,5 +191,6 @@ out:
 	close_range((unsigned int)temp_base, ~0U, 0);
 	free(pipes);
 	free(files);
+	free(sockets);
 	return ret;
 }

@@ -37,6 +37,9 @@ static void usage(FILE *f)
 		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
 		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
 		"again by path; a regular file must have the size it had at the dump.\n"
+		"Sockets come back with their addresses, options and queued data: UDP\n"
+		"(IPv4, IPv6), UNIX stream, datagram and seqpacket sockets and listeners,\n"
+		"TCP listeners and established TCP connections (through TCP_REPAIR).\n"
 		"\n"
 		"  -i, --input FILE  read the snapshot from FILE (default: standard input,\n"
 		"                    which must not be a terminal)\n"
@@ -148,6 +151,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	struct restore_error err = { 0 };
+	struct udp_refill refill = { .prog_fd = -1 };
 	struct restore_plan plan;
 	int fd, ret;
 	pid_t pid;
@@ -173,14 +177,30 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
-			"memory, %zu fds\n", (unsigned long long)plan.proc.pid, plan.proc.comm,
-			plan.n_threads, plan.n_vmas, (unsigned long long)plan.page_store_len,
-			plan.n_files);
-	pid = restore_process(&plan, &o.restore, &err);
-	plan_free(&plan);
-	if (pid < 0) {
+			"memory, %zu fds, %zu of them sockets\n", (unsigned long long)plan.proc.pid,
+			plan.proc.comm, plan.n_threads, plan.n_vmas,
+			(unsigned long long)plan.page_store_len, plan.n_files, plan.n_sockets);
+	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
+	if (udp_refill_open(&refill, &plan, &err)) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		plan_free(&plan);
 		return 1;
 	}
+	pid = restore_process(&plan, &refill, &o.restore, &err);
+	udp_refill_close(&refill);
+	if (pid < 0) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		plan_free(&plan);
+		return 1;
+	}
+	/*
+	 * The process runs, restored: a lock left in place only delays its
+	 * connections, so it is worth a warning, not a failure.
+	 */
+	if (network_release(&plan, &err))
+		fprintf(stderr, "crib-restore: warning: process %d restored, but its TCP "
+			"connections are still locked (%s); release them with "
+			"crib-restore --unlock-network\n", (int)pid, err.msg);
+	plan_free(&plan);
 	return o.restore.wait ? wait_for(pid) : 0;
 }

@@ -356,9 +356,9 @@ static int take_record(struct restore_plan *plan, struct plan_caps *caps,
 	case CRIB_REC_TIMERS:
 		return take_timers(plan, &rec->u.timers, err);
 	case CRIB_REC_SOCKET:
+		return plan_take_socket(plan, &rec->u.socket, err);
 	case CRIB_REC_SOCKET_QUEUE:
-		return restore_fail(err, "the snapshot holds sockets, which crib-restore "
-				    "cannot restore yet");
+		return plan_take_socket_queue(plan, &rec->u.socket_queue, err);
 	case CRIB_REC_TRAILER:
 		return 0;
 	default:
@@ -470,6 +470,7 @@ void plan_free(struct restore_plan *plan)
 	free(plan->actions);
 	free(plan->shared_pending);
 	free((void *)plan->timers.posix);
+	plan_free_sockets(plan);
 	if (plan->page_store >= 0)
 		close(plan->page_store);
 	memset(plan, 0, sizeof(*plan));

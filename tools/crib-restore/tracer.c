@@ -41,6 +41,7 @@ struct tracee {
 
 struct trace {
 	const struct restore_plan *plan;
+	struct udp_refill *refill;
 	struct restore_area *area;
 	struct tracee *threads;
 	size_t n_ready;
@@ -322,7 +323,7 @@ static int start_child(struct trace *tr, int *sync_fd)
 	tr->pid = clone_with_pid(tr->pid);
 	if (tr->pid == 0) {
 		close(sync[1]);
-		child_restore(tr->plan, tr->area, sync[0]);
+		child_restore(tr->plan, tr->area, tr->refill, sync[0]);
 	}
 	close(sync[0]);
 	*sync_fd = sync[1];
@@ -346,11 +347,11 @@ static int start_child(struct trace *tr, int *sync_fd)
 	return 0;
 }
 
-pid_t restore_process(const struct restore_plan *plan, const struct restore_options *opt,
-		      struct restore_error *err)
+pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
+		      const struct restore_options *opt, struct restore_error *err)
 {
 	struct restore_area area;
-	struct trace tr = { .plan = plan, .area = &area, .err = err };
+	struct trace tr = { .plan = plan, .refill = refill, .area = &area, .err = err };
 	int sync_fd = -1, ret = -1;
 	size_t i;
 

@@ -1,0 +1,275 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-restore on the sockets workload: dump (which kills), restore, have
+the restored process read every queue back and check data, sources,
+options and that every connection still works (SIGUSR1, "ok"), check
+from outside that its listeners accept, and compare a second dump of it
+with the first.  One kind of socket at a time, then all of them; a
+socket that cannot be restored, and one whose creation fails in the new
+process: both must leave nothing behind.  TAP."""
+import ctypes
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
+
+PR_SET_CHILD_SUBREAPER = 36
+t = Tap()
+
+
+def restore(snap, timeout=600):
+    r = subprocess.run(["crib-restore", "-i", snap], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return r.returncode, r.stderr.decode(errors="replace")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open("/proc/%d/status" % pid) as f:
+        state = [ln for ln in f if ln.startswith("State:")][0]
+    return "zombie" not in state and "dead" not in state
+
+
+def reap(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def self_check(w, pid):
+    """SIGUSR1: the restored workload checks itself; its report."""
+    path = w.path("check")
+    os.kill(pid, signal.SIGUSR1)
+    deadline = time.time() + 120
+    while not os.path.exists(path) and time.time() < deadline and alive(pid):
+        time.sleep(0.1)
+    return read(path) if os.path.exists(path) else "no report (alive: %s)" % alive(pid)
+
+
+IPPROTO_IP, IP_MULTICAST_TTL = 0, 33
+
+
+def unsettable(snap_doc, fd, index):
+    """Option @index of the socket at @fd is a TCP socket's IP_MULTICAST_TTL:
+    an accepted socket has the TTL of the SYN there, and no TCP socket may
+    set it, so a restore cannot bring it back."""
+    for s in records(snap_doc, "socket"):
+        if s["fd"] == fd and s["type"] == socket.SOCK_STREAM:
+            opts = s.get("options", [])
+            return index < len(opts) and \
+                (opts[index]["level"], opts[index]["name"]) == (IPPROTO_IP, IP_MULTICAST_TTL)
+    return False
+
+
+def differences(snap, out):
+    """The lines of a --diff output that are real differences."""
+    doc = inspect_json(snap)
+    real, fd = [], None
+    for line in out.splitlines():
+        m = re.match(r"changed: socket pid=\d+ fd=(\d+)$", line)
+        if m:
+            fd = int(m.group(1))
+            continue
+        m = re.match(r"\s+options\[(\d+)\]\.value: ", line)
+        if m and fd is not None and unsettable(doc, fd, int(m.group(1))):
+            continue
+        if line.startswith("changed:") or line.startswith("only in"):
+            fd = None
+        real.append(line)
+    return real
+
+
+def redump_diff(name, pid, snap):
+    again = snap + ".again"
+    rc, err = dump(pid, again, "--leave-running")
+    if not t.eq(rc, 0, "%s: the restored process dumps again" % name):
+        t.diag(err)
+        return
+    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode(errors="replace")
+    real = differences(snap, out) if r.returncode == 1 else [out]
+    t.check(r.returncode == 0 or not real,
+            "%s: re-dump has no differences (but TCP IP_MULTICAST_TTL)" % name, out)
+
+
+def socket_files(w):
+    """Mode and owner of the UNIX socket files the workload bound."""
+    out = {}
+    for name in ("listen.sock", "sender.sock", "dgram-b.sock"):
+        if os.path.exists(w.path(name)):
+            st = os.lstat(w.path(name))
+            out[name] = (oct(st.st_mode), st.st_uid, st.st_gid)
+    return out
+
+
+def dump_restore(name, *args, user=None, umask=None, workload="sockets"):
+    """The workload dumped and restored; (workload, pid, snapshot) or None.
+    The UNIX socket files it bound come back with their mode and owner."""
+    old = os.umask(umask) if umask is not None else None
+    try:
+        w = Workload(workload, *(list(args) + ["@DIR@"]), user=user)
+    finally:
+        if old is not None:
+            os.umask(old)
+    files = socket_files(w)
+    snap = w.path("snap.crib")
+    rc, err = dump(w.pid, snap)
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        w.stop()
+        return None
+    w.proc.wait()
+    rc, err = restore(snap)
+    if not t.eq(rc, 0, "%s: crib-restore exits 0" % name):
+        t.diag(err)
+        return None
+    if not t.check(alive(w.pid), "%s: process %d is running again" % (name, w.pid)):
+        return None
+    if files:
+        t.eq(socket_files(w), files, "%s: socket files with their mode and owner" % name)
+    return w, w.pid, snap
+
+
+def truth(w):
+    with open(w.path("truth.json")) as f:
+        return json.load(f)
+
+
+def listener_accepts(name, w, sock):
+    """A connection from outside to a restored listener completes."""
+    s = truth(w)["sockets"][sock]["local"]
+    family = socket.AF_INET if s["family"] == 2 else socket.AF_INET6
+    host = "127.0.0.1" if family == socket.AF_INET else "::1"
+    c = socket.socket(family, socket.SOCK_STREAM)
+    c.settimeout(30)
+    try:
+        c.connect((host, s["port"]))
+        ok, detail = True, None
+    except OSError as e:
+        ok, detail = False, str(e)
+    finally:
+        c.close()
+    t.check(ok, "%s: %s accepts a connection from outside" % (name, sock), detail)
+
+
+def test_kind(kind, listeners=(), **how):
+    name = "sockets --only " + kind
+    got = dump_restore(name, "--only", kind, **how)
+    if not got:
+        return
+    w, pid, snap = got
+    snaps = inspect_json(snap)
+    t.check(len(records(snaps, "socket")) > 0, "%s: the snapshot holds sockets" % name)
+    redump_diff(name, pid, snap)
+    t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
+         "it was" % name)
+    for sock in listeners:
+        listener_accepts(name, w, sock)
+    reap(pid)
+
+
+def test_all():
+    name = "sockets --no-child"
+    got = dump_restore(name, "--no-child")
+    if not got:
+        return
+    w, pid, snap = got
+    redump_diff(name, pid, snap)
+    t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
+         "it was" % name)
+    reap(pid)
+
+
+def test_udp_queue():
+    """A UDP receive queue of about 1.5 MiB, datagrams up to 65507 bytes:
+    more than one ring buffer's worth for the refill program."""
+    name = "udpqueue"
+    got = dump_restore(name, workload="udpqueue")
+    if not got:
+        return
+    w, pid, snap = got
+    queued = sum(c["data"]["len"] for q in records(inspect_json(snap), "socket_queue")
+                 for c in q["chunks"])
+    t.check(queued > 1 << 20, "%s: the snapshot queues more than 1 MiB" % name, queued)
+    redump_diff(name, pid, snap)
+    t.eq(self_check(w, pid).strip(), "ok", "%s: every datagram back, whole, in order, from "
+         "its sender" % name)
+    reap(pid)
+
+
+def test_refused():
+    """The UNIX listener's name became a regular file: refused, nothing left."""
+    name = "refused"
+    w = Workload("sockets", "--only", "unix", "@DIR@")
+    snap = w.path("snap.crib")
+    rc, err = dump(w.pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        return
+    path = w.path("listen.sock")
+    os.unlink(path)
+    with open(path, "w") as f:
+        f.write("not a socket\n")
+    rc, err = restore(snap)
+    t.eq(rc, 1, "%s: crib-restore exits 1" % name)
+    t.check("listen.sock" in err and "no longer a socket" in err,
+            "%s: says which socket and why" % name, err)
+    t.check(not alive(w.pid), "%s: nothing left running" % name)
+    reap(w.pid)
+
+
+def test_child_fails():
+    """A name taken since the dump: the child's bind fails, the restore
+    says which socket and step, and nothing is left running."""
+    name = "name taken"
+    w = Workload("sockets", "--only", "unix", "@DIR@")
+    pid = w.pid
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "%s: dumped" % name):
+        t.diag(err)
+        return
+    squatter = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    squatter.bind("\0crib-sockets-%d" % pid)
+    try:
+        rc, err = restore(snap)
+    finally:
+        squatter.close()
+    t.eq(rc, 1, "%s: crib-restore exits 1" % name)
+    t.check(re.search(r"fd \d+ \(unix dgram\): bind: Address already in use", err),
+            "%s: says which socket, which step and why" % name, err)
+    t.check(not alive(pid), "%s: nothing left running" % name)
+    reap(pid)
+
+
+def main():
+    # Restored processes are reparented to us: collect them.
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    test_kind("udp")
+    # as a user, with its own umask: the socket files it binds are its own
+    test_kind("unix", user=(1234, 2345), umask=0o027)
+    test_kind("tcp", listeners=("tcp-listener", "tcp6-listener"))
+    test_all()
+    test_udp_queue()
+    test_refused()
+    test_child_fails()
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket and socket_queue records into the restore plan: each socket
+ * with its addresses and options copied out of the record, and the data
+ * of its queues gathered from the records that carry it, in order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "crib-restore.h"
+
+struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_sockets; i++)
+		if (plan->sockets[i].s.fd == fd)
+			return &plan->sockets[i];
+	return NULL;
+}
+
+struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_sockets; i++)
+		if (plan->sockets[i].s.sock_id == sock_id)
+			return &plan->sockets[i];
+	return NULL;
+}
+
+static int copy_addr(struct plan_addr *out, const struct crib_sockaddr *in)
+{
+	memset(out, 0, sizeof(*out));
+	if (!in->family)
+		return 0;
+	if (in->addr.len > sizeof(out->addr) || in->port > 0xffff)
+		return -1;
+	out->family = in->family;
+	memcpy(out->addr, in->addr.data, in->addr.len);
+	out->len = in->addr.len;
+	out->port = (uint16_t)in->port;
+	out->flowinfo = (uint32_t)in->flowinfo;
+	out->scope_id = (uint32_t)in->scope_id;
+	return 0;
+}
+
+static int copy_options(struct plan_socket *ps, const struct crib_socket *s)
+{
+	size_t i, total = 0, used = 0;
+
+	for (i = 0; i < s->n_options; i++)
+		total += s->options[i].value.len;
+	ps->options = calloc(s->n_options + 1, sizeof(*ps->options));
+	ps->opt_values = malloc(total + 1);
+	if (!ps->options || !ps->opt_values)
+		return -1;
+	for (i = 0; i < s->n_options; i++) {
+		ps->options[i] = s->options[i];
+		memcpy(ps->opt_values + used, s->options[i].value.data, s->options[i].value.len);
+		ps->options[i].value.data = ps->opt_values + used;
+		used += s->options[i].value.len;
+	}
+	ps->s.options = ps->options;
+	return 0;
+}
+
+int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
+		     struct restore_error *err)
+{
+	struct plan_socket *ps;
+	size_t cap;
+
+	if (plan_find_socket_fd(plan, s->fd))
+		return restore_fail(err, "fd %llu has two socket records", (unsigned long long)s->fd);
+	if (plan->n_sockets == plan->cap_sockets) {
+		cap = plan->cap_sockets ? plan->cap_sockets * 2 : 16;
+		ps = reallocarray(plan->sockets, cap, sizeof(*ps));
+		if (!ps)
+			return restore_fail(err, "out of memory");
+		plan->sockets = ps;
+		plan->cap_sockets = cap;
+	}
+	ps = &plan->sockets[plan->n_sockets++];
+	memset(ps, 0, sizeof(*ps));
+	ps->s = *s;
+	ps->s.options = NULL;
+	ps->s.local = ps->s.peer = (struct crib_sockaddr){ 0 };
+	if (copy_addr(&ps->local, &s->local) || copy_addr(&ps->peer, &s->peer))
+		return restore_fail(err, "fd %llu: a socket address out of range",
+				    (unsigned long long)s->fd);
+	if (copy_options(ps, s))
+		return restore_fail(err, "out of memory");
+	return 0;
+}
+
+static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, bool stream)
+{
+	struct plan_chunk *pc;
+	unsigned char *buf;
+	size_t cap;
+
+	/* A stream queue is one run of bytes, however many records carry it. */
+	if (stream && q->n) {
+		pc = &q->chunks[0];
+		buf = realloc(pc->data, pc->len + c->data.len + 1);
+		if (!buf)
+			return -1;
+		memcpy(buf + pc->len, c->data.data, c->data.len);
+		pc->data = buf;
+		pc->len += c->data.len;
+		q->bytes += c->data.len;
+		return 0;
+	}
+	if (q->n == q->cap) {
+		cap = q->cap ? q->cap * 2 : 8;
+		pc = reallocarray(q->chunks, cap, sizeof(*pc));
+		if (!pc)
+			return -1;
+		q->chunks = pc;
+		q->cap = cap;
+	}
+	pc = &q->chunks[q->n];
+	memset(pc, 0, sizeof(*pc));
+	pc->data = malloc(c->data.len + 1);
+	if (!pc->data)
+		return -1;
+	memcpy(pc->data, c->data.data, c->data.len);
+	pc->len = c->data.len;
+	q->n++;
+	q->bytes += c->data.len;
+	return copy_addr(&pc->src, &c->src);
+}
+
+int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
+			   struct restore_error *err)
+{
+	struct plan_socket *ps = plan_find_socket_id(plan, q->sock_id);
+	struct plan_queue *pq;
+	bool stream;
+	size_t i;
+
+	if (!ps)
+		return restore_fail(err, "queued data for socket %llu, which no descriptor holds",
+				    (unsigned long long)q->sock_id);
+	if (q->queue != CRIB_QUEUE_RECV && q->queue != CRIB_QUEUE_SEND)
+		return restore_fail(err, "fd %llu: unknown socket queue %llu",
+				    (unsigned long long)ps->s.fd, (unsigned long long)q->queue);
+	pq = q->queue == CRIB_QUEUE_RECV ? &ps->recv : &ps->send;
+	if (q->seq != pq->next_seq)
+		return restore_fail(err, "fd %llu: socket queue record %llu, expected %llu",
+				    (unsigned long long)ps->s.fd, (unsigned long long)q->seq,
+				    (unsigned long long)pq->next_seq);
+	pq->next_seq++;
+	stream = ps->s.type == SOCK_STREAM;
+	for (i = 0; i < q->n_chunks; i++)
+		if (append_chunk(pq, &q->chunks[i], stream))
+			return restore_fail(err, "fd %llu: a queued message is out of range or "
+					    "memory is short", (unsigned long long)ps->s.fd);
+	return 0;
+}
+
+static void free_queue(struct plan_queue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		free(q->chunks[i].data);
+	free(q->chunks);
+}
+
+void plan_free_sockets(struct restore_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n_sockets; i++) {
+		free(plan->sockets[i].options);
+		free(plan->sockets[i].opt_values);
+		free_queue(&plan->sockets[i].recv);
+		free_queue(&plan->sockets[i].send);
+	}
+	free(plan->sockets);
+	plan->sockets = NULL;
+	plan->n_sockets = 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sockets in crib-restore, shared by sockets.c (the order of the steps,
+ * checks, addresses), socket_options.c (options), udp.c, udp_queue.c (the
+ * receive queue, through the CRIB program restore_udp_queue), unix.c and
+ * tcp.c.  Every socket is created in the child, parked above the
+ * snapshot's descriptors; files.c then puts it at its number.
+ */
+#ifndef CRIB_RESTORE_SOCKETS_TOOL_H
+#define CRIB_RESTORE_SOCKETS_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "crib-restore.h"
+
+/* sk_state values, as the socket record numbers them for every family. */
+#define SK_ESTABLISHED	1
+#define SK_CLOSE	7
+#define SK_LISTEN	10
+
+/* What the child is doing with the plan's sockets. */
+struct sock_job {
+	const struct restore_plan *plan;
+	struct udp_refill *refill;
+	int temp_base;
+	int *fds;		/* per plan socket: its new descriptor, -1 none yet */
+	char *msg;
+	size_t msg_len;
+};
+
+/* "inet6 udp" and the like, for messages. */
+const char *socket_kind_name(const struct crib_socket *s);
+/* Record the failure of @step on @ps with @errnum in j->msg; returns -1. */
+int sock_fail(struct sock_job *j, const struct plan_socket *ps, const char *step, int errnum);
+/* As sock_fail(), with a reason instead of an errno. */
+int sock_refuse(struct sock_job *j, const struct plan_socket *ps, const char *why);
+
+/* @a as a sockaddr for @family (AF_INET6 sockets take IPv4 ones v4-mapped). */
+socklen_t plan_sockaddr(const struct plan_addr *a, int family, struct sockaddr_storage *ss);
+/* A new socket for @ps, parked at or above j->temp_base. */
+int sock_new(struct sock_job *j, const struct plan_socket *ps, int *fd);
+int sock_bind(struct sock_job *j, const struct plan_socket *ps, int fd);
+/* After connect(): the socket has the local address it had. */
+int sock_check_local(struct sock_job *j, const struct plan_socket *ps, int fd);
+int sock_shutdown(struct sock_job *j, const struct plan_socket *ps, int fd);
+/* Send all of @buf on @fd (to @to, if given) without blocking. */
+int sock_send_all(int fd, const void *buf, size_t len, int flags,
+		  const struct sockaddr_storage *to, socklen_t to_len);
+/* Index of @ps in the plan. */
+size_t sock_index(const struct sock_job *j, const struct plan_socket *ps);
+
+/* Set the options of @ps that differ from what @fd has (spec §6.1). */
+int sockopts_apply(struct sock_job *j, const struct plan_socket *ps, int fd);
+/* Set the recorded option @level/@name again, if it differs. */
+int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, int level,
+		    int name);
+/* The recorded value of an int option; false when not recorded. */
+bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
+
+int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+	      struct restore_error *err);
+int udp_create(struct sock_job *j, const struct plan_socket *ps);
+int udp_fill(struct sock_job *j, const struct plan_socket *ps);
+
+/* Put the packets of @ps's receive queue back through restore_udp_queue. */
+int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd);
+
+int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
+	       struct restore_error *err);
+int unix_create(struct sock_job *j, const struct plan_socket *ps);
+int unix_connect(struct sock_job *j, const struct plan_socket *ps);
+int unix_fill(struct sock_job *j, const struct plan_socket *ps);
+
+int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+	      struct restore_error *err);
+/* Listening and unconnected sockets. */
+int tcp_create(struct sock_job *j, const struct plan_socket *ps);
+/* A connection, up to its window, in repair mode. */
+int tcp_repair(struct sock_job *j, const struct plan_socket *ps);
+/* Out of repair mode. */
+int tcp_finish(struct sock_job *j, const struct plan_socket *ps);
+/* Once all are out of it: the unsent data, and a FIN sent again. */
+int tcp_resume(struct sock_job *j, const struct plan_socket *ps);
+
+#endif /* CRIB_RESTORE_SOCKETS_TOOL_H */

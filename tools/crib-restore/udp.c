@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * UDP sockets: options (IPV6_V6ONLY among them, before the bind), the
+ * local address, the peer of a connected socket; then the receive queue,
+ * through the CRIB program (udp_queue.c), and a pending datagram, sent
+ * again corked so it stays pending: with UDP_CORK on when the process had
+ * it on, with MSG_MORE otherwise.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sockets.h"
+
+/* The largest payload a packet of @family carries: its length fields are 16 bits. */
+static size_t udp_max_payload(uint64_t family)
+{
+	return family == AF_INET ? 65535 - 20 - 8 : 65535 - 8;
+}
+
+int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+	      struct restore_error *err)
+{
+	unsigned long long fd = (unsigned long long)ps->s.fd;
+	int v6only = 0;
+	size_t i;
+
+	(void)plan;
+	if (ps->s.state != SK_CLOSE && ps->s.state != SK_ESTABLISHED)
+		return restore_fail(err, "fd %llu (%s): state %llu is not a UDP socket's", fd,
+				    socket_kind_name(&ps->s), (unsigned long long)ps->s.state);
+	if (ps->s.state == SK_ESTABLISHED && !ps->peer.family)
+		return restore_fail(err, "fd %llu (%s): connected, but to no address", fd,
+				    socket_kind_name(&ps->s));
+	if (ps->send.n > 1)
+		return restore_fail(err, "fd %llu (%s): %zu pending datagrams; a UDP socket "
+				    "holds one", fd, socket_kind_name(&ps->s), ps->send.n);
+	if (ps->send.n && !ps->send.chunks[0].src.family)
+		return restore_fail(err, "fd %llu (%s): the pending datagram has no destination",
+				    fd, socket_kind_name(&ps->s));
+	sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only);
+	for (i = 0; i < ps->recv.n; i++) {
+		const struct plan_addr *src = &ps->recv.chunks[i].src;
+
+		if (src->family != AF_INET && src->family != AF_INET6)
+			return restore_fail(err, "fd %llu (%s): queued datagram %zu has no IP "
+					    "source address", fd, socket_kind_name(&ps->s), i);
+		if (src->family != ps->s.family && (ps->s.family == AF_INET || v6only))
+			return restore_fail(err, "fd %llu (%s): queued datagram %zu came over "
+					    "IPv%d, which this socket cannot receive", fd,
+					    socket_kind_name(&ps->s), i,
+					    src->family == AF_INET ? 4 : 6);
+		if (ps->recv.chunks[i].len > udp_max_payload(src->family))
+			return restore_fail(err, "fd %llu (%s): queued datagram %zu is %zu bytes, "
+					    "more than UDP carries", fd, socket_kind_name(&ps->s),
+					    i, ps->recv.chunks[i].len);
+	}
+	return 0;
+}
+
+int udp_create(struct sock_job *j, const struct plan_socket *ps)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+
+	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd))
+		return -1;
+	if (ps->s.state == SK_ESTABLISHED) {
+		len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
+		if (connect(fd, (struct sockaddr *)&ss, len))
+			return sock_fail(j, ps, "connect", errno);
+		return sock_check_local(j, ps, fd);
+	}
+	return 0;
+}
+
+/* The corked datagram: UDP_CORK is already on if it was; else MSG_MORE. */
+static int send_pending(struct sock_job *j, const struct plan_socket *ps, int fd)
+{
+	const struct plan_chunk *c = &ps->send.chunks[0];
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int cork = 0;
+
+	sockopt_int(ps, IPPROTO_UDP, UDP_CORK, &cork);
+	len = plan_sockaddr(&c->src, (int)ps->s.family, &ss);
+	if (sock_send_all(fd, c->data, c->len, cork ? 0 : MSG_MORE, &ss, len))
+		return sock_fail(j, ps, "sending the pending datagram again", errno);
+	return 0;
+}
+
+int udp_fill(struct sock_job *j, const struct plan_socket *ps)
+{
+	int fd = j->fds[sock_index(j, ps)];
+
+	if (ps->recv.n && udp_queue_restore(j, ps, fd))
+		return -1;
+	if (ps->send.n && send_pending(j, ps, fd))
+		return -1;
+	return sock_shutdown(j, ps, fd);
+}
