@@ -178,7 +178,12 @@ static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
 	return 0;
 }
 
-/* Contents go to the page store; zero runs need nothing: fresh memory is zero. */
+/*
+ * Contents go to the page store.  A zero run (populated pages that read as
+ * zeros) is a hole there: it takes no memory, and filling from it makes the
+ * pages present again, and zero rather than the file's bytes in a private
+ * file mapping.
+ */
 static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 		      const struct crib_pages *p, struct restore_error *err)
 {
@@ -187,12 +192,16 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 	size_t done = 0;
 	ssize_t n;
 
-	if (!p->data.data)
-		return 0;
-	if (p->data.len != len)
+	if (!p->data.data) {
+		if (ftruncate(plan->page_store, (off_t)(plan->page_store_len + len)))
+			return restore_fail(err, "cannot keep the memory contents: %s",
+					    strerror(errno));
+		done = len;
+	} else if (p->data.len != len) {
 		return restore_fail(err, "pages record at %#llx: %zu bytes for %llu pages",
 				    (unsigned long long)p->addr, p->data.len,
 				    (unsigned long long)p->npages);
+	}
 	while (done < len) {
 		n = pwrite(plan->page_store, (const char *)p->data.data + done, len - done,
 			   (off_t)(plan->page_store_len + done));
