@@ -138,8 +138,9 @@ void crib_diff_side_free(struct crib_diff_side *s)
 /* ---- field comparison ---- */
 
 struct differ {
-	unsigned flags;
+	const struct crib_diff_options *opt;
 	FILE *out;
+	const char *record;	/* the record type's name */
 	const char *key;
 	bool header_printed;
 	unsigned changes;
@@ -166,6 +167,17 @@ static void change(struct differ *d, const char *path, const struct crib_field *
 	d->changes++;
 }
 
+/* Is the field at @path (within the record) one the caller asked to ignore? */
+static bool ignored(const struct differ *d, const char *path)
+{
+	size_t len = strlen(d->record);
+
+	for (const char *const *p = d->opt->ignore; p && *p; p++)
+		if (!strncmp(*p, d->record, len) && (*p)[len] == '.' && !strcmp(*p + len + 1, path))
+			return true;
+	return false;
+}
+
 static bool str_eq(const char *a, const char *b)
 {
 	return !strcmp(a ? a : "", b ? b : "");
@@ -181,9 +193,10 @@ static void diff_field(struct differ *d, const struct crib_field *f, const void 
 	char path[256];
 	bool same = true;
 
-	if ((d->flags & CRIB_DIFF_IGNORE_VOLATILE) && (f->flags & CRIB_FIELD_VOLATILE))
+	if ((d->opt->flags & CRIB_DIFF_IGNORE_VOLATILE) && (f->flags & CRIB_FIELD_VOLATILE))
 		return;
-	if (snprintf(path, sizeof(path), "%s%s", prefix, f->name) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s%s", prefix, f->name) >= (int)sizeof(path) ||
+	    ignored(d, path))
 		return;
 	switch (f->type) {
 	case CRIB_FT_UINT:
@@ -243,11 +256,11 @@ static void diff_struct(struct differ *d, const struct crib_struct_desc *desc, c
 }
 
 /* Decode both sides and compare; returns the number of differing fields. */
-static unsigned diff_entries(unsigned flags, FILE *out, const struct crib_diff_side *sa,
-			     const struct entry *a, const struct crib_diff_side *sb,
-			     const struct entry *b)
+static unsigned diff_entries(const struct crib_diff_options *opt, FILE *out,
+			     const struct crib_diff_side *sa, const struct entry *a,
+			     const struct crib_diff_side *sb, const struct entry *b)
 {
-	struct differ d = { .flags = flags, .out = out, .key = a->key };
+	struct differ d = { .opt = opt, .out = out, .key = a->key };
 	struct crib_decoder *da, *db;
 	struct crib_record ra, rb;
 	struct crib_error err;
@@ -267,6 +280,7 @@ static unsigned diff_entries(unsigned flags, FILE *out, const struct crib_diff_s
 		fprintf(out, "changed: %s: cannot decode for comparison\n", a->key);
 		d.changes = 1;
 	} else {
+		d.record = ra.info->name;
 		diff_struct(&d, ra.info->body, &ra.u, &rb.u, "");
 	}
 	crib_decoder_free(da);
@@ -275,7 +289,7 @@ static unsigned diff_entries(unsigned flags, FILE *out, const struct crib_diff_s
 }
 
 unsigned crib_diff(const struct crib_diff_side *a, const struct crib_diff_side *b,
-		   unsigned flags, FILE *out)
+		   const struct crib_diff_options *opt, FILE *out)
 {
 	unsigned differences = 0;
 	size_t i = 0, k = 0;
@@ -295,7 +309,7 @@ unsigned crib_diff(const struct crib_diff_side *a, const struct crib_diff_side *
 			fprintf(out, "only in B: %s\n", b->e[k++].key);
 			differences++;
 		} else {
-			differences += diff_entries(flags, out, a, &a->e[i], b, &b->e[k]);
+			differences += diff_entries(opt, out, a, &a->e[i], b, &b->e[k]);
 			i++;
 			k++;
 		}

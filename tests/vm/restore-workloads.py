@@ -26,6 +26,16 @@ def restore(snap, *extra, timeout=600):
     return r.returncode, r.stderr.decode(errors="replace")
 
 
+def restore_from_pipe(snap, *extra, timeout=600):
+    """crib-restore reading the snapshot from a pipe, as from crib-dump | crib-restore."""
+    cat = subprocess.Popen(["cat", snap], stdout=subprocess.PIPE)
+    r = subprocess.run(["crib-restore"] + list(extra), stdin=cat.stdout,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    cat.stdout.close()
+    cat.wait()
+    return r.returncode, r.stderr.decode(errors="replace")
+
+
 def alive(pid):
     try:
         os.kill(pid, 0)
@@ -48,8 +58,14 @@ def maps_key(pid):
     return [(m["start"], m["end"], m["perms"], m["path"]) for m in proc_maps(pid)]
 
 
-def dump_and_restore(name, w, snap):
-    """Dump (killing w), collect it, restore; True when the process is back."""
+def pid_free(pid):
+    """Neither a process nor a zombie holds pid."""
+    return not os.path.exists("/proc/%d" % pid)
+
+
+def dump_and_restore(name, w, snap, verify=False, from_pipe=False):
+    """Dump (killing w), collect it, restore; True when the process is back.
+    With verify, crib-restore --verify compares it with a dump of itself."""
     before = maps_key(w.pid)
     tids = sorted(int(x) for x in os.listdir("/proc/%d/task" % w.pid))
     rc, err = dump(w.pid, snap)
@@ -58,8 +74,10 @@ def dump_and_restore(name, w, snap):
         w.stop()
         return False
     w.proc.wait()
-    rc, err = restore(snap)
-    if not t.eq(rc, 0, "%s: crib-restore exits 0" % name):
+    extra = ["--verify"] if verify else []
+    rc, err = restore_from_pipe(snap, *extra) if from_pipe else restore(snap, *extra)
+    how = (" --verify" if verify else "") + (" from a pipe" if from_pipe else "")
+    if not t.eq(rc, 0, "%s: crib-restore%s exits 0" % (name, how)):
         t.diag(err)
         return False
     if not t.check(alive(w.pid), "%s: process %d is running again" % (name, w.pid)):
@@ -88,7 +106,7 @@ def test_idle():
     w = Workload("idle", "@DIR@/ready", "@DIR@/file")
     snap = w.path("snap.crib")
     pid = w.pid
-    if dump_and_restore("idle", w, snap):
+    if dump_and_restore("idle", w, snap, verify=True):
         status = proc_status(pid)
         t.eq(status["Umask"], "0027", "idle: umask")
         t.eq(os.readlink("/proc/%d/cwd" % pid), "/tmp", "idle: cwd")
@@ -195,7 +213,7 @@ def test_maps():
     w = Workload("maps", str(n), "@DIR@/ready")
     pid = w.pid
     base = int(w.ready, 16)
-    if dump_and_restore("maps", w, w.path("snap.crib")):
+    if dump_and_restore("maps", w, w.path("snap.crib"), verify=True):
         bad = check_maps_memory(pid, base, n)
         t.check(not bad, "maps: %d one-page VMAs keep contents and protections" % n,
                 "\n".join(bad[:10]))
@@ -215,7 +233,7 @@ def test_pipe():
     w = Workload("pipe", str(nbytes), "@DIR@/ready")
     pid = w.pid
     rfd, wfd = (int(x) for x in w.ready.split())
-    if dump_and_restore("pipe", w, w.path("snap.crib")):
+    if dump_and_restore("pipe", w, w.path("snap.crib"), verify=True):
         t.eq(os.readlink("/proc/%d/fd/%d" % (pid, rfd))[:5], "pipe:", "pipe: read end back")
         t.eq(os.readlink("/proc/%d/fd/%d" % (pid, rfd)), os.readlink("/proc/%d/fd/%d" % (pid, wfd)),
              "pipe: both ends are one pipe")
@@ -237,7 +255,7 @@ def test_threads():
         tid = int(tid)
         want[tid] = (read("/proc/%d/task/%d/comm" % (pid, tid)).strip(),
                      proc_status(pid, tid)["SigBlk"])
-    if dump_and_restore("threads", w, w.path("snap.crib")):
+    if dump_and_restore("threads", w, w.path("snap.crib"), verify=True, from_pipe=True):
         got = {}
         for tid in want:
             got[tid] = (read("/proc/%d/task/%d/comm" % (pid, tid)).strip(),
@@ -280,6 +298,39 @@ def test_signals():
                 "its siginfo, in order, and the timers are armed",
                 read(w.path(verdict[0])) if verdict else "no verdict: " +
                 read(w.path("output")))
+    reap(pid)
+
+
+def test_verify_difference():
+    """--verify on a process that changes itself once restored: the counter's
+    sleep is cut short (EINTR) and it counts at once, so its memory differs
+    from the snapshot; crib-restore must say so, kill it and free its PID,
+    and the snapshot must still restore."""
+    w = Workload("counter", "@DIR@/count", ready="count")
+    pid = w.pid
+    snap = w.path("snap.crib")
+    while counter_value(w) < 5:
+        time.sleep(0.1)
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "verify difference: counter dumped"):
+        t.diag(err)
+        return
+    at_dump = counter_value(w)
+    rc, err = restore(snap, "--verify")
+    t.check(rc == 1 and "differs from its snapshot" in err and "changed: pages" in err and
+            "was killed" in err, "verify difference: exit 1, the changed memory named", err)
+    t.check(pid_free(pid), "verify difference: process %d is gone and its PID free" % pid)
+    after = counter_value(w)
+    time.sleep(0.5)
+    t.eq(counter_value(w), after, "verify difference: nothing counts on")
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "verify difference: the snapshot still restores without --verify"):
+        time.sleep(1)
+        t.check(alive(pid) and counter_value(w) > at_dump,
+                "verify difference: restored, it counts on from %d" % at_dump)
+    else:
+        t.diag(err)
     reap(pid)
 
 
@@ -326,7 +377,7 @@ def main():
     # Restored processes outlive crib-restore; we adopt them to reap them.
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     for test in (test_idle, test_unprivileged, test_counter, test_heap, test_maps, test_pipe,
-                 test_threads, test_signals, test_wait, test_refusals):
+                 test_threads, test_signals, test_wait, test_verify_difference, test_refusals):
         try:
             test()
         except Exception as e:  # a crashed test is a failed one, and the rest still run

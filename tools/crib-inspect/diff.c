@@ -29,6 +29,9 @@ static int load(const char *path, struct crib_diff_side **side)
 
 int run_diff(const char *path_a, const char *path_b, const struct options *o)
 {
+	struct crib_diff_options opt = {
+		.flags = o->ignore_volatile ? CRIB_DIFF_IGNORE_VOLATILE : 0,
+	};
 	struct crib_diff_side *a = NULL, *b = NULL;
 	unsigned differences;
 	int code;
@@ -42,7 +45,7 @@ int run_diff(const char *path_a, const char *path_b, const struct options *o)
 		code = load(path_b, &b);
 	if (code != EXIT_OK)
 		goto out;
-	differences = crib_diff(a, b, o->ignore_volatile ? CRIB_DIFF_IGNORE_VOLATILE : 0, stdout);
+	differences = crib_diff(a, b, &opt, stdout);
 	if (!differences)
 		printf("no differences%s\n", o->ignore_volatile ? " (volatile fields ignored)" : "");
 	code = differences ? EXIT_NEGATIVE : EXIT_OK;

@@ -162,6 +162,26 @@ struct restore_options {
 pid_t restore_process(const struct restore_plan *plan, const struct restore_options *opt,
 		      struct restore_error *err);
 
+/*
+ * --verify (verify.c): the snapshot is kept to be read again, then
+ * compared with a dump of the restored process.
+ */
+struct verify_input {
+	int fd;			/* the snapshot from @start: a dup or a memfd copy */
+	off_t start;
+};
+
+/* Make the input @fd readable twice, through @in->fd; 0 or -1. */
+int verify_keep_input(int fd, struct verify_input *in, struct restore_error *err);
+void verify_input_close(struct verify_input *in);
+/*
+ * Dump @pid again with crib-dump --leave-running and compare; differences
+ * are printed on standard error.  Returns 0 when the process matches its
+ * snapshot; otherwise -1 with @err set, and the process is killed.
+ */
+int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
+		    struct restore_error *err);
+
 #define restore_verbose(opt, ...) \
 	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)
 

@@ -2,7 +2,7 @@
 /*
  * crib-restore: bring a process back from a CRIB snapshot.
  *
- *   crib-restore [-i FILE] [--wait] [-v]
+ *   crib-restore [-i FILE] [--wait] [--verify] [-v]
  *
  * The snapshot is read and checked whole before anything is created; the
  * process comes back with its PID, TIDs, memory, registers, descriptors
@@ -23,13 +23,14 @@
 
 struct options {
 	const char *input;	/* NULL: stdin */
+	bool verify;
 	struct restore_options restore;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-restore [-i FILE] [--wait] [-v]\n"
+		"usage: crib-restore [-i FILE] [--wait] [--verify] [-v]\n"
 		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
 		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
 		"again by path; a regular file must have the size it had at the dump.\n"
@@ -37,20 +38,26 @@ static void usage(FILE *f)
 		"  -i, --input FILE  read the snapshot from FILE (default: standard input,\n"
 		"                    which must not be a terminal)\n"
 		"      --wait        wait for the restored process and exit with its status\n"
+		"      --verify      dump the restored process again (crib-dump --leave-running,\n"
+		"                    from this program's directory or PATH) and compare with\n"
+		"                    the snapshot, volatile fields and the parent PID aside;\n"
+		"                    print what differs and kill the process if anything\n"
+		"                    does (what it changes of itself once running does)\n"
 		"  -v, --verbose     say what is restored, on standard error\n"
 		"  -h, --help        this text\n"
 		"\n"
-		"Exit status: 0 restored (it runs on, detached), 1 the restore failed and\n"
-		"nothing of it is left, 2 bad usage; with --wait, the process's exit status\n"
-		"(128 + N when it was killed by signal N).\n");
+		"Exit status: 0 restored (it runs on, detached), 1 the restore failed or\n"
+		"--verify found a difference, and nothing of it is left, 2 bad usage; with\n"
+		"--wait, the process's exit status (128 + N when it was killed by signal N).\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_WAIT = 0x100 };
+	enum { OPT_WAIT = 0x100, OPT_VERIFY };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -64,6 +71,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_WAIT:
 			o->restore.wait = true;
+			break;
+		case OPT_VERIFY:
+			o->verify = true;
 			break;
 		case 'v':
 			o->restore.verbose = true;
@@ -121,6 +131,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	struct restore_error err = { 0 };
+	struct verify_input vin = { .fd = -1 };
 	struct restore_plan plan;
 	int fd, ret;
 	pid_t pid;
@@ -131,12 +142,19 @@ int main(int argc, char **argv)
 	fd = open_input(&o);
 	if (fd < 0)
 		return 1;
-	ret = plan_read(&plan, fd, &err);
+	if (o.verify && verify_keep_input(fd, &vin, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return 1;
+	}
+	ret = plan_read(&plan, o.verify ? vin.fd : fd, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (ret || plan_check(&plan, &err)) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		plan_free(&plan);
+		verify_input_close(&vin);
 		return 1;
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
@@ -145,6 +163,9 @@ int main(int argc, char **argv)
 			plan.n_files);
 	pid = restore_process(&plan, &o.restore, &err);
 	plan_free(&plan);
+	if (pid >= 0 && o.verify && verify_restored(pid, &vin, &o.restore, &err))
+		pid = -1;
+	verify_input_close(&vin);
 	if (pid < 0) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		return 1;

@@ -19,6 +19,15 @@ struct crib_diff_side;
 /* Ignore the fields flagged CRIB_FIELD_VOLATILE (spec/format.md, §9). */
 #define CRIB_DIFF_IGNORE_VOLATILE	0x1u
 
+struct crib_diff_options {
+	unsigned flags;
+	/*
+	 * Further fields to ignore, as "record.field" ("process.ppid",
+	 * "thread.regs.rip"); NULL-terminated, or NULL for none.
+	 */
+	const char *const *ignore;
+};
+
 /*
  * Read the rest of @r (everything after its header) into a new side.
  * Returns NULL with @err filled when the stream is bad or memory runs out.
@@ -32,6 +41,6 @@ void crib_diff_side_free(struct crib_diff_side *s);
  * number of differences.
  */
 unsigned crib_diff(const struct crib_diff_side *a, const struct crib_diff_side *b,
-		   unsigned flags, FILE *out);
+		   const struct crib_diff_options *opt, FILE *out);
 
 #endif /* CRIB_DIFF_H */
