@@ -20,9 +20,9 @@ PR_SET_CHILD_SUBREAPER = 36
 t = Tap()
 
 
-def restore(snap, *extra, timeout=600):
+def restore(snap, *extra, timeout=600, env=None):
     r = subprocess.run(["crib-restore", "-i", snap] + list(extra), stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
     return r.returncode, r.stderr.decode(errors="replace")
 
 
@@ -334,6 +334,61 @@ def test_verify_difference():
     reap(pid)
 
 
+# Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
+# passes them: the new process before the restorer, the restorer, the tracer.
+FAULT_STEPS = ("files", "attributes", "start", "rseq", "unmap", "vdso", "map", "fill", "protect",
+               "mm", "sigaction", "itimer", "thread", "posix-timer", "sigqueue", "rlimit",
+               "thread-state", "creds", "done", "registers", "detach")
+
+
+def running_exe(path):
+    """PIDs of the processes running the program at path."""
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and os.readlink("/proc/%s/exe" % d) == path:
+                pids.append(int(d))
+        except OSError:
+            pass
+    return pids
+
+
+def test_faults():
+    """A restore made to fail at each step after the process exists (fault
+    injection) says where, leaves no process and frees the PID and every TID;
+    the snapshot restores afterwards."""
+    w = Workload("threads", "3", "@DIR@/ready")
+    pid = w.pid
+    exe = os.readlink("/proc/%d/exe" % pid)
+    tids = sorted(int(x) for x in os.listdir("/proc/%d/task" % pid))
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "faults: dumped the threads workload"):
+        t.diag(err)
+        return
+    for step in FAULT_STEPS + ("7",):
+        env = dict(os.environ, CRIB_RESTORE_FAULT=step)
+        name = FAULT_STEPS[int(step) - 1] if step.isdigit() else step
+        rc, err = restore(snap, env=env)
+        t.check(rc == 1 and "injected fault" in err and "CRIB_RESTORE_FAULT=%s)" % name in err,
+                "fault at %s: exit 1, naming the step" % step, err)
+        taken = [x for x in tids if os.path.exists("/proc/%d" % x)]
+        t.check(not taken and not running_exe(exe),
+                "fault at %s: no process left, the PID and TIDs %s free" % (step, tids),
+                "taken: %s, running %s: %s" % (taken, exe, running_exe(exe)))
+    rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT="nowhere"))
+    t.check(rc == 2 and "no such step" in err and not os.path.exists("/proc/%d" % pid),
+            "faults: an unknown step is refused before anything is created", err)
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "faults: the snapshot still restores after every failure"):
+        t.eq(sorted(int(x) for x in os.listdir("/proc/%d/task" % pid)), tids,
+             "faults: restored with every thread")
+    else:
+        t.diag(err)
+    reap(pid)
+
+
 def expect_refusal(name, snap, pid, words):
     rc, err = restore(snap)
     t.check(rc == 1 and words in err, "%s: refused, saying %r" % (name, words), err)
@@ -377,7 +432,8 @@ def main():
     # Restored processes outlive crib-restore; we adopt them to reap them.
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     for test in (test_idle, test_unprivileged, test_counter, test_heap, test_maps, test_pipe,
-                 test_threads, test_signals, test_wait, test_verify_difference, test_refusals):
+                 test_threads, test_signals, test_wait, test_verify_difference, test_faults,
+                 test_refusals):
         try:
             test()
         except Exception as e:  # a crashed test is a failed one, and the rest still run

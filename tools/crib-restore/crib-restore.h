@@ -140,12 +140,36 @@ void area_destroy(struct restore_area *area);
 const char *area_step_name(uint32_t step);
 
 /*
+ * Fault injection, a testing aid (fault.c): CRIB_RESTORE_FAULT names a
+ * step, after the new process exists, at which the restore is made to fail.
+ */
+enum fault_site {
+	FAULT_NONE = 0,
+	FAULT_FILES,		/* the child, once its descriptors are open */
+	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
+	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
+	FAULT_REGISTERS,	/* the tracer, once the registers are set */
+	FAULT_DETACH,		/* the tracer, once the first thread is let go */
+};
+
+struct restore_fault {
+	enum fault_site site;
+	uint32_t step;		/* FAULT_RESTORER: an enum rst_step */
+	const char *name;	/* its CRIB_RESTORE_FAULT name */
+};
+
+/* Read CRIB_RESTORE_FAULT; 0 (FAULT_NONE when unset) or -1 for a bad name. */
+int fault_from_env(struct restore_fault *f, struct restore_error *err);
+/* The CRIB_RESTORE_FAULT name of a restorer step. */
+const char *fault_step_name(uint32_t step);
+
+/*
  * The child's part: descriptors, process attributes, then the jump into
  * the restorer.  Never returns; a failure is written to the area's message
  * and ends the child.
  */
-void child_restore(const struct restore_plan *plan, struct restore_area *area, int sync_fd)
-	__attribute__((noreturn));
+void child_restore(const struct restore_plan *plan, struct restore_area *area, int sync_fd,
+		   const struct restore_fault *fault) __attribute__((noreturn));
 
 /* Open every descriptor of the snapshot at its number: see files.c. */
 int files_restore(const struct restore_plan *plan, int temp_base, char *msg, size_t msg_len);
@@ -153,6 +177,7 @@ int files_restore(const struct restore_plan *plan, int temp_base, char *msg, siz
 struct restore_options {
 	bool wait;
 	bool verbose;
+	struct restore_fault fault;
 };
 
 /*

@@ -48,7 +48,14 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 restored (it runs on, detached), 1 the restore failed or\n"
 		"--verify found a difference, and nothing of it is left, 2 bad usage; with\n"
-		"--wait, the process's exit status (128 + N when it was killed by signal N).\n");
+		"--wait, the process's exit status (128 + N when it was killed by signal N).\n"
+		"\n"
+		"Testing aid: CRIB_RESTORE_FAULT=STEP in the environment makes the restore\n"
+		"fail at STEP, once the new process exists, as a real failure there would:\n"
+		"files attributes (the new process before the restorer), start rseq unmap\n"
+		"vdso map fill protect mm sigaction itimer thread posix-timer sigqueue\n"
+		"rlimit thread-state creds done (the restorer), registers detach (the\n"
+		"tracer), or a step's number in that list, from 1.\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -139,6 +146,10 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
+	if (fault_from_env(&o.restore.fault, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		return 2;
+	}
 	fd = open_input(&o);
 	if (fd < 0)
 		return 1;

@@ -184,6 +184,9 @@ struct rst_args {
 	__u32 rlimits_set;		/* bit n: rlimits[n] is given */
 	struct rst_rlimit rlimits[RST_NR_RLIMITS];
 	struct rst_creds creds;
+	/* Testing aid (CRIB_RESTORE_FAULT): 1 + the enum rst_step to fail at; 0: none. */
+	__u32 fault_step;
+	__u32 pad;
 	/* Progress, written by the restorer, read by crib-restore. */
 	__u32 step;			/* enum rst_step */
 	__u32 failed_thread;		/* index into threads */

@@ -41,6 +41,7 @@ struct tracee {
 
 struct trace {
 	const struct restore_plan *plan;
+	const struct restore_fault *fault;
 	struct restore_area *area;
 	struct tracee *threads;
 	size_t n_ready;
@@ -95,6 +96,10 @@ static int report_death(struct trace *tr, int status)
 	if (WIFSIGNALED(status))
 		return restore_fail(tr->err, "the new process was killed by signal %d while "
 				    "%s", WTERMSIG(status), area_step_name(a->step));
+	if (a->fault_step && a->fault_step == a->step + 1 && a->error == -ECANCELED)
+		return restore_fail(tr->err, "restore failed while %s: injected fault "
+				    "(CRIB_RESTORE_FAULT=%s)", area_step_name(a->step),
+				    fault_step_name(a->step));
 	if (a->error) {
 		t = area_thread(tr, a->failed_thread);
 		return restore_fail(tr->err, "restore failed while %s (thread %d, detail %#llx): %s",
@@ -280,11 +285,18 @@ static int finish(struct trace *tr)
 	for (i = 0; i < tr->plan->n_threads; i++)
 		if (set_thread_regs(tr, &tr->plan->threads[i]))
 			return -1;
+	if (tr->fault->site == FAULT_REGISTERS)
+		return restore_fail(tr->err, "injected fault (CRIB_RESTORE_FAULT=registers) once "
+				    "the registers were set");
 	/* Everything is in place: let them all go. */
-	for (i = 0; i < tr->plan->n_threads; i++)
+	for (i = 0; i < tr->plan->n_threads; i++) {
 		if (ptrace(PTRACE_DETACH, tr->threads[i].tid, 0, 0))
 			return restore_fail(tr->err, "cannot let thread %d go: %s",
 					    (int)tr->threads[i].tid, strerror(errno));
+		if (tr->fault->site == FAULT_DETACH)
+			return restore_fail(tr->err, "injected fault (CRIB_RESTORE_FAULT=detach) "
+					    "once thread %d was let go", (int)tr->threads[i].tid);
+	}
 	return 0;
 }
 
@@ -322,7 +334,7 @@ static int start_child(struct trace *tr, int *sync_fd)
 	tr->pid = clone_with_pid(tr->pid);
 	if (tr->pid == 0) {
 		close(sync[1]);
-		child_restore(tr->plan, tr->area, sync[0]);
+		child_restore(tr->plan, tr->area, sync[0], tr->fault);
 	}
 	close(sync[0]);
 	*sync_fd = sync[1];
@@ -350,7 +362,7 @@ pid_t restore_process(const struct restore_plan *plan, const struct restore_opti
 		      struct restore_error *err)
 {
 	struct restore_area area;
-	struct trace tr = { .plan = plan, .area = &area, .err = err };
+	struct trace tr = { .plan = plan, .fault = &opt->fault, .area = &area, .err = err };
 	int sync_fd = -1, ret = -1;
 	size_t i;
 
@@ -362,6 +374,8 @@ pid_t restore_process(const struct restore_plan *plan, const struct restore_opti
 	if (area_create(&area, plan, err))
 		goto out;
 	restore_verbose(opt, "restore area at %p, %zu bytes\n", area.base, area.len);
+	if (opt->fault.site == FAULT_RESTORER)
+		area.args->fault_step = opt->fault.step + 1;
 	tr.pid = (pid_t)plan->proc.pid;
 	if (start_child(&tr, &sync_fd))
 		goto out_area;
