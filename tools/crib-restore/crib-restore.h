@@ -3,8 +3,8 @@
  * crib-restore: bring a process back from a CRIB snapshot.
  *
  * The whole snapshot is read and checked first (snapshot.c, check.c), its
- * memory going to a page store (a memfd), so nothing is created from a
- * stream that turns out corrupt.  Then the process is created with its
+ * memory going to shadows of the VMAs (shadow.c) or a page store (a
+ * memfd), so nothing is created from a stream that turns out corrupt.  Then the process is created with its
  * original PID (tracer.c), as a child that sets up its descriptors and
  * process attributes with libc (child.c, files.c) and jumps into the
  * restorer (restorer.c) in a restore area laid out by area.c.  The
@@ -58,7 +58,10 @@ struct plan_thread {
 
 struct plan_vma {
 	struct crib_vma v;	/* path owned by the plan */
-	bool has_data;		/* some page run falls in it */
+	bool has_data;		/* some page run in the page store falls in it */
+	void *shadow;		/* its contents in this process, laid out alike: shadow.c */
+	uint64_t shadow_off;	/* where in the reservation the shadow goes */
+	bool shadow_room;	/* it has one there (cleared if it cannot be made) */
 };
 
 /* A run of pages with contents, kept in the page store at @offset. */
@@ -90,6 +93,10 @@ struct restore_plan {
 	size_t n_pages;
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
+	void *shadows;			/* the reservation holding the VMAs' shadows */
+	uint64_t shadows_len;
+	uint64_t shadow_bytes;		/* contents taken into shadows */
+	bool no_shadows;		/* no room for them: everything in the page store */
 	struct crib_file *files;	/* paths owned by the plan */
 	size_t n_files;
 	struct crib_pipe *pipe_fds;	/* the pipe ends, one per fd */
@@ -105,6 +112,15 @@ struct restore_plan {
 };
 
 int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);
+
+/*
+ * Private anonymous memory waits for the restorer in a shadow of its VMA
+ * (shadow.c), which the new process inherits and the restorer moves into
+ * place.  True when the run at @addr (@data NULL: zeros) was taken into a
+ * shadow, false when it belongs in the page store.
+ */
+bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uint64_t len);
+void shadow_free(struct restore_plan *plan);
 void plan_free(struct restore_plan *plan);
 struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
 
@@ -136,6 +152,14 @@ int area_create(struct restore_area *area, const struct restore_plan *plan,
 void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	       const struct restore_fds *fds);
 void area_destroy(struct restore_area *area);
+/*
+ * Map @len bytes where the snapshot has no mapping and this process has
+ * none either, clear of the snapshot's mappings by a margin; NULL if no
+ * hole has room.
+ */
+void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
+/* The MAP_* flags a VMA of the snapshot is mapped with. */
+uint32_t area_map_flags(const struct crib_vma *v);
 /* The restorer's step as words, for an error message. */
 const char *area_step_name(uint32_t step);
 

@@ -170,7 +170,8 @@ int main(int argc, char **argv)
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
 			"memory, %zu fds\n", (unsigned long long)plan.proc.pid, plan.proc.comm,
-			plan.n_threads, plan.n_vmas, (unsigned long long)plan.page_store_len,
+			plan.n_threads, plan.n_vmas,
+			(unsigned long long)(plan.page_store_len + plan.shadow_bytes),
 			plan.n_files);
 	pid = restore_process(&plan, &o.restore, &err);
 	plan_free(&plan);

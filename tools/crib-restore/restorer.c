@@ -129,19 +129,40 @@ static void enter(struct rst_args *a, struct rst_thread *t, __u32 step)
 		fail(a, t, step, -RST_ECANCELED, 0);
 }
 
-static void unmap_all_but_area(struct rst_args *a)
+/* Unmap [start, end) unless it is empty. */
+static void unmap_range(struct rst_args *a, __u64 start, __u64 end)
 {
-	__u64 area_end = a->area_start + a->area_len;
 	long ret;
 
-	ret = sys2(__NR_munmap, 0, a->area_start);
+	if (start >= end)
+		return;
+	ret = sys2(__NR_munmap, start, end - start);
 	if (ret)
-		fail(a, NULL, RST_STEP_UNMAP, ret, 0);
-	ret = sys2(__NR_munmap, area_end, a->task_size - area_end);
-	if (ret)
-		fail(a, NULL, RST_STEP_UNMAP, ret, area_end);
+		fail(a, NULL, RST_STEP_UNMAP, ret, start);
 }
 
+/* Everything goes but the area and the shadows, which lie apart. */
+static void unmap_all_but_area(struct rst_args *a)
+{
+	__u64 lo[2] = { a->area_start, a->shadows_start };
+	__u64 hi[2] = { a->area_start + a->area_len, a->shadows_start + a->shadows_len };
+	int first = lo[0] < lo[1] ? 0 : 1;
+
+	if (!a->shadows_len) {
+		unmap_range(a, 0, lo[0]);
+		unmap_range(a, hi[0], a->task_size);
+		return;
+	}
+	unmap_range(a, 0, lo[first]);
+	unmap_range(a, hi[first], lo[!first]);
+	unmap_range(a, hi[!first], a->task_size);
+}
+
+/*
+ * Map every VMA: a shadow is moved into place with its pages, no copy;
+ * anything else is mapped afresh.  What is left of the shadows' room
+ * goes after.
+ */
 static void map_vmas(struct rst_args *a)
 {
 	struct rst_vma *v = at(a, a->vmas_off);
@@ -149,10 +170,19 @@ static void map_vmas(struct rst_args *a)
 	long ret;
 
 	for (i = 0; i < a->n_vmas; i++, v++) {
-		ret = sys6(__NR_mmap, v->start, v->end - v->start, v->map_prot,
-			   v->flags | MAP_FIXED, v->fd, v->offset);
+		if (v->shadow)
+			ret = sys5(__NR_mremap, v->shadow, v->end - v->start, v->end - v->start,
+				   MREMAP_MAYMOVE | MREMAP_FIXED, v->start);
+		else
+			ret = sys6(__NR_mmap, v->start, v->end - v->start, v->map_prot,
+				   v->flags | MAP_FIXED, v->fd, v->offset);
 		if (ret != (long)v->start)
 			fail(a, NULL, RST_STEP_MAP, ret < 0 ? ret : -14, v->start);
+	}
+	if (a->shadows_len) {
+		ret = sys2(__NR_munmap, a->shadows_start, a->shadows_len);
+		if (ret)
+			fail(a, NULL, RST_STEP_MAP, ret, a->shadows_start);
 	}
 }
 
