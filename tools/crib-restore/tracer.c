@@ -374,6 +374,8 @@ pid_t restore_process(const struct restore_plan *plan, const struct restore_opti
 	if (area_create(&area, plan, err))
 		goto out;
 	restore_verbose(opt, "restore area at %p, %zu bytes\n", area.base, area.len);
+	if (opt->fault.site != FAULT_NONE)
+		restore_verbose(opt, "a fault will be injected at %s\n", opt->fault.name);
 	if (opt->fault.site == FAULT_RESTORER)
 		area.args->fault_step = opt->fault.step + 1;
 	tr.pid = (pid_t)plan->proc.pid;

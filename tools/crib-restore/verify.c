@@ -3,8 +3,8 @@
  * --verify: once restored, the process is dumped again by crib-dump
  * --leave-running and that dump is compared with the snapshot, volatile
  * fields (spec/format.md, §9) and the parent aside, by the format
- * library's comparison.
- * A process that differs is killed: it must not run on as if restored.
+ * library's comparison.  A process that differs is killed: it must not run
+ * on as if restored.
  *
  * The process runs between its restore and the second dump, so what it
  * changes of itself by then (a counter counting, a sleep cut short) shows
