@@ -44,9 +44,10 @@ class Tap:
 class Workload:
     """A workload program started in its own directory; ready once it wrote READYFILE."""
 
-    def __init__(self, name, *args, ready="ready", timeout=120, user=None):
-        """user: (uid, gid) to run as, with no supplementary groups."""
-        self.dir = tempfile.mkdtemp(prefix="crib-" + name + "-")
+    def __init__(self, name, *args, ready="ready", timeout=120, user=None, parent=None):
+        """user: (uid, gid) to run as, with no supplementary groups; parent:
+        where its directory goes (default: the temporary directory)."""
+        self.dir = tempfile.mkdtemp(prefix="crib-" + name + "-", dir=parent)
         ids = {}
         if user:
             os.chmod(self.dir, 0o777)

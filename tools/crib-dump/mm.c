@@ -29,6 +29,15 @@
 #define VM_NORESERVE	0x00200000UL
 #define VM_HUGETLB	0x00400000UL
 
+/*
+ * The mm flags that are the process's state: those a new mm takes over on
+ * fork (the kernel's MMF_INIT_MASK: dumpable, coredump filter, THP
+ * disabled, MDWE, KSM merge-any, top-down layout) and MDWE's no-inherit
+ * bit.  The rest is the kernel's bookkeeping (pages ever pinned, uprobes,
+ * OOM handling), which a restored process need not share.
+ */
+#define MMF_STATE_MASK	0xf10007ffULL
+
 struct vma_entry {
 	struct vma_info info;
 	struct crib_vma rec;
@@ -251,7 +260,7 @@ int mm_write(struct dump_job *job)
 		.env_start = t->env_start, .env_end = t->env_end,
 		.auxv = { .data = t->auxv, .len = auxv_len(t) },
 		.exe = exe,
-		.flags = t->mm_flags,
+		.flags = t->mm_flags & MMF_STATE_MASK,
 		.nr_vmas = job->vmas->n,
 	};
 	if (crib_write_mm(job->writer, &mm))

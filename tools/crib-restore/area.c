@@ -93,27 +93,25 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	l->size = align_up(off, page);
 }
 
-/* Try to map the area at @addr; 0 when it is there. */
-static int try_map(struct restore_area *area, uint64_t addr, size_t len)
+/* Map @len bytes exactly at @addr, where nothing is yet; NULL when that fails. */
+static void *try_map(uint64_t addr, size_t len, int prot, int flags)
 {
-	void *p = mmap((void *)addr, len, PROT_READ | PROT_WRITE | PROT_EXEC,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	void *p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
 
 	if (p == MAP_FAILED)
-		return -1;
+		return NULL;
 	if (p != (void *)addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
 		munmap(p, len);
-		return -1;
+		return NULL;
 	}
-	area->base = p;
-	area->len = len;
-	return 0;
+	return p;
 }
 
 /* Candidate places in the hole [lo, hi): its middle, then near either end. */
-static int place_in_hole(struct restore_area *area, uint64_t lo, uint64_t hi, size_t len)
+static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int flags)
 {
 	uint64_t cand[3];
+	void *p;
 	int i;
 
 	if (lo < AREA_LOW)
@@ -121,32 +119,39 @@ static int place_in_hole(struct restore_area *area, uint64_t lo, uint64_t hi, si
 	if (hi > TASK_SIZE)
 		hi = TASK_SIZE;
 	if (hi <= lo || hi - lo < len + 2 * AREA_GAP + AREA_ALIGN)
-		return -1;
+		return NULL;
 	cand[0] = ((lo + hi) / 2) & ~(AREA_ALIGN - 1);
 	cand[1] = align_up(lo + AREA_GAP, AREA_ALIGN);
 	cand[2] = (hi - AREA_GAP - len) & ~(AREA_ALIGN - 1);
-	for (i = 0; i < 3; i++)
-		if (cand[i] >= lo + AREA_GAP && cand[i] + len + AREA_GAP <= hi &&
-		    !try_map(area, cand[i], len))
-			return 0;
-	return -1;
+	for (i = 0; i < 3; i++) {
+		if (cand[i] < lo + AREA_GAP || cand[i] + len + AREA_GAP > hi)
+			continue;
+		p = try_map(cand[i], len, prot, flags);
+		if (p)
+			return p;
+	}
+	return NULL;
 }
 
-static int find_place(struct restore_area *area, const struct restore_plan *plan, size_t len)
+void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags)
 {
 	uint64_t prev_end = 0;
+	void *p;
 	size_t i;
 
 	/* Holes from the top down: the big one below the stack comes first. */
-	if (plan->n_vmas &&
-	    !place_in_hole(area, plan->vmas[plan->n_vmas - 1].v.end, TASK_SIZE, len))
-		return 0;
+	if (plan->n_vmas) {
+		p = place_in_hole(plan->vmas[plan->n_vmas - 1].v.end, TASK_SIZE, len, prot, flags);
+		if (p)
+			return p;
+	}
 	for (i = plan->n_vmas; i-- > 0;) {
 		prev_end = i ? plan->vmas[i - 1].v.end : 0;
-		if (!place_in_hole(area, prev_end, plan->vmas[i].v.start, len))
-			return 0;
+		p = place_in_hole(prev_end, plan->vmas[i].v.start, len, prot, flags);
+		if (p)
+			return p;
 	}
-	return -1;
+	return NULL;
 }
 
 int area_create(struct restore_area *area, const struct restore_plan *plan,
@@ -156,9 +161,12 @@ int area_create(struct restore_area *area, const struct restore_plan *plan,
 
 	memset(area, 0, sizeof(*area));
 	plan_layout(plan, &l);
-	if (find_place(area, plan, l.size))
+	area->base = area_map_in_hole(plan, l.size, PROT_READ | PROT_WRITE | PROT_EXEC,
+				      MAP_SHARED | MAP_ANONYMOUS);
+	if (!area->base)
 		return restore_fail(err, "no room for the restorer (%zu bytes) between the "
 				    "snapshot's mappings", l.size);
+	area->len = l.size;
 	memcpy(area->base, restorer_blob, restorer_blob_len);
 	area->args = (struct rst_args *)((char *)area->base + l.args);
 	area->args->magic = RST_MAGIC;
@@ -180,7 +188,7 @@ static uint32_t prot_of(uint64_t crib_prot)
 	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
 }
 
-static uint32_t map_flags_of(const struct crib_vma *v)
+uint32_t area_map_flags(const struct crib_vma *v)
 {
 	uint32_t flags = (v->flags & CRIB_MAP_SHARED) ? MAP_SHARED : MAP_PRIVATE;
 
@@ -211,7 +219,11 @@ static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		/* Writable while the contents go in; the final protection after. */
 		out->map_prot = plan->vmas[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
 			out->prot;
-		out->flags = map_flags_of(v);
+		/* A shadow comes as it is in this process, readable and writable. */
+		out->shadow = (uint64_t)(uintptr_t)plan->vmas[i].shadow;
+		if (out->shadow)
+			out->map_prot = PROT_READ | PROT_WRITE;
+		out->flags = area_map_flags(v);
 		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
 		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
 		out++;
@@ -430,6 +442,8 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 
 	plan_layout(plan, &l);
 	a->task_size = TASK_SIZE;
+	a->shadows_start = (uint64_t)(uintptr_t)plan->shadows;
+	a->shadows_len = plan->shadows_len;
 	a->pages_fd = fds->pages;
 	a->vmas_off = l.vmas;
 	fill_vmas(a, plan, fds, (struct rst_vma *)((char *)area->base + l.vmas));

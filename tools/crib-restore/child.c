@@ -208,7 +208,7 @@ static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area
 }
 
 void child_restore(const struct restore_plan *plan, struct restore_area *area,
-		   struct udp_refill *refill, int sync_fd)
+		   struct udp_refill *refill, int sync_fd, const struct restore_fault *fault)
 {
 	struct restore_fds fds = { .pages = plan->page_store, .exe = -1 };
 	int base = highest_fd(plan) + 1;
@@ -227,7 +227,13 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area,
 	if (files_restore(plan, refill, base + (int)fds.n_opened + 2, area->args->message,
 			  sizeof(area->args->message)))
 		_exit(1);
+	if (fault->site == FAULT_FILES)
+		child_fail(area, "injected fault (CRIB_RESTORE_FAULT=files) once the "
+			   "descriptors were open");
 	set_attributes(plan, area);
+	if (fault->site == FAULT_ATTRIBUTES)
+		child_fail(area, "injected fault (CRIB_RESTORE_FAULT=attributes) once the "
+			   "process attributes were set");
 	area_fill(area, plan, &fds);
 	jump_to_restorer(area);
 }

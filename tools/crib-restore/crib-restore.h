@@ -3,8 +3,8 @@
  * crib-restore: bring a process back from a CRIB snapshot.
  *
  * The whole snapshot is read and checked first (snapshot.c, check.c), its
- * memory going to a page store (a memfd), so nothing is created from a
- * stream that turns out corrupt.  Then the process is created with its
+ * memory going to shadows of the VMAs (shadow.c) or a page store (a
+ * memfd), so nothing is created from a stream that turns out corrupt.  Then the process is created with its
  * original PID (tracer.c), as a child that sets up its descriptors and
  * process attributes with libc (child.c, files.c) and jumps into the
  * restorer (restorer.c) in a restore area laid out by area.c.  The
@@ -61,7 +61,10 @@ struct plan_thread {
 
 struct plan_vma {
 	struct crib_vma v;	/* path owned by the plan */
-	bool has_data;		/* some page run falls in it */
+	bool has_data;		/* some page run in the page store falls in it */
+	void *shadow;		/* its contents in this process, laid out alike: shadow.c */
+	uint64_t shadow_off;	/* where in the reservation the shadow goes */
+	bool shadow_room;	/* it has one there (cleared if it cannot be made) */
 };
 
 /* A run of pages with contents, kept in the page store at @offset. */
@@ -125,6 +128,10 @@ struct restore_plan {
 	size_t n_pages;
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
+	void *shadows;			/* the reservation holding the VMAs' shadows */
+	uint64_t shadows_len;
+	uint64_t shadow_bytes;		/* contents taken into shadows */
+	bool no_shadows;		/* no room for them: everything in the page store */
 	struct crib_file *files;	/* paths owned by the plan */
 	size_t n_files;
 	struct crib_pipe *pipe_fds;	/* the pipe ends, one per fd */
@@ -142,6 +149,15 @@ struct restore_plan {
 };
 
 int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);
+
+/*
+ * Private anonymous memory waits for the restorer in a shadow of its VMA
+ * (shadow.c), which the new process inherits and the restorer moves into
+ * place.  True when the run at @addr (@data NULL: zeros) was taken into a
+ * shadow, false when it belongs in the page store.
+ */
+bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uint64_t len);
+void shadow_free(struct restore_plan *plan);
 void plan_free(struct restore_plan *plan);
 struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
 
@@ -206,8 +222,40 @@ int area_create(struct restore_area *area, const struct restore_plan *plan,
 void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	       const struct restore_fds *fds);
 void area_destroy(struct restore_area *area);
+/*
+ * Map @len bytes where the snapshot has no mapping and this process has
+ * none either, clear of the snapshot's mappings by a margin; NULL if no
+ * hole has room.
+ */
+void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
+/* The MAP_* flags a VMA of the snapshot is mapped with. */
+uint32_t area_map_flags(const struct crib_vma *v);
 /* The restorer's step as words, for an error message. */
 const char *area_step_name(uint32_t step);
+
+/*
+ * Fault injection, a testing aid (fault.c): CRIB_RESTORE_FAULT names a
+ * step, after the new process exists, at which the restore is made to fail.
+ */
+enum fault_site {
+	FAULT_NONE = 0,
+	FAULT_FILES,		/* the child, once its descriptors are open */
+	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
+	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
+	FAULT_REGISTERS,	/* the tracer, once the registers are set */
+	FAULT_DETACH,		/* the tracer, once the first thread is let go */
+};
+
+struct restore_fault {
+	enum fault_site site;
+	uint32_t step;		/* FAULT_RESTORER: an enum rst_step */
+	const char *name;	/* its CRIB_RESTORE_FAULT name */
+};
+
+/* Read CRIB_RESTORE_FAULT; 0 (FAULT_NONE when unset) or -1 for a bad name. */
+int fault_from_env(struct restore_fault *f, struct restore_error *err);
+/* The CRIB_RESTORE_FAULT name of a restorer step. */
+const char *fault_step_name(uint32_t step);
 
 /*
  * The child's part: descriptors, process attributes, then the jump into
@@ -215,7 +263,7 @@ const char *area_step_name(uint32_t step);
  * and ends the child.
  */
 void child_restore(const struct restore_plan *plan, struct restore_area *area,
-		   struct udp_refill *refill, int sync_fd)
+		   struct udp_refill *refill, int sync_fd, const struct restore_fault *fault)
 	__attribute__((noreturn));
 
 /* Open every descriptor of the snapshot at its number: see files.c. */
@@ -232,6 +280,7 @@ int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, i
 struct restore_options {
 	bool wait;
 	bool verbose;
+	struct restore_fault fault;
 };
 
 /*
@@ -240,6 +289,26 @@ struct restore_options {
  */
 pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
 		      const struct restore_options *opt, struct restore_error *err);
+
+/*
+ * --verify (verify.c): the snapshot is kept to be read again, then
+ * compared with a dump of the restored process.
+ */
+struct verify_input {
+	int fd;			/* the snapshot from @start: a dup or a memfd copy */
+	off_t start;
+};
+
+/* Make the input @fd readable twice, through @in->fd; 0 or -1. */
+int verify_keep_input(int fd, struct verify_input *in, struct restore_error *err);
+void verify_input_close(struct verify_input *in);
+/*
+ * Dump @pid again with crib-dump --leave-running and compare; differences
+ * are printed on standard error.  Returns 0 when the process matches its
+ * snapshot; otherwise -1 with @err set, and the process is killed.
+ */
+int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
+		    struct restore_error *err);
 
 #define restore_verbose(opt, ...) \
 	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)

@@ -2,7 +2,7 @@
 /*
  * crib-restore: bring a process back from a CRIB snapshot.
  *
- *   crib-restore [-i FILE] [--wait] [-v]
+ *   crib-restore [-i FILE] [--wait] [--verify] [-v]
  *   crib-restore --unlock-network [-i FILE]
  *
  * The snapshot is read and checked whole before anything is created; the
@@ -25,6 +25,7 @@
 
 struct options {
 	const char *input;	/* NULL: stdin */
+	bool verify;
 	struct restore_options restore;
 	bool unlock_network;	/* only release the snapshot's network lock */
 };
@@ -32,7 +33,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-restore [-i FILE] [--wait] [-v]\n"
+		"usage: crib-restore [-i FILE] [--wait] [--verify] [-v]\n"
 		"       crib-restore --unlock-network [-i FILE]\n"
 		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
 		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
@@ -44,6 +45,11 @@ static void usage(FILE *f)
 		"  -i, --input FILE  read the snapshot from FILE (default: standard input,\n"
 		"                    which must not be a terminal)\n"
 		"      --wait        wait for the restored process and exit with its status\n"
+		"      --verify      dump the restored process again (crib-dump --leave-running,\n"
+		"                    from this program's directory or PATH) and compare with\n"
+		"                    the snapshot, volatile fields and the parent PID aside;\n"
+		"                    print what differs and kill the process if anything\n"
+		"                    does (what it changes of itself once running does)\n"
 		"  -v, --verbose     say what is restored, on standard error\n"
 		"      --unlock-network\n"
 		"                    restore nothing: let the packets of the snapshot's TCP\n"
@@ -51,18 +57,26 @@ static void usage(FILE *f)
 		"                    nftables table inet crib when it killed the process)\n"
 		"  -h, --help        this text\n"
 		"\n"
-		"Exit status: 0 restored (it runs on, detached), 1 the restore failed and\n"
-		"nothing of it is left, 2 bad usage; with --wait, the process's exit status\n"
-		"(128 + N when it was killed by signal N).\n");
+		"Exit status: 0 restored (it runs on, detached), 1 the restore failed or\n"
+		"--verify found a difference, and nothing of it is left, 2 bad usage; with\n"
+		"--wait, the process's exit status (128 + N when it was killed by signal N).\n"
+		"\n"
+		"Testing aid: CRIB_RESTORE_FAULT=STEP in the environment makes the restore\n"
+		"fail at STEP, once the new process exists, as a real failure there would:\n"
+		"files attributes (the new process before the restorer), start rseq unmap\n"
+		"vdso map fill protect mm sigaction itimer thread posix-timer sigqueue\n"
+		"rlimit thread-state creds done (the restorer), registers detach (the\n"
+		"tracer), or a step's number in that list, from 1.\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK };
+	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK, OPT_VERIFY };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "unlock-network", no_argument, NULL, OPT_UNLOCK_NETWORK },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -79,6 +93,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_UNLOCK_NETWORK:
 			o->unlock_network = true;
+			break;
+		case OPT_VERIFY:
+			o->verify = true;
 			break;
 		case 'v':
 			o->restore.verbose = true;
@@ -152,6 +169,7 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	struct restore_error err = { 0 };
 	struct udp_refill refill = { .prog_fd = -1 };
+	struct verify_input vin = { .fd = -1 };
 	struct restore_plan plan;
 	int fd, ret;
 	pid_t pid;
@@ -159,6 +177,10 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
+	if (fault_from_env(&o.restore.fault, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		return 2;
+	}
 	fd = open_input(&o);
 	if (fd < 0)
 		return 1;
@@ -168,26 +190,37 @@ int main(int argc, char **argv)
 			close(fd);
 		return ret;
 	}
-	ret = plan_read(&plan, fd, &err);
+	if (o.verify && verify_keep_input(fd, &vin, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return 1;
+	}
+	ret = plan_read(&plan, o.verify ? vin.fd : fd, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (ret || plan_check(&plan, &err)) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		plan_free(&plan);
+		verify_input_close(&vin);
 		return 1;
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
 			"memory, %zu fds, %zu of them sockets\n", (unsigned long long)plan.proc.pid,
 			plan.proc.comm, plan.n_threads, plan.n_vmas,
-			(unsigned long long)plan.page_store_len, plan.n_files, plan.n_sockets);
+			(unsigned long long)(plan.page_store_len + plan.shadow_bytes),
+			plan.n_files, plan.n_sockets);
 	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
-	if (udp_refill_open(&refill, &plan, &err)) {
-		fprintf(stderr, "crib-restore: %s\n", err.msg);
-		plan_free(&plan);
-		return 1;
-	}
-	pid = restore_process(&plan, &refill, &o.restore, &err);
+	ret = udp_refill_open(&refill, &plan, &err);
+	pid = ret ? -1 : restore_process(&plan, &refill, &o.restore, &err);
 	udp_refill_close(&refill);
+	/*
+	 * Verified while its connections are still locked: if it must be
+	 * killed, what its sockets send on closing never reaches the peers.
+	 */
+	if (pid >= 0 && o.verify && verify_restored(pid, &vin, &o.restore, &err))
+		pid = -1;
+	verify_input_close(&vin);
 	if (pid < 0) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		plan_free(&plan);

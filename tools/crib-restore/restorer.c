@@ -112,19 +112,57 @@ static __attribute__((noreturn)) void fail(struct rst_args *a, struct rst_thread
 		sys1(__NR_exit_group, 1);
 }
 
-static void unmap_all_but_area(struct rst_args *a)
-{
-	__u64 area_end = a->area_start + a->area_len;
-	long ret;
+/* ECANCELED: the error of a fault injected for testing. */
+#define RST_ECANCELED	125
 
-	ret = sys2(__NR_munmap, 0, a->area_start);
-	if (ret)
-		fail(a, NULL, RST_STEP_UNMAP, ret, 0);
-	ret = sys2(__NR_munmap, area_end, a->task_size - area_end);
-	if (ret)
-		fail(a, NULL, RST_STEP_UNMAP, ret, area_end);
+/*
+ * Record that @t (NULL: the process) enters @step; a fault injected there
+ * (CRIB_RESTORE_FAULT, a testing aid) fails it at once.
+ */
+static void enter(struct rst_args *a, struct rst_thread *t, __u32 step)
+{
+	if (t)
+		t->step = step;
+	else
+		a->step = step;
+	if (a->fault_step == step + 1)
+		fail(a, t, step, -RST_ECANCELED, 0);
 }
 
+/* Unmap [start, end) unless it is empty. */
+static void unmap_range(struct rst_args *a, __u64 start, __u64 end)
+{
+	long ret;
+
+	if (start >= end)
+		return;
+	ret = sys2(__NR_munmap, start, end - start);
+	if (ret)
+		fail(a, NULL, RST_STEP_UNMAP, ret, start);
+}
+
+/* Everything goes but the area and the shadows, which lie apart. */
+static void unmap_all_but_area(struct rst_args *a)
+{
+	__u64 lo[2] = { a->area_start, a->shadows_start };
+	__u64 hi[2] = { a->area_start + a->area_len, a->shadows_start + a->shadows_len };
+	int first = lo[0] < lo[1] ? 0 : 1;
+
+	if (!a->shadows_len) {
+		unmap_range(a, 0, lo[0]);
+		unmap_range(a, hi[0], a->task_size);
+		return;
+	}
+	unmap_range(a, 0, lo[first]);
+	unmap_range(a, hi[first], lo[!first]);
+	unmap_range(a, hi[!first], a->task_size);
+}
+
+/*
+ * Map every VMA: a shadow is moved into place with its pages, no copy;
+ * anything else is mapped afresh.  What is left of the shadows' room
+ * goes after.
+ */
 static void map_vmas(struct rst_args *a)
 {
 	struct rst_vma *v = at(a, a->vmas_off);
@@ -132,10 +170,19 @@ static void map_vmas(struct rst_args *a)
 	long ret;
 
 	for (i = 0; i < a->n_vmas; i++, v++) {
-		ret = sys6(__NR_mmap, v->start, v->end - v->start, v->map_prot,
-			   v->flags | MAP_FIXED, v->fd, v->offset);
+		if (v->shadow)
+			ret = sys5(__NR_mremap, v->shadow, v->end - v->start, v->end - v->start,
+				   MREMAP_MAYMOVE | MREMAP_FIXED, v->start);
+		else
+			ret = sys6(__NR_mmap, v->start, v->end - v->start, v->map_prot,
+				   v->flags | MAP_FIXED, v->fd, v->offset);
 		if (ret != (long)v->start)
 			fail(a, NULL, RST_STEP_MAP, ret < 0 ? ret : -14, v->start);
+	}
+	if (a->shadows_len) {
+		ret = sys2(__NR_munmap, a->shadows_start, a->shadows_len);
+		if (ret)
+			fail(a, NULL, RST_STEP_MAP, ret, a->shadows_start);
 	}
 }
 
@@ -190,6 +237,7 @@ static void set_process_signals(struct rst_args *a)
 		if (ret)
 			fail(a, NULL, RST_STEP_SIGACTION, ret, sa->signo);
 	}
+	enter(a, NULL, RST_STEP_ITIMER);
 	for (i = 0; i < 3; i++) {
 		if (!(a->itimers_set & (1u << i)))
 			continue;
@@ -242,6 +290,7 @@ static void set_creds(struct rst_args *a, struct rst_thread *t)
 	};
 	long ret;
 
+	enter(a, t, RST_STEP_CREDS);
 	if (!c->change)
 		return;
 	ret = sys2(__NR_setgroups, c->n_groups, c->groups);
@@ -274,7 +323,7 @@ static void set_thread_state(struct rst_args *a, struct rst_thread *t)
 	} ss = { t->altstack_sp, (__s32)t->altstack_flags, 0, t->altstack_size };
 	long ret;
 
-	t->step = RST_STEP_THREAD_STATE;
+	enter(a, t, RST_STEP_THREAD_STATE);
 	sys1(__NR_set_tid_address, t->clear_child_tid);
 	if (t->robust_list) {
 		ret = sys2(__NR_set_robust_list, t->robust_list, t->robust_list_len);
@@ -298,9 +347,9 @@ static void set_thread_state(struct rst_args *a, struct rst_thread *t)
 }
 
 /* The end of every thread: crib-restore takes over at the trap. */
-static __attribute__((noreturn)) void thread_ready(struct rst_thread *t)
+static __attribute__((noreturn)) void thread_ready(struct rst_args *a, struct rst_thread *t)
 {
-	t->step = RST_STEP_DONE;
+	enter(a, t, RST_STEP_DONE);
 	t->state = RST_THREAD_READY;
 	for (;;)
 		asm volatile("int3" ::: "memory");
@@ -319,7 +368,7 @@ void rst_thread_main(struct rst_thread_start *s)
 
 	set_thread_state(a, t);
 	set_creds(a, t);
-	thread_ready(t);
+	thread_ready(a, t);
 }
 
 /*
@@ -445,47 +494,48 @@ void rst_main(struct rst_args *a)
 	sys4(__NR_rt_sigprocmask, SIG_SETMASK, &all, 0, SIGSET_SIZE);
 	if (a->magic != RST_MAGIC || a->size != sizeof(*a))
 		fail(a, NULL, RST_STEP_START, -22, 0);
+	enter(a, NULL, RST_STEP_START);
 	leader = at(a, a->threads_off);
 
 	/*
 	 * The kernel writes to a registered rseq area on the way back to user
 	 * space; crib-restore's is about to be unmapped.
 	 */
+	enter(a, NULL, RST_STEP_RSEQ);
 	if (a->rseq_abi) {
-		a->step = RST_STEP_RSEQ;
 		ret = sys4(__NR_rseq, a->rseq_abi, a->rseq_len, RSEQ_FLAG_UNREGISTER, a->rseq_sig);
 		if (ret)
 			fail(a, NULL, RST_STEP_RSEQ, ret, a->rseq_abi);
 	}
-	a->step = RST_STEP_UNMAP;
+	enter(a, NULL, RST_STEP_UNMAP);
 	unmap_all_but_area(a);
+	enter(a, NULL, RST_STEP_VDSO);
 	if (a->vvar_start) {
-		a->step = RST_STEP_VDSO;
 		/* Returns the size of the vDSO image. */
 		ret = sys2(__NR_arch_prctl, ARCH_MAP_VDSO_64, a->vvar_start);
 		if (ret < 0)
 			fail(a, NULL, RST_STEP_VDSO, ret, a->vvar_start);
 	}
-	a->step = RST_STEP_MAP;
+	enter(a, NULL, RST_STEP_MAP);
 	map_vmas(a);
-	a->step = RST_STEP_FILL;
+	enter(a, NULL, RST_STEP_FILL);
 	fill_pages(a);
-	a->step = RST_STEP_PROTECT;
+	enter(a, NULL, RST_STEP_PROTECT);
 	protect_vmas(a);
-	a->step = RST_STEP_MM;
+	enter(a, NULL, RST_STEP_MM);
 	set_mm(a);
-	a->step = RST_STEP_SIGACTION;
+	enter(a, NULL, RST_STEP_SIGACTION);
 	set_process_signals(a);
 	close_own_fds(a);
-	a->step = RST_STEP_THREAD;
+	enter(a, NULL, RST_STEP_THREAD);
 	start_threads(a);
 	/* After the threads: a timer may signal one of them. */
-	a->step = RST_STEP_POSIX_TIMER;
+	enter(a, NULL, RST_STEP_POSIX_TIMER);
 	create_posix_timers(a);
-	a->step = RST_STEP_SIGQUEUE;
+	enter(a, NULL, RST_STEP_SIGQUEUE);
 	queue_signals(a, leader, at(a, a->shared_off), a->n_shared, 1);
 	/* The threads are started: the limits may be tighter than what that took. */
-	a->step = RST_STEP_RLIMIT;
+	enter(a, NULL, RST_STEP_RLIMIT);
 	set_rlimits(a);
 	set_thread_state(a, leader);
 	set_creds(a, leader);
@@ -494,5 +544,5 @@ void rst_main(struct rst_args *a)
 	if (ret)
 		fail(a, leader, RST_STEP_CREDS, ret, a->creds.dumpable);
 	a->step = RST_STEP_DONE;
-	thread_ready(leader);
+	thread_ready(a, leader);
 }

@@ -65,6 +65,7 @@ struct rst_vma {
 	__u32 map_prot;		/* PROT_* while filling */
 	__u32 flags;		/* MAP_* without MAP_FIXED */
 	__s32 fd;
+	__u64 shadow;		/* its contents, to move here whole; 0: none */
 };
 
 /* A run of pages to copy from the page store. */
@@ -161,6 +162,8 @@ struct rst_args {
 	__u64 area_len;
 	__u64 task_size;	/* end of the user address space */
 	__u64 vvar_start;	/* where the vDSO pair goes; 0: none */
+	__u64 shadows_start;	/* kept from unmapping until the shadows are moved */
+	__u64 shadows_len;
 	__u64 rseq_abi;		/* the rseq area crib-restore's libc registered */
 	__u32 rseq_len;
 	__u32 rseq_sig;
@@ -184,6 +187,9 @@ struct rst_args {
 	__u32 rlimits_set;		/* bit n: rlimits[n] is given */
 	struct rst_rlimit rlimits[RST_NR_RLIMITS];
 	struct rst_creds creds;
+	/* Testing aid (CRIB_RESTORE_FAULT): 1 + the enum rst_step to fail at; 0: none. */
+	__u32 fault_step;
+	__u32 pad;
 	/* Progress, written by the restorer, read by crib-restore. */
 	__u32 step;			/* enum rst_step */
 	__u32 failed_thread;		/* index into threads */

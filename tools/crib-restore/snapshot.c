@@ -2,9 +2,9 @@
 /*
  * Read a whole snapshot into a restore plan.  The reader checks the
  * stream (framing, schema, trailer checksum) as it goes; page contents go
- * to the page store, a memfd the restorer reads them from, so memory is
- * never held twice in the heap.  Only a stream read to its end without an
- * error yields a plan.
+ * to shadows of their VMAs (shadow.c) or to the page store, a memfd the
+ * restorer reads them from, so memory is never held twice in the heap.
+ * Only a stream read to its end without an error yields a plan.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -178,7 +178,12 @@ static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
 	return 0;
 }
 
-/* Contents go to the page store; zero runs need nothing: fresh memory is zero. */
+/*
+ * Contents go to a shadow of their VMA (shadow.c) or to the page store.
+ * A zero run (populated pages that read as zeros) is a hole in the store:
+ * it takes no memory, and filling from it makes the pages present again,
+ * and zero rather than the file's bytes in a private file mapping.
+ */
 static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 		      const struct crib_pages *p, struct restore_error *err)
 {
@@ -187,12 +192,18 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 	size_t done = 0;
 	ssize_t n;
 
-	if (!p->data.data)
-		return 0;
-	if (p->data.len != len)
+	if (p->data.data && p->data.len != len)
 		return restore_fail(err, "pages record at %#llx: %zu bytes for %llu pages",
 				    (unsigned long long)p->addr, p->data.len,
 				    (unsigned long long)p->npages);
+	if (shadow_take(plan, p->addr, p->data.data, len))
+		return 0;
+	if (!p->data.data) {
+		if (ftruncate(plan->page_store, (off_t)(plan->page_store_len + len)))
+			return restore_fail(err, "cannot keep the memory contents: %s",
+					    strerror(errno));
+		done = len;
+	}
 	while (done < len) {
 		n = pwrite(plan->page_store, (const char *)p->data.data + done, len - done,
 			   (off_t)(plan->page_store_len + done));
@@ -473,6 +484,7 @@ void plan_free(struct restore_plan *plan)
 	plan_free_sockets(plan);
 	if (plan->page_store >= 0)
 		close(plan->page_store);
+	shadow_free(plan);
 	memset(plan, 0, sizeof(*plan));
 	plan->page_store = -1;
 }

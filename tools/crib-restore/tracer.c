@@ -42,6 +42,7 @@ struct tracee {
 struct trace {
 	const struct restore_plan *plan;
 	struct udp_refill *refill;
+	const struct restore_fault *fault;
 	struct restore_area *area;
 	struct tracee *threads;
 	size_t n_ready;
@@ -96,6 +97,10 @@ static int report_death(struct trace *tr, int status)
 	if (WIFSIGNALED(status))
 		return restore_fail(tr->err, "the new process was killed by signal %d while "
 				    "%s", WTERMSIG(status), area_step_name(a->step));
+	if (a->fault_step && a->fault_step == a->step + 1 && a->error == -ECANCELED)
+		return restore_fail(tr->err, "restore failed while %s: injected fault "
+				    "(CRIB_RESTORE_FAULT=%s)", area_step_name(a->step),
+				    fault_step_name(a->step));
 	if (a->error) {
 		t = area_thread(tr, a->failed_thread);
 		return restore_fail(tr->err, "restore failed while %s (thread %d, detail %#llx): %s",
@@ -281,11 +286,18 @@ static int finish(struct trace *tr)
 	for (i = 0; i < tr->plan->n_threads; i++)
 		if (set_thread_regs(tr, &tr->plan->threads[i]))
 			return -1;
+	if (tr->fault->site == FAULT_REGISTERS)
+		return restore_fail(tr->err, "injected fault (CRIB_RESTORE_FAULT=registers) once "
+				    "the registers were set");
 	/* Everything is in place: let them all go. */
-	for (i = 0; i < tr->plan->n_threads; i++)
+	for (i = 0; i < tr->plan->n_threads; i++) {
 		if (ptrace(PTRACE_DETACH, tr->threads[i].tid, 0, 0))
 			return restore_fail(tr->err, "cannot let thread %d go: %s",
 					    (int)tr->threads[i].tid, strerror(errno));
+		if (tr->fault->site == FAULT_DETACH)
+			return restore_fail(tr->err, "injected fault (CRIB_RESTORE_FAULT=detach) "
+					    "once thread %d was let go", (int)tr->threads[i].tid);
+	}
 	return 0;
 }
 
@@ -323,7 +335,7 @@ static int start_child(struct trace *tr, int *sync_fd)
 	tr->pid = clone_with_pid(tr->pid);
 	if (tr->pid == 0) {
 		close(sync[1]);
-		child_restore(tr->plan, tr->area, tr->refill, sync[0]);
+		child_restore(tr->plan, tr->area, tr->refill, sync[0], tr->fault);
 	}
 	close(sync[0]);
 	*sync_fd = sync[1];
@@ -351,7 +363,8 @@ pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill
 		      const struct restore_options *opt, struct restore_error *err)
 {
 	struct restore_area area;
-	struct trace tr = { .plan = plan, .refill = refill, .area = &area, .err = err };
+	struct trace tr = { .plan = plan, .refill = refill, .fault = &opt->fault, .area = &area,
+			    .err = err };
 	int sync_fd = -1, ret = -1;
 	size_t i;
 
@@ -363,6 +376,10 @@ pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill
 	if (area_create(&area, plan, err))
 		goto out;
 	restore_verbose(opt, "restore area at %p, %zu bytes\n", area.base, area.len);
+	if (opt->fault.site != FAULT_NONE)
+		restore_verbose(opt, "a fault will be injected at %s\n", opt->fault.name);
+	if (opt->fault.site == FAULT_RESTORER)
+		area.args->fault_step = opt->fault.step + 1;
 	tr.pid = (pid_t)plan->proc.pid;
 	if (start_child(&tr, &sync_fd))
 		goto out_area;

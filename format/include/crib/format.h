@@ -17,5 +17,6 @@
 #include <crib/writer.h>
 #include <crib/reader.h>
 #include <crib/json.h>
+#include <crib/diff.h>
 
 #endif /* CRIB_FORMAT_H */

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection, a testing aid: CRIB_RESTORE_FAULT=SITE makes the
+ * restore fail at SITE, one of the points it passes once the new process
+ * exists, so tests can check that a failure anywhere leaves nothing behind
+ * (no process, the PID and TIDs free) and loses nothing (the snapshot
+ * still restores).  The sites, in the order a restore passes them, are the
+ * child's steps, the restorer's steps (enum rst_step) and the tracer's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crib-restore.h"
+
+static const struct fault_site_name {
+	const char *name;
+	enum fault_site site;
+	uint32_t step;		/* FAULT_RESTORER: the enum rst_step */
+} sites[] = {
+	{ "files",		FAULT_FILES,		0 },
+	{ "attributes",		FAULT_ATTRIBUTES,	0 },
+	{ "start",		FAULT_RESTORER,	RST_STEP_START },
+	{ "rseq",		FAULT_RESTORER,	RST_STEP_RSEQ },
+	{ "unmap",		FAULT_RESTORER,	RST_STEP_UNMAP },
+	{ "vdso",		FAULT_RESTORER,	RST_STEP_VDSO },
+	{ "map",		FAULT_RESTORER,	RST_STEP_MAP },
+	{ "fill",		FAULT_RESTORER,	RST_STEP_FILL },
+	{ "protect",		FAULT_RESTORER,	RST_STEP_PROTECT },
+	{ "mm",			FAULT_RESTORER,	RST_STEP_MM },
+	{ "sigaction",		FAULT_RESTORER,	RST_STEP_SIGACTION },
+	{ "itimer",		FAULT_RESTORER,	RST_STEP_ITIMER },
+	{ "thread",		FAULT_RESTORER,	RST_STEP_THREAD },
+	{ "posix-timer",	FAULT_RESTORER,	RST_STEP_POSIX_TIMER },
+	{ "sigqueue",		FAULT_RESTORER,	RST_STEP_SIGQUEUE },
+	{ "rlimit",		FAULT_RESTORER,	RST_STEP_RLIMIT },
+	{ "thread-state",	FAULT_RESTORER,	RST_STEP_THREAD_STATE },
+	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
+	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
+	{ "registers",		FAULT_REGISTERS,	0 },
+	{ "detach",		FAULT_DETACH,		0 },
+};
+
+#define N_SITES (sizeof(sites) / sizeof(sites[0]))
+
+static void list_sites(char *buf, size_t len)
+{
+	size_t i, used = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < N_SITES && used < len; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? " " : "", sites[i].name);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+int fault_from_env(struct restore_fault *f, struct restore_error *err)
+{
+	const char *spec = getenv("CRIB_RESTORE_FAULT");
+	char names[256], *end;
+	unsigned long nr;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	if (!spec || !*spec)
+		return 0;
+	nr = strtoul(spec, &end, 10);
+	for (i = 0; i < N_SITES; i++) {
+		if ((!*end && nr == i + 1) || !strcmp(spec, sites[i].name)) {
+			f->site = sites[i].site;
+			f->step = sites[i].step;
+			f->name = sites[i].name;
+			return 0;
+		}
+	}
+	list_sites(names, sizeof(names));
+	return restore_fail(err, "CRIB_RESTORE_FAULT=%s: no such step; the steps are, "
+			    "in order (a name or its number from 1): %s", spec, names);
+}
+
+const char *fault_step_name(uint32_t step)
+{
+	size_t i;
+
+	for (i = 0; i < N_SITES; i++)
+		if (sites[i].site == FAULT_RESTORER && sites[i].step == step)
+			return sites[i].name;
+	return "?";
+}
