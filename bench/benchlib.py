@@ -1,6 +1,7 @@
 """What the benchmark drivers share: progress and failure messages, running
 a tool that must succeed, and the lines that say where a run was made."""
 
+import argparse
 import os
 import subprocess
 import sys
@@ -64,3 +65,23 @@ def context(quick_note, clock_lines=()):
     lines.append("Times are medians under emulation: only the ratios within this run mean "
                  "something. How it is measured: bench/README.md.")
     return lines
+
+
+def parse_args(msgs, description, quick_help):
+    """The drivers' command line (--quick, --output FILE); they run as root."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--output", help="write the markdown results here too")
+    args = ap.parse_args()
+    if os.geteuid():
+        msgs.fail("run me as root in the CRIB guest")
+    return args
+
+
+def publish(text, output):
+    """The report to stdout and, whole or not at all, to the file output."""
+    sys.stdout.write(text)
+    if output:
+        with open(output + ".tmp", "w") as f:
+            f.write(text)
+        os.rename(output + ".tmp", output)

@@ -16,7 +16,6 @@ Prints the results as markdown and writes them to FILE.  --quick runs
 tiny cases once each (a functional check, not a measurement).  See
 bench/README.md for what is measured and how.
 """
-import argparse
 import os
 import shutil
 import signal
@@ -329,12 +328,7 @@ def report(fact_rows, dump_rows, quick):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="the dump benchmark (in the guest)")
-    ap.add_argument("--quick", action="store_true", help="tiny cases, once: a functional check")
-    ap.add_argument("--output", help="write the markdown results here too")
-    args = ap.parse_args()
-    if os.geteuid():
-        fail("run me as root in the CRIB guest")
+    args = benchlib.parse_args(MSGS, "the dump benchmark (in the guest)", "tiny cases, once: a functional check")
     os.makedirs(WORK, exist_ok=True)
     with open("/proc/sys/vm/max_map_count") as f:
         old_max = f.read().strip()
@@ -349,11 +343,7 @@ def main():
             f.write(old_max)
     log("done")
     text = report(fact_rows, dump_rows, args.quick)
-    sys.stdout.write(text)
-    if args.output:
-        with open(args.output + ".tmp", "w") as f:
-            f.write(text)
-        os.rename(args.output + ".tmp", args.output)
+    benchlib.publish(text, args.output)
     return 0
 
 

@@ -15,7 +15,6 @@ Prints the results as markdown and writes them to FILE.  --quick runs a
 tiny case once (a functional check, not a measurement).  See
 bench/README.md for what is measured and how.
 """
-import argparse
 import ctypes
 import hashlib
 import os
@@ -250,12 +249,7 @@ def report(rows, quick):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="the restore benchmark (in the guest)")
-    ap.add_argument("--quick", action="store_true", help="a tiny case, once: a functional check")
-    ap.add_argument("--output", help="write the markdown results here too")
-    args = ap.parse_args()
-    if os.geteuid():
-        fail("run me as root in the CRIB guest")
+    args = benchlib.parse_args(MSGS, "the restore benchmark (in the guest)", "a tiny case, once: a functional check")
     # Restored processes run on detached: this driver adopts them, to check
     # and reap them.
     libc = ctypes.CDLL(None, use_errno=True)
@@ -265,11 +259,7 @@ def main():
     rows = [measure(c) for c in (QUICK_MEM_CASES if args.quick else MEM_CASES)]
     log("done")
     text = report(rows, args.quick)
-    sys.stdout.write(text)
-    if args.output:
-        with open(args.output + ".tmp", "w") as f:
-            f.write(text)
-        os.rename(args.output + ".tmp", args.output)
+    benchlib.publish(text, args.output)
     return 0
 
 

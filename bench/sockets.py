@@ -13,7 +13,6 @@ them.  Prints the results as markdown and writes them to FILE.  --quick
 runs one tiny case once (a functional check, not a measurement).  See
 bench/README.md.
 """
-import argparse
 import os
 import shutil
 import signal
@@ -139,21 +138,12 @@ def report(rows, quick):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="the socket benchmark (in the guest)")
-    ap.add_argument("--quick", action="store_true", help="one tiny case, once: a functional check")
-    ap.add_argument("--output", help="write the markdown results here too")
-    args = ap.parse_args()
-    if os.geteuid():
-        fail("run me as root in the CRIB guest")
+    args = benchlib.parse_args(MSGS, "the socket benchmark (in the guest)", "one tiny case, once: a functional check")
     os.makedirs(WORK, exist_ok=True)
     rows = [measure(c, args.quick) for c in (QUICK_CASES if args.quick else CASES)]
     log("done")
     text = report(rows, args.quick)
-    sys.stdout.write(text)
-    if args.output:
-        with open(args.output + ".tmp", "w") as f:
-            f.write(text)
-        os.rename(args.output + ".tmp", args.output)
+    benchlib.publish(text, args.output)
     return 0
 
 
