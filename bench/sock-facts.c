@@ -16,29 +16,16 @@
  *       "method NAME reps N median_ns T min_ns T max_ns T", and one per
  *       stage of the procfs way: "stage procfs-diag STAGE median_ns T"
  *
- * Every run must find the same sockets, or the benchmark stops.  Timed
- * with the TSC, calibrated against CLOCK_MONOTONIC over the whole
- * measurement (see bench/dump-facts.c for why).
+ * Every run must find the same sockets, or the benchmark stops.  The
+ * options, rounds and clock are timing.h's.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
-#include <x86intrin.h>
 
 #include "sockfacts.h"
-
-struct options {
-	pid_t pid;
-	bool compare;
-	int warmup;
-	int min_reps;
-	int max_reps;
-	double budget;		/* seconds */
-};
+#include "timing.h"
 
 struct bench {
 	struct dump_job job;	/* the loaded programs and the pid */
@@ -46,24 +33,9 @@ struct bench {
 	struct dump_error err;
 };
 
-struct method {
-	const char *name;
-	int (*read)(struct bench *b, struct sock_facts *f);
-	uint64_t *samples;
-	size_t n;
-};
-
 static const char *const stage_names[NR_STAGES] = {
 	"fds", "proc-net", "sock-diag", "getsockopt",
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int read_crib(struct bench *b, struct sock_facts *f)
 {
@@ -142,194 +114,127 @@ static void count(const struct sock_facts *f, struct census *c)
 	}
 }
 
-static int run_checked(struct bench *b, struct method *m, struct census *want, uint64_t *elapsed)
+/* The ways of reading, in the order of their report lines. */
+enum { WAY_CRIB, WAY_PROCFS, N_WAYS };
+
+static const struct way {
+	const char *name;
+	int (*read)(struct bench *b, struct sock_facts *f);
+} ways[N_WAYS] = {
+	[WAY_CRIB] = { "crib-program", read_crib },
+	[WAY_PROCFS] = { "procfs-diag", read_procfs },
+};
+
+struct measurement {
+	struct bench *b;
+	struct census want;		/* what the first run found */
+	uint64_t *stages[NR_STAGES];	/* cycles of each stage of the timed procfs runs */
+	size_t n_stages;
+};
+
+/* Run ways[i] once; every run must find what the first one did. */
+static int run_checked(void *ctx, size_t i, uint64_t *elapsed)
 {
+	struct measurement *ms = ctx;
+	struct census got, *want = &ms->want;
 	struct sock_facts f;
-	struct census got;
 	uint64_t t0;
 	int ret;
 
-	t0 = __rdtsc();
-	ret = m->read(b, &f);
-	*elapsed = __rdtsc() - t0;
+	t0 = timing_cycles();
+	ret = ways[i].read(ms->b, &f);
+	*elapsed = timing_cycles() - t0;
 	count(&f, &got);
 	sock_facts_free(&f);
 	if (ret) {
-		fprintf(stderr, "sock-facts: %s: %s\n", m->name, run_error(b));
+		fprintf(stderr, "sock-facts: %s: %s\n", ways[i].name, run_error(ms->b));
 		return -1;
 	}
 	if (!want->n) {
 		*want = got;
 	} else if (memcmp(&got, want, sizeof(got))) {
 		fprintf(stderr, "sock-facts: %s found %zu sockets, not %zu: did the process change?\n",
-			m->name, got.n, want->n);
+			ways[i].name, got.n, want->n);
 		return -1;
 	}
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Keep the stages of every timed procfs run. */
+static void keep_stages(void *ctx, size_t i)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	struct measurement *ms = ctx;
+	size_t s;
 
-	return x < y ? -1 : x > y;
+	if (i != WAY_PROCFS)
+		return;
+	for (s = 0; s < NR_STAGES; s++)
+		ms->stages[s][ms->n_stages] = ms->b->procfs.stage_cycles[s];
+	ms->n_stages++;
 }
 
-static double median_of(uint64_t *samples, size_t n)
+static void report_stages(struct measurement *ms, double ns_per_cycle)
 {
-	qsort(samples, n, sizeof(*samples), cmp_u64);
-	return n % 2 ? (double)samples[n / 2] :
-		       ((double)samples[n / 2 - 1] + (double)samples[n / 2]) / 2;
+	size_t s;
+
+	for (s = 0; s < NR_STAGES; s++)
+		printf("stage procfs-diag %s median_ns %.0f\n", stage_names[s],
+		       timing_median(ms->stages[s], ms->n_stages) * ns_per_cycle);
 }
 
-static void report(struct method *m, double ns_per_cycle)
+static int measure(struct bench *b, const struct timing_options *o)
 {
-	double median = median_of(m->samples, m->n);
-
-	printf("method %s reps %zu median_ns %.0f min_ns %.0f max_ns %.0f\n", m->name, m->n,
-	       median * ns_per_cycle, (double)m->samples[0] * ns_per_cycle,
-	       (double)m->samples[m->n - 1] * ns_per_cycle);
-}
-
-/* Rounds alternate which way goes first, so a slow stretch falls on both alike. */
-static int measure(struct bench *b, const struct options *o)
-{
-	struct method methods[] = {
-		{ "crib-program", read_crib, NULL, 0 },
-		{ "procfs-diag", read_procfs, NULL, 0 },
+	struct measurement ms = { .b = b };
+	struct timing_method methods[N_WAYS] = { 0 };
+	struct timing t = {
+		.prog = "sock-facts",
+		.methods = methods,
+		.n_methods = N_WAYS,
+		.run = run_checked,
+		.kept = keep_stages,
+		.ctx = &ms,
 	};
-	const size_t n_methods = sizeof(methods) / sizeof(methods[0]);
-	uint64_t start_ns, start_cycles, elapsed, *stages[NR_STAGES] = { 0 };
-	struct census want = { 0 };
-	size_t n_stages = 0;
-	double ns_per_cycle;
-	int round, ret = -1;
-	size_t i, k;
+	int ret = -1;
+	size_t i;
 
-	for (i = 0; i < n_methods; i++) {
-		methods[i].samples = calloc((size_t)o->max_reps, sizeof(uint64_t));
-		if (!methods[i].samples) {
-			fprintf(stderr, "sock-facts: out of memory\n");
-			goto out;
-		}
-	}
+	for (i = 0; i < N_WAYS; i++)
+		methods[i].name = ways[i].name;
 	for (i = 0; i < NR_STAGES; i++) {
-		stages[i] = calloc((size_t)o->max_reps, sizeof(uint64_t));
-		if (!stages[i]) {
+		ms.stages[i] = calloc((size_t)o->max_reps, sizeof(uint64_t));
+		if (!ms.stages[i]) {
 			fprintf(stderr, "sock-facts: out of memory\n");
 			goto out;
 		}
 	}
-	for (round = 0; round < o->warmup; round++)
-		for (i = 0; i < n_methods; i++)
-			if (run_checked(b, &methods[i], &want, &elapsed))
-				goto out;
-	start_ns = monotonic_ns();
-	start_cycles = __rdtsc();
-	for (round = 0; round < o->max_reps; round++) {
-		if (round >= o->min_reps && (double)(monotonic_ns() - start_ns) / 1e9 >= o->budget)
-			break;
-		for (k = 0; k < n_methods; k++) {
-			struct method *m = &methods[(k + (size_t)round) % n_methods];
-
-			if (run_checked(b, m, &want, &elapsed))
-				goto out;
-			m->samples[m->n++] = elapsed;
-			if (m->read != read_procfs)
-				continue;
-			for (i = 0; i < NR_STAGES; i++)
-				stages[i][n_stages] = b->procfs.stage_cycles[i];
-			n_stages++;
-		}
-	}
-	ns_per_cycle = (double)(monotonic_ns() - start_ns) / (double)(__rdtsc() - start_cycles);
-	printf("sockets %zu tcp %zu udp %zu unix %zu\n", want.n, want.tcp, want.udp, want.unx);
-	printf("clock tsc %.1f MHz over %.1f s\n", 1e3 / ns_per_cycle,
-	       (double)(monotonic_ns() - start_ns) / 1e9);
-	for (i = 0; i < n_methods; i++)
-		report(&methods[i], ns_per_cycle);
-	for (i = 0; i < NR_STAGES; i++)
-		printf("stage procfs-diag %s median_ns %.0f\n", stage_names[i],
-		       median_of(stages[i], n_stages) * ns_per_cycle);
+	if (timing_measure(&t, o))
+		goto out;
+	printf("sockets %zu tcp %zu udp %zu unix %zu\n", ms.want.n, ms.want.tcp, ms.want.udp,
+	       ms.want.unx);
+	timing_report(&t);
+	report_stages(&ms, t.ns_per_cycle);
 	ret = 0;
 out:
-	for (i = 0; i < n_methods; i++)
-		free(methods[i].samples);
+	timing_free(&t);
 	for (i = 0; i < NR_STAGES; i++)
-		free(stages[i]);
+		free(ms.stages[i]);
 	return ret;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: sock-facts -p PID --compare\n"
-		"       sock-facts -p PID [--warmup N] [--min-reps N] [--max-reps N] [--budget SECONDS]\n"
-		"Read every socket of a process through the dump_sockets CRIB program and\n"
-		"through procfs, sock_diag and getsockopt(): compare the two, or time them.\n");
-}
-
-static int parse_int(const char *arg, int min, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || v < min || v > 1000000)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-static int parse_options(int argc, char **argv, struct options *o)
-{
-	enum { OPT_COMPARE = 0x100, OPT_WARMUP, OPT_MIN, OPT_MAX, OPT_BUDGET };
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "compare", no_argument, NULL, OPT_COMPARE },
-		{ "warmup", required_argument, NULL, OPT_WARMUP },
-		{ "min-reps", required_argument, NULL, OPT_MIN },
-		{ "max-reps", required_argument, NULL, OPT_MAX },
-		{ "budget", required_argument, NULL, OPT_BUDGET },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c, pid = 0, bad = 0;
-	char *end;
-
-	*o = (struct options){ .warmup = 2, .min_reps = 5, .max_reps = 101, .budget = 10 };
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': bad |= parse_int(optarg, 1, &pid); break;
-		case OPT_COMPARE: o->compare = true; break;
-		case OPT_WARMUP: bad |= parse_int(optarg, 0, &o->warmup); break;
-		case OPT_MIN: bad |= parse_int(optarg, 1, &o->min_reps); break;
-		case OPT_MAX: bad |= parse_int(optarg, 1, &o->max_reps); break;
-		case OPT_BUDGET:
-			o->budget = strtod(optarg, &end);
-			bad |= *end || o->budget < 0 ? -1 : 0;
-			break;
-		case 'h': usage(stdout); exit(0);
-		default: bad = -1;
-		}
-	}
-	if (bad || !pid || optind != argc || o->min_reps > o->max_reps) {
-		usage(stderr);
-		return -1;
-	}
-	o->pid = (pid_t)pid;
-	return 0;
-}
+static const char usage[] =
+	"usage: sock-facts -p PID --compare\n"
+	"       sock-facts -p PID [--warmup N] [--min-reps N] [--max-reps N] [--budget SECONDS]\n"
+	"Read every socket of a process through the dump_sockets CRIB program and\n"
+	"through procfs, sock_diag and getsockopt(): compare the two, or time them.\n";
 
 int main(int argc, char **argv)
 {
-	struct options o;
+	struct timing_options o;
 	struct bench b;
 	int ret;
 
-	if (parse_options(argc, argv, &o))
-		return 2;
+	ret = timing_parse_options(argc, argv, usage, &o);
+	if (ret)
+		return ret < 0 ? 2 : 0;
 	if (bench_init(&b, o.pid)) {
 		bench_free(&b);
 		return 1;
