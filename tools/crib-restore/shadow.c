@@ -125,9 +125,16 @@ bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uin
 	if (data) {
 		memcpy(to, data, len);
 	} else {
-		/* Zero pages were there: make them present, as they were. */
-		for (off = 0; off < len; off += page)
-			*(volatile char *)(to + off) = 0;
+		/*
+		 * Zero pages were there: make them present, as they were.  A
+		 * read maps the kernel's shared zero page, which costs no
+		 * memory and moves with the shadow like any other page.  But
+		 * fork() copies no page table entries of a mapping never
+		 * written to, so the first page is written, which is enough.
+		 */
+		*(volatile char *)to = 0;
+		for (off = page; off < len; off += page)
+			(void)*(volatile const char *)(to + off);
 	}
 	plan->shadow_bytes += len;
 	return true;
