@@ -201,12 +201,12 @@ def run(w, peer, pid):
     t.eq(status, 0, "the peer reads both streams to their end without an error")
     got = {}
     for line in read(peer.path("peer-result")).splitlines():
-        fam, rest = line.split(None, 1)
-        got[fam] = parse_result(rest)
+        port, fam, rest = line.split(None, 2)
+        got[fam] = (port, parse_result(rest))
     for fam in ("4", "6"):
-        path = w.path("serve-" + fam)
+        port, p = got.get(fam, ("?", {}))
+        path = w.path("serve-" + port)
         served = parse_result(read(path)) if os.path.exists(path) else {}
-        p = got.get(fam, {})
         t.check(p.get("bad") == 0 and p.get("eof") == 1 and p.get("error") == 0 and
                 p.get("received") == served.get("sent"),
                 "IPv%s: the peer got every byte the workload sent (%s), each right, once"

@@ -4,7 +4,7 @@
  * side is checkpointed mid-stream, the other keeps running.
  *
  *   tcpstream serve DIR
- *   tcpstream peer DIR PORT4 PORT6
+ *   tcpstream peer DIR PORT4 PORT6 [N]
  *
  * "serve" listens on 127.0.0.1 and ::1 (ports chosen by the kernel),
  * holds DIR/anchor open (a file a restore needs), writes "PORT4 PORT6" to
@@ -12,17 +12,20 @@
  * socket takes it while reading the peer's slowly, so that its receive
  * queue holds unread data; a peer that reads slowly leaves unsent data
  * in its send queue.  SIGUSR1 makes it read at full speed.  At the peer's
- * end of file it writes DIR/serve-4 (or -6): "received N sent N bad N",
- * and closes.
+ * end of file it writes DIR/serve-PORT, PORT being the peer's port:
+ * "received N sent N bad N error E", and closes.
  *
- * "peer" connects to both, sends its streams at a steady rate into a
- * large send buffer (so that it keeps sending while the other side is
- * gone) and reads slowly, rewriting DIR/peer-status a few times a second:
- * "sent4 received4 sent6 received6 bad".  SIGUSR1 finishes: it stops
- * sending, shuts its streams down for writing, reads the rest at full
- * speed up to the end of file, writes DIR/peer-result:
- *   "4 sent N received N bad N error E" and the same for 6,
- * and exits 0 when everything was read without an error.
+ * "peer" makes N connections (2 by default), to IPv4 and IPv6 in turn,
+ * sends its streams at a steady rate into large send buffers (so that it
+ * keeps sending while the other side is gone) and reads slowly,
+ * rewriting DIR/peer-status a few times a second: "SENT RECEIVED" of
+ * each connection in turn, then the count of wrong bytes.  SIGUSR1
+ * finishes: it stops sending, shuts its streams down for writing, reads
+ * the rest at full speed up to the end of file, writes DIR/peer-result,
+ * a line per connection:
+ *   "PORT FAMILY sent N received N bad N error E eof 0|1"
+ * (PORT its own port, FAMILY 4 or 6), and exits 0 when everything was
+ * read without an error.  The rates are shared by the connections.
  *
  * Byte i of a stream is byte i % 8 of splitmix64(seed << 56 ^ i / 8): no
  * lost, repeated or reordered byte goes unnoticed.  The seed is the
@@ -46,14 +49,16 @@
 #include "ready.h"
 
 #define TICK_MS		20
-#define SLOW_READ	2048		/* bytes read per tick while slow: 100 KiB/s */
-#define PEER_SEND	4096		/* bytes the peer sends per tick: 200 KiB/s */
+#define SLOW_READ	4096		/* bytes read per tick while slow, in all: 200 KiB/s */
+#define PEER_SEND	8192		/* bytes the peer sends per tick, in all: 400 KiB/s */
+#define MIN_SHARE	64		/* a connection's least share of a tick */
 #define PEER_SNDBUF	(16 << 20)
-#define MAX_CONNS	8
+#define MAX_CONNS	256
 
 struct stream {
 	int fd;
 	int family;			/* AF_INET or AF_INET6 */
+	unsigned int port;		/* the peer's port (serve), our own (peer) */
 	uint64_t sent, received, bad;
 	int error;			/* errno of a failed read or write */
 	int eof;
@@ -158,22 +163,49 @@ static int listen_on(int family, const char *addr, unsigned int *port)
 	return fd;
 }
 
+/* A tick's @total shared by @n connections. */
+static size_t share(size_t total, int n)
+{
+	return n && total / (size_t)n > MIN_SHARE ? total / (size_t)n : MIN_SHARE;
+}
+
+/* The port at the other end (@peer) or at ours. */
+static unsigned int port_of(int fd, int peer)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if ((peer ? getpeername : getsockname)(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+					       ((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
 static void serve_result(const char *dir, const struct stream *s)
 {
 	char path[1024], text[256];
 
-	snprintf(path, sizeof(path), "%s/serve-%d", dir, s->family == AF_INET ? 4 : 6);
+	snprintf(path, sizeof(path), "%s/serve-%u", dir, s->port);
 	snprintf(text, sizeof(text), "received %llu sent %llu bad %llu error %d\n",
 		 (unsigned long long)s->received, (unsigned long long)s->sent,
 		 (unsigned long long)s->bad, s->error);
 	write_ready(path, text);
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 {
-	struct stream conns[MAX_CONNS];
+	static struct stream conns[MAX_CONNS];
 	struct pollfd pfd[2 + MAX_CONNS];
-	int n = 0, fd;
+	uint64_t last_read = 0;
+	int n = 0, fd, reading;
 
 	for (;;) {
 		for (int i = 0; i < 2; i++)
@@ -188,12 +220,18 @@ static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 				continue;
 			fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK);
 			if (fd >= 0)
-				conns[n++] = (struct stream){ .fd = fd, .family = lfamily[i] };
+				conns[n++] = (struct stream){ .fd = fd, .family = lfamily[i],
+							      .port = port_of(fd, 1) };
 		}
+		/* slowly: a share of SLOW_READ once per tick */
+		reading = fast || now_ms() - last_read >= TICK_MS;
+		if (reading)
+			last_read = now_ms();
 		for (int i = 0; i < n; i++) {
 			struct stream *s = &conns[i];
 
-			stream_read(s, 1, fast ? SIZE_MAX : SLOW_READ);
+			if (reading)
+				stream_read(s, 1, fast ? SIZE_MAX : share(SLOW_READ, n));
 			if (!s->eof)
 				stream_write(s, 0, SIZE_MAX);
 			if (s->eof || s->error) {
@@ -260,70 +298,97 @@ fail:
 	return -1;
 }
 
-static void peer_report(const char *dir, const char *name, const struct stream *s, int full)
+static void peer_report(const char *dir, const struct stream *s, int n, int full)
 {
-	char path[1024], text[512];
+	char path[1024];
+	uint64_t bad = 0;
+	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (full)
-		snprintf(text, sizeof(text),
-			 "4 sent %llu received %llu bad %llu error %d eof %d\n"
-			 "6 sent %llu received %llu bad %llu error %d eof %d\n",
-			 (unsigned long long)s[0].sent, (unsigned long long)s[0].received,
-			 (unsigned long long)s[0].bad, s[0].error, s[0].eof,
-			 (unsigned long long)s[1].sent, (unsigned long long)s[1].received,
-			 (unsigned long long)s[1].bad, s[1].error, s[1].eof);
-	else
-		snprintf(text, sizeof(text), "%llu %llu %llu %llu %llu\n",
-			 (unsigned long long)s[0].sent, (unsigned long long)s[0].received,
-			 (unsigned long long)s[1].sent, (unsigned long long)s[1].received,
-			 (unsigned long long)(s[0].bad + s[1].bad));
-	write_ready(path, text);
+	snprintf(path, sizeof(path), "%s/%s.tmp", dir, full ? "peer-result" : "peer-status");
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (full)
+			fprintf(f, "%u %d sent %llu received %llu bad %llu error %d eof %d\n",
+				s[i].port, s[i].family == AF_INET ? 4 : 6,
+				(unsigned long long)s[i].sent, (unsigned long long)s[i].received,
+				(unsigned long long)s[i].bad, s[i].error, s[i].eof);
+		else
+			fprintf(f, "%llu %llu ", (unsigned long long)s[i].sent,
+				(unsigned long long)s[i].received);
+		bad += s[i].bad;
+	}
+	if (!full)
+		fprintf(f, "%llu\n", (unsigned long long)bad);
+	if (fclose(f) == 0) {
+		char final[1024];
+
+		snprintf(final, sizeof(final), "%s/%s", dir, full ? "peer-result" : "peer-status");
+		rename(path, final);
+	}
+}
+
+static int stream_done(const struct stream *s)
+{
+	return s->eof || s->error;
 }
 
 /* Stop sending, shut down for writing, read up to the end of file. */
-static int peer_finish(const char *dir, struct stream *s)
+static int peer_finish(const char *dir, struct stream *s, int n)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[MAX_CONNS];
+	int left = n, ret = 0;
 
-	for (int i = 0; i < 2; i++)
+	if (n < 1 || n > MAX_CONNS)
+		return 1;
+	for (int i = 0; i < n; i++)
 		if (shutdown(s[i].fd, SHUT_WR))
 			s[i].error = errno;
-	while (!(s[0].eof || s[0].error) || !(s[1].eof || s[1].error)) {
-		for (int i = 0; i < 2; i++)
-			pfd[i] = (struct pollfd){ .fd = s[i].eof || s[i].error ? -1 : s[i].fd,
+	while (left) {
+		for (int i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = stream_done(&s[i]) ? -1 : s[i].fd,
 						  .events = POLLIN };
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		if (poll(pfd, (nfds_t)n, -1) < 0 && errno != EINTR)
 			return 1;
-		for (int i = 0; i < 2; i++)
-			stream_read(&s[i], 0, SIZE_MAX);
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (pfd[i].revents)
+				stream_read(&s[i], 0, SIZE_MAX);
+			left += !stream_done(&s[i]);
+		}
 	}
-	peer_report(dir, "peer-result", s, 1);
-	return s[0].error || s[1].error || s[0].bad || s[1].bad;
+	peer_report(dir, s, n, 1);
+	for (int i = 0; i < n; i++)
+		ret |= s[i].error || s[i].bad;
+	return ret;
 }
 
-static int peer(const char *dir, unsigned int port4, unsigned int port6)
+static int peer(const char *dir, unsigned int port4, unsigned int port6, int n)
 {
-	struct stream s[2] = { { .family = AF_INET }, { .family = AF_INET6 } };
+	static struct stream s[MAX_CONNS];
 	struct timespec tick = { 0, TICK_MS * 1000000L };
 	unsigned int ticks = 0;
 
-	s[0].fd = connect_to(AF_INET, port4);
-	s[1].fd = connect_to(AF_INET6, port6);
-	if (s[0].fd < 0 || s[1].fd < 0) {
-		perror("tcpstream peer: connect");
-		return 1;
+	for (int i = 0; i < n; i++) {
+		s[i].family = i % 2 ? AF_INET6 : AF_INET;
+		s[i].fd = connect_to(s[i].family, i % 2 ? port6 : port4);
+		if (s[i].fd < 0) {
+			perror("tcpstream peer: connect");
+			return 1;
+		}
+		s[i].port = port_of(s[i].fd, 0);
 	}
 	while (!fast) {
-		for (int i = 0; i < 2; i++) {
-			stream_write(&s[i], 1, PEER_SEND);
-			stream_read(&s[i], 0, SLOW_READ);
+		for (int i = 0; i < n; i++) {
+			stream_write(&s[i], 1, share(PEER_SEND, n));
+			stream_read(&s[i], 0, share(SLOW_READ, n));
 		}
 		if (++ticks % 10 == 0)
-			peer_report(dir, "peer-status", s, 0);
+			peer_report(dir, s, n, 0);
 		nanosleep(&tick, NULL);
 	}
-	return peer_finish(dir, s);
+	return peer_finish(dir, s, n);
 }
 
 int main(int argc, char **argv)
@@ -332,8 +397,15 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, on_usr1);
 	if (argc == 3 && !strcmp(argv[1], "serve"))
 		return serve(argv[2]);
-	if (argc == 5 && !strcmp(argv[1], "peer"))
-		return peer(argv[2], (unsigned int)atoi(argv[3]), (unsigned int)atoi(argv[4]));
-	fprintf(stderr, "usage: tcpstream serve DIR | tcpstream peer DIR PORT4 PORT6\n");
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "peer")) {
+		int n = argc == 6 ? atoi(argv[5]) : 2;
+
+		if (n < 1 || n > MAX_CONNS) {
+			fprintf(stderr, "tcpstream peer: 1 to %d connections\n", MAX_CONNS);
+			return 2;
+		}
+		return peer(argv[2], (unsigned int)atoi(argv[3]), (unsigned int)atoi(argv[4]), n);
+	}
+	fprintf(stderr, "usage: tcpstream serve DIR | tcpstream peer DIR PORT4 PORT6 [N]\n");
 	return 2;
 }
