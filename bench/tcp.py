@@ -29,6 +29,7 @@ import sys
 import time
 
 import benchlib
+from dump import criu_frozen_seconds
 
 BENCH = "/usr/local/libexec/crib/bench"
 TCPSTREAM = "/usr/local/libexec/crib/workloads/tcpstream"
@@ -131,11 +132,32 @@ class Pair:
                                                     r.stdout.decode(errors="replace"), extra))
         return elapsed
 
+    def crib_dump(self):
+        """Whole time, and frozen time: from its "stopped" line to its
+        "done" line (the process killed)."""
+        self.path = os.path.join(self.dir, "snapshot.crib")
+        argv = ["crib-dump", "-p", str(self.pid), "-v", "-o", self.path]
+        stopped = done = None
+        lines = []
+        t0 = time.monotonic()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        for line in proc.stderr:
+            now = time.monotonic()
+            lines.append(line.decode(errors="replace"))
+            if line.startswith(b"crib-dump: stopped "):
+                stopped = now
+            elif line.startswith(b"crib-dump: done"):
+                done = now
+        proc.wait()
+        elapsed = time.monotonic() - t0
+        if proc.returncode or stopped is None or done is None:
+            fail("crib-dump failed (status %d):\n%s" % (proc.returncode, "".join(lines)))
+        return elapsed, done - stopped
+
     def dump(self):
         if self.tool == "crib":
-            self.path = os.path.join(self.dir, "snapshot.crib")
-            elapsed = self.timed(["crib-dump", "-p", str(self.pid), "-o", self.path],
-                                 "crib-dump")
+            elapsed, self.frozen = self.crib_dump()
         else:
             self.path = os.path.join(self.dir, "criu-images")
             self.work = os.path.join(self.dir, "criu-work")
@@ -145,6 +167,7 @@ class Pair:
                                   "-t", str(self.pid), "-D", self.path, "-W", self.work,
                                   "-o", "dump.log", "--tcp-established"], "criu dump",
                                  os.path.join(self.work, "dump.log"))
+            self.frozen = criu_frozen_seconds(self.work)
         if self.serve.wait(timeout=60) != -signal.SIGKILL:
             fail("tcpstream serve was not killed by the %s dump" % self.tool)
         return elapsed
@@ -224,9 +247,9 @@ def one_round(tool, n, tag):
         checked = pair.check()
     finally:
         pair.close()
-    log("%s, %d connections: dump %.2f s, restore %.2f s, %d bytes checked" % (
-        tool, n, dump, restore, checked))
-    return dump, restore, queued, checked
+    log("%s, %d connections: dump %.2f s (frozen %.2f s), restore %.2f s, %d bytes checked"
+        % (tool, n, dump, pair.frozen, restore, checked))
+    return dump, restore, queued, checked, pair.frozen
 
 
 def measure(case):
@@ -244,6 +267,7 @@ def measure(case):
         row[tool + "_dump"] = statistics.median(x[0] for x in runs)
         row[tool + "_restore"] = statistics.median(x[1] for x in runs)
         row[tool + "_checked"] = statistics.median(x[3] for x in runs)
+        row[tool + "_frozen"] = statistics.median(x[4] for x in runs)
     row["recv"] = statistics.median(x[2][0] for x in res["crib"])
     row["send"] = statistics.median(x[2][1] for x in res["crib"])
     return row
@@ -267,6 +291,15 @@ def report(rows, quick):
             r["n"], r["rounds"], r["crib_dump"], r["criu_dump"],
             r["criu_dump"] / r["crib_dump"], r["crib_restore"], r["criu_restore"],
             r["criu_restore"] / r["crib_restore"]))
+    out += ["", "Frozen part of the dump, medians: crib-dump from its \"stopped\" line to its "
+            "\"done\" line (the process killed); criu dump's freezing_time plus "
+            "frozen_time (its stats-dump). The rest of crib-dump's time is mostly loading "
+            "and verifying its BPF programs, before the process is touched.", "",
+            "| connections | crib-dump frozen | criu dump frozen | criu / crib |",
+            "|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append("| %d | %.2f s | %.2f s | %.2fx |" % (
+            r["n"], r["crib_frozen"], r["criu_frozen"], r["criu_frozen"] / r["crib_frozen"]))
     out += ["", "Queued data in crib-dump's snapshots (median over its rounds, all "
             "connections together), and the bytes checked after each restore (both "
             "directions, everything the streams carried before, during and after the "
