@@ -117,7 +117,7 @@ static void stream_read(struct stream *s, int to_server, size_t max)
 /* Up to @max bytes more of the stream, as much as the socket takes. */
 static void stream_write(struct stream *s, int to_server, size_t max)
 {
-	static uint8_t buf[65536];
+	static uint8_t buf[16384];
 	unsigned int sd = seed(to_server, s->family);
 	size_t len = max < sizeof(buf) ? max : sizeof(buf);
 	ssize_t n;
@@ -215,14 +215,6 @@ static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 						      .events = POLLOUT | (fast ? POLLIN : 0) };
 		if (poll(pfd, (nfds_t)(2 + n), TICK_MS) < 0 && errno != EINTR)
 			return;
-		for (int i = 0; i < 2; i++) {
-			if (!(pfd[i].revents & POLLIN) || n == MAX_CONNS)
-				continue;
-			fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK);
-			if (fd >= 0)
-				conns[n++] = (struct stream){ .fd = fd, .family = lfamily[i],
-							      .port = port_of(fd, 1) };
-		}
 		/* slowly: a share of SLOW_READ once per tick */
 		reading = fast || now_ms() - last_read >= TICK_MS;
 		if (reading)
@@ -232,13 +224,23 @@ static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 
 			if (reading)
 				stream_read(s, 1, fast ? SIZE_MAX : share(SLOW_READ, n));
-			if (!s->eof)
+			/* only where there is room: making the bytes costs */
+			if (!s->eof && (pfd[2 + i].revents & POLLOUT))
 				stream_write(s, 0, SIZE_MAX);
 			if (s->eof || s->error) {
 				serve_result(dir, s);
 				close(s->fd);
-				conns[i--] = conns[--n];
+				conns[i] = conns[--n];
+				pfd[2 + i--] = pfd[2 + n];
 			}
+		}
+		for (int i = 0; i < 2; i++) {
+			if (!(pfd[i].revents & POLLIN) || n == MAX_CONNS)
+				continue;
+			fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK);
+			if (fd >= 0)
+				conns[n++] = (struct stream){ .fd = fd, .family = lfamily[i],
+							      .port = port_of(fd, 1) };
 		}
 	}
 }
