@@ -11,7 +11,8 @@
  * DIR/ready, and on each connection writes its stream as fast as the
  * socket takes it while reading the peer's slowly, so that its receive
  * queue holds unread data; a peer that reads slowly leaves unsent data
- * in its send queue.  SIGUSR1 makes it read at full speed.  At the peer's
+ * in its send queue (its send buffers are 128 KiB).  SIGUSR1 makes it
+ * stop writing and read at full speed.  At the peer's
  * end of file it writes DIR/serve-PORT, PORT being the peer's port:
  * "received N sent N bad N error E", and closes.
  *
@@ -53,6 +54,7 @@
 #define PEER_SEND	8192		/* bytes the peer sends per tick, in all: 400 KiB/s */
 #define MIN_SHARE	64		/* a connection's least share of a tick */
 #define PEER_SNDBUF	(16 << 20)
+#define SERVE_SNDBUF	(128 << 10)
 #define MAX_CONNS	256
 
 struct stream {
@@ -205,7 +207,7 @@ static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 	static struct stream conns[MAX_CONNS];
 	struct pollfd pfd[2 + MAX_CONNS];
 	uint64_t last_read = 0;
-	int n = 0, fd, reading;
+	int n = 0, fd, reading, sndbuf = SERVE_SNDBUF;
 
 	for (;;) {
 		for (int i = 0; i < 2; i++)
@@ -225,7 +227,7 @@ static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 			if (reading)
 				stream_read(s, 1, fast ? SIZE_MAX : share(SLOW_READ, n));
 			/* only where there is room: making the bytes costs */
-			if (!s->eof && (pfd[2 + i].revents & POLLOUT))
+			if (!s->eof && !fast && (pfd[2 + i].revents & POLLOUT))
 				stream_write(s, 0, SIZE_MAX);
 			if (s->eof || s->error) {
 				serve_result(dir, s);
@@ -238,7 +240,10 @@ static void serve_loop(const char *dir, int *lfd, const int *lfamily)
 			if (!(pfd[i].revents & POLLIN) || n == MAX_CONNS)
 				continue;
 			fd = accept4(lfd[i], NULL, NULL, SOCK_NONBLOCK);
-			if (fd >= 0)
+			/* a fixed send buffer: unsent data in bounds, however many connections */
+			if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)))
+				close(fd);
+			else if (fd >= 0)
 				conns[n++] = (struct stream){ .fd = fd, .family = lfamily[i],
 							      .port = port_of(fd, 1) };
 		}
