@@ -14,6 +14,11 @@
 #       the dump_sockets CRIB program against procfs, sock_diag and
 #       getsockopt() (bench/README.md); results in bench/results/sockets.md,
 #       or with --quick in the build directory
+#   dev/bench.sh tcp [--quick]
+#       crib-dump and crib-restore against criu dump and restore with
+#       --tcp-established, on established connections to a running peer
+#       (bench/README.md); results in bench/results/tcp.md, or with --quick
+#       in the build directory
 #
 # Timings are never asserted: the guest is emulated and the host shared.
 set -euo pipefail
@@ -58,11 +63,12 @@ run_bench() {
 bench_dump() { run_bench dump 10 "$@"; }
 bench_restore() { run_bench restore 6 "$@"; }
 bench_sockets() { run_bench sockets 4 "$@"; }
+bench_tcp() { run_bench tcp 8 "$@"; }
 
-[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore|sockets [--quick]"
+[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore|sockets|tcp [--quick]"
 what=$1
 shift
 case "$what" in
-dump | restore | sockets) "bench_$what" "$@" ;;
-*) die "unknown benchmark '$what' (dump, restore, sockets)" ;;
+dump | restore | sockets | tcp) "bench_$what" "$@" ;;
+*) die "unknown benchmark '$what' (dump, restore, sockets, tcp)" ;;
 esac

@@ -6,7 +6,8 @@ options and that every connection still works (SIGUSR1, "ok"), check
 from outside that its listeners accept, and compare a second dump of it
 with the first.  One kind of socket at a time, then all of them; a
 socket that cannot be restored, and one whose creation fails in the new
-process: both must leave nothing behind.  TAP."""
+process: both must leave nothing behind.  With a TCP connection to a
+child process, a peer that keeps running, too.  TAP."""
 import ctypes
 import json
 import os
@@ -193,6 +194,45 @@ def test_all():
     reap(pid)
 
 
+def child_exits(child, timeout):
+    """Whether our adopted @child exits within @timeout seconds (reaped)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if os.waitpid(child, os.WNOHANG)[0] == child:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_child_peer():
+    """A TCP connection to the workload's child, a peer outside the
+    snapshot that keeps running: locked through the kill, restored,
+    released, and still the same connection (closing the restored end is
+    what ends the child)."""
+    name = "sockets (a child peer)"
+    got = dump_restore(name)
+    if not got:
+        return
+    w, pid, snap = got
+    child = int(read(w.path("child.pid")))
+    try:
+        t.check(alive(child), "%s: the child peer ran on through the dump and restore" % name)
+        locked = subprocess.run(["nft", "list", "table", "inet", "crib"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        t.check(not re.search(r"elements = \{", locked.stdout),
+                "%s: no connection left locked" % name, locked.stdout)
+        redump_diff(name, pid, snap)
+        t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket "
+             "as it was, the child's 3000 bytes included" % name)
+        t.check(alive(child), "%s: the child's connection is still up" % name)
+        reap(pid)
+        t.check(child_exits(child, 60), "%s: the restored end closing ends the child: one "
+                "connection, end to end" % name)
+    finally:
+        reap(pid)
+        reap(child)
+
+
 def test_udp_queue():
     """A UDP receive queue of about 1.5 MiB, datagrams up to 65507 bytes:
     more than one ring buffer's worth for the refill program."""
@@ -265,6 +305,7 @@ def main():
     test_kind("unix", user=(1234, 2345), umask=0o027)
     test_kind("tcp", listeners=("tcp-listener", "tcp6-listener"))
     test_all()
+    test_child_peer()
     test_udp_queue()
     test_refused()
     test_child_fails()

@@ -10,9 +10,8 @@
  * data both ways, one read part-way, one whose receiver is full so the
  * sender holds unsent data, one shut down for writing (FIN_WAIT2 and
  * CLOSE_WAIT); an IPv6 TCP connection through a dual-stack listener; a
- * TCP connection to a child process (not with --no-child: a restore
- * cannot bring back a connection to a process it did not dump while that
- * process's end lives on); UDP sockets (IPv4, dual-stack IPv6,
+ * TCP connection to a child process, a peer that outlives the workload
+ * (not with --no-child); UDP sockets (IPv4, dual-stack IPv6,
  * IPv6-only) with datagrams queued from several senders, in both UDP
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
@@ -48,7 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -393,18 +391,28 @@ static void tcp_accept(const char *listener, const char *name)
 	add(name, accept(l->fd, NULL, NULL), TCP, l->family);
 }
 
-/* The connection to a child process: it sends 3000 bytes and reads nothing. */
+/*
+ * The connection to a child process: it sends 3000 bytes and reads
+ * nothing.  A peer that outlives the workload, as a peer across the
+ * network would: it waits until its connection ends (a FIN or a reset)
+ * and exits then, not when the workload dies; its PID is in DIR/child.pid.
+ */
 static void child_connection(void)
 {
 	struct sockaddr_storage ss;
+	struct pollfd pfd;
+	char path[1024], text[32];
 	socklen_t len;
 	uint16_t port;
+	pid_t child;
 	int p[2], l, c;
 
 	if (pipe(p))
 		die("pipe");
-	if (fork() == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
 		close(p[0]);
 		l = socket(AF_INET, SOCK_STREAM, 0);
 		len = loopback(AF_INET, 0, &ss);
@@ -417,10 +425,18 @@ static void child_connection(void)
 		c = accept(l, NULL, NULL);
 		if (c < 0)
 			die("child accept");
+		close(l);
 		send_pattern(c, 7, 0, 3000);
-		for (;;)
-			pause();
+		/* POLLRDHUP only: the data it never reads does not wake it */
+		pfd = (struct pollfd){ .fd = c, .events = POLLRDHUP };
+		while (poll(&pfd, 1, -1) < 0 || !pfd.revents)
+			;
+		_exit(0);
 	}
+	snprintf(path, sizeof(path), "%s/child.pid", dir);
+	snprintf(text, sizeof(text), "%d\n", (int)child);
+	if (write_ready(path, text))
+		die("writing %s", path);
 	close(p[1]);
 	if (read(p[0], &port, sizeof(port)) != sizeof(port))
 		die("reading the child's port");

@@ -235,5 +235,8 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area,
 		child_fail(area, "injected fault (CRIB_RESTORE_FAULT=attributes) once the "
 			   "process attributes were set");
 	area_fill(area, plan, &fds);
+	/* last: until here a failure closes the TCP connections silently, still locked */
+	if (sockets_resume(plan, area->args->message, sizeof(area->args->message)))
+		_exit(1);
 	jump_to_restorer(area);
 }

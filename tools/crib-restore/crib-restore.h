@@ -194,6 +194,7 @@ void udp_refill_close(struct udp_refill *r);
 /*
  * Let the packets of the restored TCP connections through again: crib-dump
  * locked them (see network.c).  Connections that are not locked are skipped.
+ * Called by the child, its connections rebuilt and still in repair mode.
  */
 int network_release(const struct restore_plan *plan, struct restore_error *err);
 
@@ -272,10 +273,16 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 
 /*
  * Create every socket of the plan, parked at or above @temp_base; @fds[i]
- * gets the descriptor of plan->sockets[i] (see sockets.c).
+ * gets the descriptor of plan->sockets[i] (see sockets.c).  TCP
+ * connections are left in repair mode.
  */
 int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
 		   int *fds, char *msg, size_t msg_len);
+/*
+ * Once every descriptor is at its number: release the network lock of the
+ * TCP connections, take them out of repair mode, write their unsent data.
+ */
+int sockets_resume(const struct restore_plan *plan, char *msg, size_t msg_len);
 
 struct restore_options {
 	bool wait;

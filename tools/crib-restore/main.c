@@ -226,14 +226,6 @@ int main(int argc, char **argv)
 		plan_free(&plan);
 		return 1;
 	}
-	/*
-	 * The process runs, restored: a lock left in place only delays its
-	 * connections, so it is worth a warning, not a failure.
-	 */
-	if (network_release(&plan, &err))
-		fprintf(stderr, "crib-restore: warning: process %d restored, but its TCP "
-			"connections are still locked (%s); release them with "
-			"crib-restore --unlock-network\n", (int)pid, err.msg);
 	plan_free(&plan);
 	return o.restore.wait ? wait_for(pid) : 0;
 }

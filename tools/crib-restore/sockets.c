@@ -9,10 +9,13 @@
  * they have one, and every queue is filled again: UNIX data sent by the
  * peer or the named sender it came from, UDP packets through the CRIB
  * program, a pending UDP datagram sent again corked.  TCP connections are
- * rebuilt in repair mode, all of them, and only then leave it, so that
- * no packet reaches a local peer that does not exist yet; their unsent
- * data is written last.  Several descriptors of one socket share what the
- * first of them got.
+ * rebuilt in repair mode, all of them, and stay in it (silent: a process
+ * that fails from here on closes them without a FIN or a reset) until
+ * the child is about to jump into the restorer, when sockets_resume()
+ * releases their network lock and only then takes them out of repair
+ * mode, so that no packet they send meets the lock or a local peer that
+ * does not exist yet; their unsent data is written last.  Several
+ * descriptors of one socket share what the first of them got.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -314,26 +317,14 @@ static bool is_tcp_connection(const struct sock_job *j, size_t i)
 	return first_of(j, i) && is_tcp(s) && s->state != SK_LISTEN && s->state != SK_CLOSE;
 }
 
+/* Every TCP connection rebuilt, still in repair mode: it sends nothing yet. */
 static int tcp_pass(struct sock_job *j)
 {
-	const struct plan_socket *ps;
 	size_t i;
 
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
-		if (is_tcp_connection(j, i) && tcp_repair(j, ps))
+	for (i = 0; i < j->plan->n_sockets; i++)
+		if (is_tcp_connection(j, i) && tcp_repair(j, &j->plan->sockets[i]))
 			return -1;
-	}
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
-		if (is_tcp_connection(j, i) && tcp_finish(j, ps))
-			return -1;
-	}
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
-		if (is_tcp_connection(j, i) && tcp_resume(j, ps))
-			return -1;
-	}
 	return 0;
 }
 
@@ -351,4 +342,35 @@ int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, i
 	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j))
 		return -1;
 	return 0;
+}
+
+int sockets_resume(const struct restore_plan *plan, char *msg, size_t msg_len)
+{
+	struct restore_error err = { 0 };
+	struct sock_job j = { .plan = plan, .msg = msg, .msg_len = msg_len };
+	size_t i;
+	int ret = -1;
+
+	j.fds = calloc(plan->n_sockets + 1, sizeof(int));
+	if (!j.fds) {
+		snprintf(msg, msg_len, "out of memory");
+		return -1;
+	}
+	/* every descriptor is at its number now */
+	for (i = 0; i < plan->n_sockets; i++)
+		j.fds[i] = (int)plan->sockets[i].s.fd;
+	if (network_release(plan, &err)) {
+		snprintf(msg, msg_len, "%s", err.msg);
+		goto out;
+	}
+	for (i = 0; i < plan->n_sockets; i++)
+		if (is_tcp_connection(&j, i) && tcp_finish(&j, &plan->sockets[i]))
+			goto out;
+	for (i = 0; i < plan->n_sockets; i++)
+		if (is_tcp_connection(&j, i) && tcp_resume(&j, &plan->sockets[i]))
+			goto out;
+	ret = 0;
+out:
+	free(j.fds);
+	return ret;
 }

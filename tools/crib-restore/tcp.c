@@ -226,22 +226,41 @@ static int write_recv_queue(struct sock_job *j, const struct plan_socket *ps, in
 	return 0;
 }
 
+/*
+ * The windows as the kernel recorded them, made acceptable to
+ * TCP_REPAIR_WINDOW, which wants rcv_wup and snd_wl1 within what was
+ * received and max_window at least snd_wnd.  A live socket can be
+ * outside that: a FIN received counts in rcv_wup; an accepted socket
+ * takes snd_wnd from the handshake's last ACK without max_window, which
+ * it took from the SYN (unscaled), until the window next changes; and
+ * snd_wl1 is the sequence number of the segment that last moved the
+ * window, which may have been out of order and since dropped.  Each is
+ * only a bound: snd_wl1 set back lets the peer's next segment update the
+ * window, as any newer one would.
+ */
 static int repair_window(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
 	const struct crib_tcp *t = &ps->s.tcp;
-	uint32_t rcv_nxt = recv_end(t, &ps->s), rcv_wup = (uint32_t)t->rcv_wup;
-	struct tcp_repair_window w;
-
-	/* a FIN received counted in rcv_wup, which must not pass rcv_nxt */
-	if ((int32_t)(rcv_wup - rcv_nxt) > 0)
-		rcv_wup = rcv_nxt;
-	w = (struct tcp_repair_window){
+	uint32_t rcv_nxt = recv_end(t, &ps->s);
+	struct tcp_repair_window w = {
 		.snd_wl1 = (uint32_t)t->snd_wl1, .snd_wnd = (uint32_t)t->snd_wnd,
 		.max_window = (uint32_t)t->max_window, .rcv_wnd = (uint32_t)t->rcv_wnd,
-		.rcv_wup = rcv_wup,
+		.rcv_wup = (uint32_t)t->rcv_wup,
 	};
-	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w)))
-		return sock_fail(j, ps, "TCP_REPAIR_WINDOW", errno);
+	char step[160];
+
+	if ((int32_t)(w.rcv_wup - rcv_nxt) > 0)
+		w.rcv_wup = rcv_nxt;
+	if ((int32_t)(w.snd_wl1 - (rcv_nxt + w.rcv_wnd)) > 0)
+		w.snd_wl1 = rcv_nxt;
+	if (w.max_window < w.snd_wnd)
+		w.max_window = w.snd_wnd;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w, sizeof(w))) {
+		snprintf(step, sizeof(step), "TCP_REPAIR_WINDOW (snd_wl1 %u, snd_wnd %u, "
+			 "max_window %u, rcv_wnd %u, rcv_wup %u, rcv_nxt %u)", w.snd_wl1,
+			 w.snd_wnd, w.max_window, w.rcv_wnd, w.rcv_wup, rcv_nxt);
+		return sock_fail(j, ps, step, errno);
+	}
 	return 0;
 }
 
