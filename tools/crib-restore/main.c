@@ -215,8 +215,8 @@ int main(int argc, char **argv)
 	pid = ret ? -1 : restore_process(&plan, &refill, &o.restore, &err);
 	udp_refill_close(&refill);
 	/*
-	 * Verified while its connections are still locked: if it must be
-	 * killed, what its sockets send on closing never reaches the peers.
+	 * A process that differs is killed.  Its connections left the lock
+	 * when they left repair mode, so their peers see them closed.
 	 */
 	if (pid >= 0 && o.verify && verify_restored(pid, &vin, &o.restore, &err))
 		pid = -1;
