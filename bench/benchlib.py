@@ -85,3 +85,26 @@ def publish(text, output):
         with open(output + ".tmp", "w") as f:
             f.write(text)
         os.rename(output + ".tmp", output)
+
+
+def timed_crib_dump(msgs, argv):
+    """Run crib-dump (argv has -v) and time it: (whole time, frozen time, from
+    its "stopped" line to its "done" line, resource usage)."""
+    stopped = done = None
+    lines = []
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    for line in proc.stderr:
+        now = time.monotonic()
+        lines.append(line.decode(errors="replace"))
+        if line.startswith(b"crib-dump: stopped "):
+            stopped = now
+        elif line.startswith(b"crib-dump: done"):
+            done = now
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.monotonic() - t0
+    code = os.waitstatus_to_exitcode(status)
+    if code or stopped is None or done is None:
+        msgs.fail("crib-dump failed (status %d):\n%s" % (code, "".join(lines)))
+    return elapsed, done - stopped, usage

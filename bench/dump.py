@@ -137,26 +137,9 @@ def crib_dump(target):
     system CPU time, path."""
     path = os.path.join(WORK, "out", "snapshot.crib")
     argv = ["crib-dump", "-p", str(target.pid), "--leave-running", "-v", "-o", path]
-    stopped = done = None
-    lines = []
-    t0 = time.monotonic()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    for line in proc.stderr:
-        now = time.monotonic()
-        lines.append(line.decode(errors="replace"))
-        if line.startswith(b"crib-dump: stopped "):
-            stopped = now
-        elif line.startswith(b"crib-dump: done"):
-            done = now
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.monotonic() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode or stopped is None or done is None:
-        fail("crib-dump failed (status %d):\n%s" % (proc.returncode, "".join(lines)))
+    elapsed, frozen, usage = benchlib.timed_crib_dump(MSGS, argv)
     target.check_running("crib-dump")
-    return (elapsed, done - stopped, os.stat(path).st_size, usage.ru_utime, usage.ru_stime,
-            path)
+    return (elapsed, frozen, os.stat(path).st_size, usage.ru_utime, usage.ru_stime, path)
 
 
 def varints(data):

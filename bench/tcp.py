@@ -137,23 +137,8 @@ class Pair:
         "done" line (the process killed)."""
         self.path = os.path.join(self.dir, "snapshot.crib")
         argv = ["crib-dump", "-p", str(self.pid), "-v", "-o", self.path]
-        stopped = done = None
-        lines = []
-        t0 = time.monotonic()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
-        for line in proc.stderr:
-            now = time.monotonic()
-            lines.append(line.decode(errors="replace"))
-            if line.startswith(b"crib-dump: stopped "):
-                stopped = now
-            elif line.startswith(b"crib-dump: done"):
-                done = now
-        proc.wait()
-        elapsed = time.monotonic() - t0
-        if proc.returncode or stopped is None or done is None:
-            fail("crib-dump failed (status %d):\n%s" % (proc.returncode, "".join(lines)))
-        return elapsed, done - stopped
+        elapsed, frozen, _ = benchlib.timed_crib_dump(MSGS, argv)
+        return elapsed, frozen
 
     def dump(self):
         if self.tool == "crib":

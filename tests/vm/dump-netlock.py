@@ -11,7 +11,6 @@ retransmission meets no socket and is reset.  Two locks coexist, each
 released alone.  A dump that fails after
 locking, or whose process is killed during it, leaves no lock behind, and
 --leave-running takes none.  TAP."""
-import json
 import os
 import socket
 import struct
@@ -21,27 +20,10 @@ import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import Tap, Workload, dump, inspect_json, not_traced, read, records  # noqa: E402
+from nettest import locked_tuples, tcp_counters  # noqa: E402
 
 t = Tap()
 TCP_ESTABLISHED = 1
-
-
-def locked_tuples():
-    """Every element of the lock's sets, as (local, lport, peer, pport)."""
-    out = set()
-    for name in ("conn4", "conn6"):
-        r = subprocess.run(["nft", "-j", "list", "set", "inet", "crib", name],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if r.returncode:
-            if "No such file or directory" in r.stderr:
-                continue
-            raise RuntimeError("nft list set %s: %s" % (name, r.stderr))
-        for obj in json.loads(r.stdout)["nftables"]:
-            for e in obj.get("set", {}).get("elem", []):
-                if "elem" in e:
-                    e = e["elem"]["val"]
-                out.add(tuple(e["concat"]))
-    return out
 
 
 def owner_tuple(conn):
@@ -49,18 +31,6 @@ def owner_tuple(conn):
     peer = conn.getsockname()
     local = conn.getpeername()
     return (local[0], local[1], peer[0], peer[1])
-
-
-def counters(path, prefix):
-    lines = [line.split() for line in read(path).splitlines() if line.startswith(prefix)]
-    return dict(zip(lines[0][1:], (int(v) for v in lines[1][1:])))
-
-
-def tcp_counters():
-    """Tcp (/proc/net/snmp) and TcpExt (/proc/net/netstat) counters."""
-    c = counters("/proc/net/snmp", "Tcp:")
-    c.update(counters("/proc/net/netstat", "TcpExt:"))
-    return c
 
 
 def tcp_info(sock):

@@ -10,7 +10,6 @@ the workload back and releases the lock; the streams carry on until the
 peer ends them, and each side finds every byte the other sent, once, in
 order, with no reset counted.  TAP."""
 import ctypes
-import json
 import os
 import signal
 import socket
@@ -20,40 +19,12 @@ import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
+from nettest import locked_tuples, tcp_counters  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 TCP_ESTABLISHED = 1
 QUEUE_RECV, QUEUE_SEND = 0, 1
 t = Tap()
-
-
-def locked_tuples():
-    """Every element of the lock's sets, as (local, lport, peer, pport)."""
-    out = set()
-    for name in ("conn4", "conn6"):
-        r = subprocess.run(["nft", "-j", "list", "set", "inet", "crib", name],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if r.returncode:
-            if "No such file or directory" in r.stderr:
-                continue
-            raise RuntimeError("nft list set %s: %s" % (name, r.stderr))
-        for obj in json.loads(r.stdout)["nftables"]:
-            for e in obj.get("set", {}).get("elem", []):
-                if "elem" in e:
-                    e = e["elem"]["val"]
-                out.add(tuple(e["concat"]))
-    return out
-
-
-def counters(path, prefix):
-    lines = [line.split() for line in read(path).splitlines() if line.startswith(prefix)]
-    return dict(zip(lines[0][1:], (int(v) for v in lines[1][1:])))
-
-
-def tcp_counters():
-    c = counters("/proc/net/snmp", "Tcp:")
-    c.update(counters("/proc/net/netstat", "TcpExt:"))
-    return c
 
 
 def restore(snap):
