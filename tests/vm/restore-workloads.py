@@ -215,8 +215,15 @@ def counter_value(path):
     return int(text) if text else 0
 
 
+def log_is_a_count(path):
+    """LOG of the counter: "1\n2\n...\nN\n", nothing missing, nothing twice."""
+    text = read(path)
+    lines = text.split("\n")
+    return text.endswith("\n") and lines[:-1] == [str(i) for i in range(1, len(lines))]
+
+
 class Counter(Case):
-    workload = ("counter", "@DIR@/count")
+    workload = ("counter", "@DIR@/count", "@DIR@/log")
     ready = "count"
 
     def start(self, parent=None):
@@ -232,6 +239,8 @@ class Counter(Case):
         # Restarted from scratch it would be far below; skipping, far above.
         t.check(at_dump < now <= at_dump + 40, "counter: carries on from %d (now %d)" %
                 (at_dump, now))
+        t.check(log_is_a_count(in_dir(notes, "log")),
+                "counter: its log, written at its own file offset, goes on where it was")
 
 
 class Heap(Case):
