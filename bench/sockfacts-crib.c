@@ -22,60 +22,6 @@
 #define TCPS_CLOSE	7
 #define TCPS_SYN_SENT	2
 
-static int on_record(void *data, void *rec, size_t size)
-{
-	struct record_list *out = data;
-	void *items;
-
-	if (size != sizeof(struct dump_socket_rec) || *(uint32_t *)rec != DUMP_REC_SOCKET)
-		return -EINVAL;
-	if (out->n == out->cap) {
-		out->cap = out->cap ? out->cap * 2 : 64;
-		items = realloc(out->items, out->cap * sizeof(struct dump_socket_rec));
-		if (!items)
-			return -ENOMEM;
-		out->items = items;
-	}
-	memcpy((struct dump_socket_rec *)out->items + out->n++, rec, size);
-	return 0;
-}
-
-static int collect(struct dump_job *job, struct record_list *recs)
-{
-	struct dump_socket_ctx ctx = { .pid = job->pid, .fd = -1 };
-	const struct bpf_program *prog = job->progs.sockets->progs.dump_sockets;
-	struct ring_buffer *rb;
-	int ret, retval;
-
-	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.socket_records), on_record,
-			      recs, NULL);
-	if (!rb)
-		return dump_fail(&job->err, "cannot open the ring buffer: %s", strerror(errno));
-	for (;;) {
-		ret = crib_prog_run(prog, &ctx, sizeof(ctx), &retval);
-		if (ret) {
-			ret = dump_fail(&job->err, "running dump_sockets: %s", strerror(-ret));
-			break;
-		}
-		ret = ring_buffer__consume(rb);
-		if (ret < 0) {
-			ret = dump_fail(&job->err, "draining dump_sockets: %s", strerror(-ret));
-			break;
-		}
-		ret = 0;
-		if (retval == DUMP_OK)
-			break;
-		if (retval == DUMP_NO_ROOM && recs->n) {
-			ctx.start = (uint64_t)((struct dump_socket_rec *)recs->items)[recs->n - 1].fd + 1;
-			continue;
-		}
-		ret = dump_fail(&job->err, "dump_sockets failed (result %d)", retval);
-		break;
-	}
-	ring_buffer__free(rb);
-	return ret;
-}
-
 /* A struct sockaddr_in or sockaddr_in6 as the kernel filled it. */
 static void inet_addr(const uint8_t *raw, uint8_t *addr, uint16_t *port)
 {
@@ -185,12 +131,13 @@ static void convert(const struct dump_socket_rec *k, struct sock_fact *s)
 
 int crib_sock_facts_read(struct dump_job *job, struct sock_facts *f)
 {
-	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	struct record_list recs = { .kind = DUMP_REC_SOCKET,
+				    .size = sizeof(struct dump_socket_rec) };
 	struct sock_fact *s;
 	int ret = -1;
 
 	memset(f, 0, sizeof(*f));
-	if (collect(job, &recs))
+	if (sockets_collect(job, job->pid, -1, &recs))
 		goto out;
 	for (size_t i = 0; i < recs.n; i++) {
 		s = sock_facts_add(f);

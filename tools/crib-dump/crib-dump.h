@@ -89,9 +89,12 @@ struct record_list {
  */
 int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
 		    struct record_list *out, struct dump_error *err);
-/* The same for a program that sends records of several kinds, one list each. */
-int program_collect_kinds(const struct bpf_program *prog, int map_fd,
-			  const struct dump_ctx *ctx, struct record_list **lists, size_t n_lists,
+/*
+ * The same for a program that sends records of several kinds, one list
+ * each, and whose context (@ctx_size bytes) need not be a struct dump_ctx.
+ */
+int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
+			  size_t ctx_size, struct record_list **lists, size_t n_lists,
 			  struct dump_error *err);
 void record_list_free(struct record_list *list);
 
@@ -137,6 +140,11 @@ int pages_write(struct dump_job *job);
 
 /* Every descriptor as dump_files sends it, resuming when the ring buffer filled up. */
 int files_collect(struct dump_job *job, struct record_list *recs);
+/*
+ * The sockets of @pid (only the one at @fd unless it is -1) as dump_sockets
+ * sends them, resuming when the ring buffer filled up.
+ */
+int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs);
 int files_read(struct dump_job *job);
 int files_write(struct dump_job *job);
 void files_free(struct dump_job *job);

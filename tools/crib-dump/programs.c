@@ -98,11 +98,11 @@ static int on_record(void *data, void *rec, size_t size)
 int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
 		    struct record_list *out, struct dump_error *err)
 {
-	return program_collect_kinds(prog, map_fd, ctx, &out, 1, err);
+	return program_collect_kinds(prog, map_fd, ctx, sizeof(*ctx), &out, 1, err);
 }
 
-int program_collect_kinds(const struct bpf_program *prog, int map_fd,
-			  const struct dump_ctx *ctx, struct record_list **lists, size_t n_lists,
+int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
+			  size_t ctx_size, struct record_list **lists, size_t n_lists,
 			  struct dump_error *err)
 {
 	struct collect_state st = { .lists = lists, .n_lists = n_lists };
@@ -113,7 +113,7 @@ int program_collect_kinds(const struct bpf_program *prog, int map_fd,
 	if (!rb)
 		return dump_fail(err, "cannot open the ring buffer of %s: %s",
 				 bpf_program__name(prog), strerror(errno));
-	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
+	ret = crib_prog_run(prog, ctx, ctx_size, &retval);
 	if (ret) {
 		dump_fail(err, "running %s failed: %s", bpf_program__name(prog), strerror(-ret));
 		goto out;

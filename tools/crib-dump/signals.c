@@ -131,7 +131,7 @@ static int bpf_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_wh
 					 .size = sizeof(struct dump_sigmask_rec) };
 	ret = program_collect_kinds(job->progs.signals->progs.dump_sigqueue,
 				    bpf_map__fd(job->progs.signals->maps.signal_records), &ctx,
-				    lists, 2, &job->err);
+				    sizeof(ctx), lists, 2, &job->err);
 	if (ret < 0)
 		return -1;
 	if (ret == DUMP_TOO_MANY)

@@ -64,73 +64,14 @@ static void sleep_ms(unsigned int ms)
 	nanosleep(&ts, NULL);
 }
 
-static int on_socket_record(void *data, void *rec, size_t size)
-{
-	struct record_list *out = data;
-	void *items;
-
-	if (size != sizeof(struct dump_socket_rec) || *(uint32_t *)rec != DUMP_REC_SOCKET)
-		return -EINVAL;
-	if (out->n == out->cap) {
-		out->cap = out->cap ? out->cap * 2 : 16;
-		items = realloc(out->items, out->cap * sizeof(struct dump_socket_rec));
-		if (!items)
-			return -ENOMEM;
-		out->items = items;
-	}
-	memcpy((struct dump_socket_rec *)out->items + out->n++, rec, size);
-	return 0;
-}
-
-/* The sockets of @pid (only @fd unless it is -1), resuming when the ring buffer fills. */
-static int collect_sockets(struct dump_job *job, pid_t pid, int fd, struct record_list *recs)
-{
-	struct dump_socket_ctx ctx = { .pid = pid, .fd = fd };
-	const struct bpf_program *prog = job->progs.sockets->progs.dump_sockets;
-	struct ring_buffer *rb;
-	int ret, retval;
-
-	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.socket_records),
-			      on_socket_record, recs, NULL);
-	if (!rb)
-		return dump_fail(&job->err, "cannot open the ring buffer of dump_sockets: %s",
-				 strerror(errno));
-	for (;;) {
-		ret = crib_prog_run(prog, &ctx, sizeof(ctx), &retval);
-		if (ret) {
-			ret = dump_fail(&job->err, "running dump_sockets failed: %s", strerror(-ret));
-			break;
-		}
-		ret = ring_buffer__consume(rb);
-		if (ret < 0) {
-			ret = dump_fail(&job->err, "reading the records of dump_sockets: %s",
-					strerror(-ret));
-			break;
-		}
-		ret = 0;
-		if (retval == DUMP_OK)
-			break;
-		if (retval == DUMP_NO_ROOM && recs->n) {
-			ctx.start = (uint64_t)((struct dump_socket_rec *)recs->items)[recs->n - 1].fd + 1;
-			continue;
-		}
-		if (retval == DUMP_NO_TASK)
-			ret = dump_fail(&job->err, "no process with pid %d", (int)pid);
-		else
-			ret = dump_fail(&job->err, "dump_sockets failed (result %d)", retval);
-		break;
-	}
-	ring_buffer__free(rb);
-	return ret;
-}
-
 /* The socket behind @fd again, as it is now. */
 static int reread_socket(struct dump_job *job, struct socket_entry *e)
 {
-	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	struct record_list recs = { .kind = DUMP_REC_SOCKET,
+				    .size = sizeof(struct dump_socket_rec) };
 	int ret = -1;
 
-	if (collect_sockets(job, job->pid, e->k.fd, &recs))
+	if (sockets_collect(job, job->pid, e->k.fd, &recs))
 		goto out;
 	if (recs.n != 1 || ((struct dump_socket_rec *)recs.items)->ino != e->k.ino) {
 		dump_fail(&job->err, "fd %d changed during the dump", e->k.fd);
@@ -149,7 +90,8 @@ out:
  */
 static int measure_hz(struct dump_job *job, unsigned int *hz)
 {
-	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	struct record_list recs = { .kind = DUMP_REC_SOCKET,
+				    .size = sizeof(struct dump_socket_rec) };
 	struct timeval one_second = { .tv_sec = 1 };
 	int fd, ret = -1;
 	uint64_t j;
@@ -161,7 +103,7 @@ static int measure_hz(struct dump_job *job, unsigned int *hz)
 		dump_fail(&job->err, "cannot set a socket's timeout: %s", strerror(errno));
 		goto out;
 	}
-	if (collect_sockets(job, getpid(), fd, &recs))
+	if (sockets_collect(job, getpid(), fd, &recs))
 		goto out;
 	j = recs.n == 1 ? ((struct dump_socket_rec *)recs.items)->rcvtimeo : 0;
 	if (j < 24 || j > 10000) {
@@ -348,7 +290,8 @@ static int lock_connections(struct dump_job *job, struct socket_list *list)
 
 int sockets_read(struct dump_job *job)
 {
-	struct record_list recs = { .size = sizeof(struct dump_socket_rec) };
+	struct record_list recs = { .kind = DUMP_REC_SOCKET,
+				    .size = sizeof(struct dump_socket_rec) };
 	const struct dump_socket_rec *k;
 	struct socket_list *list;
 	int ret = -1;
@@ -357,7 +300,7 @@ int sockets_read(struct dump_job *job)
 	if (!list)
 		return dump_fail(&job->err, "out of memory");
 	job->sockets = list;
-	if (collect_sockets(job, job->pid, -1, &recs))
+	if (sockets_collect(job, job->pid, -1, &recs))
 		goto out;
 	if (recs.n != files_socket_count(job)) {
 		dump_fail(&job->err, "dump_sockets found %zu sockets, the descriptor table %zu",

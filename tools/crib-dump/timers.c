@@ -362,7 +362,7 @@ int timers_read(struct dump_job *job)
 	job->timers = ts;
 	ret = program_collect_kinds(job->progs.signals->progs.dump_timers,
 				    bpf_map__fd(job->progs.signals->maps.signal_records), &ctx,
-				    lists, 2, &job->err);
+				    sizeof(ctx), lists, 2, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret == DUMP_TOO_MANY) {
