@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Build the CRIB kernel selftests (tools/testing/selftests/crib of the
 # patched kernel tree) into OUTDIR, against the vmlinux.h of the release
 # kernel build, with the system libbpf, bpftool and clang.
@@ -8,11 +8,11 @@
 # test_restore_udp_socket) print TAP (kselftest harness) and must run as
 # root on the CRIB kernel.
 set -eu
+. "$(dirname "$0")/../dev/lib.sh"
 
 out=${1:?usage: $0 OUTDIR}
-cache=${CRIB_CACHE:-/var/cache/crib}
-src=$cache/linux/src
-vmlinux_h=$cache/linux/build-release/vmlinux.h
+src=$(kernel_src)
+vmlinux_h=$(vmlinux_h)
 
 [ -d "$src/tools/testing/selftests/crib" ] ||
 	{ echo "$0: no CRIB selftests in $src (run kernel/build.sh)" >&2; exit 1; }
