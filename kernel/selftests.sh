@@ -22,7 +22,7 @@ vmlinux_h=$(vmlinux_h)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
-# vmlinux.h changes with every kernel build; always take the current one
-rm -f "$out/vmlinux.h"
+# vmlinux.h changes with the kernel: take the current one when it differs
+cmp -s "$vmlinux_h" "$out/vmlinux.h" || rm -f "$out/vmlinux.h"
 make -s -C "$src/tools/testing/selftests/crib" OUTPUT="$out" \
 	VMLINUX_H="$vmlinux_h" BPFTOOL="$bpftool" CLANG="${CLANG:-clang}"
