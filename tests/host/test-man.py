@@ -13,32 +13,17 @@ An option line of --help starts with 2 to 8 spaces and a '-'; its options
 are the words -x and --long (without any =ARG) from there up to the first
 word that is neither an option nor an argument name in capitals (PID,
 FILE, ADDR[:LEN]).  Deeper-indented lines continue a description."""
+import os
 import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from tap import Tap  # noqa: E402
+
 OPTION = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*")
 ARGUMENT = re.compile(r"[A-Z][A-Z0-9_\[\]:.=|-]*")
 HEADING = re.compile(r"[A-Z][A-Z ]*[A-Z]")
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, cond, desc, detail=None):
-        self.n += 1
-        self.failed += not cond
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, desc))
-        if not cond and detail:
-            for line in str(detail).splitlines():
-                print("#   " + line)
-        return cond
-
-    def done(self):
-        print("1..%d" % self.n)
-        return 1 if self.failed else 0
 
 
 def run(argv):

@@ -10,7 +10,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, proc_maps, read  # noqa: E402
+from dumptest import proc_maps, read  # noqa: E402
+from tap import Tap  # noqa: E402
 
 BENCH = "/usr/local/libexec/crib/bench"
 VMAS, FDS = 300, 200

@@ -12,7 +12,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, read  # noqa: E402
+from dumptest import read  # noqa: E402
+from tap import Tap  # noqa: E402
 
 BENCH = "/usr/local/libexec/crib/bench"
 N = 80

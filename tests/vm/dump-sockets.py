@@ -15,7 +15,8 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, extract, inspect_json, not_traced, read, records  # noqa: E402
+from dumptest import Workload, dump, extract, inspect_json, not_traced, read, records  # noqa: E402
+from tap import Tap  # noqa: E402
 
 t = Tap()
 AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared by the guest tests of crib-dump: TAP output, workloads, procfs
-readers, and snapshots as JSON (crib-inspect --json)."""
+"""Shared by the guest tests of crib-dump: workloads, procfs readers, and
+snapshots as JSON (crib-inspect --json).  TAP output is tap.py's."""
 import json
 import os
 import signal
@@ -12,33 +12,6 @@ PREFIX = "/usr/local"
 WORKLOADS = PREFIX + "/libexec/crib/workloads"
 EXTRACT = PREFIX + "/libexec/crib/tests/dump-lib/snapshot-extract"
 PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, cond, desc, detail=None):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, desc), flush=True)
-        if not cond and detail is not None:
-            for line in str(detail).splitlines():
-                print("#   " + line, flush=True)
-        return cond
-
-    def eq(self, got, want, desc):
-        return self.check(got == want, desc, "got %r, want %r" % (got, want))
-
-    def diag(self, text):
-        for line in str(text).splitlines():
-            print("# " + line, flush=True)
-
-    def done(self):
-        print("1..%d" % self.n, flush=True)
-        return 1 if self.failed else 0
 
 
 class Workload:

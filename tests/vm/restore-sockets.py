@@ -19,7 +19,8 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
+from dumptest import Workload, dump, inspect_json, read, records  # noqa: E402
+from tap import Tap  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 t = Tap()

@@ -20,8 +20,9 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import (PAGE, Tap, Workload, dump, fdinfo, inspect_json,  # noqa: E402
+from dumptest import (PAGE, Workload, dump, fdinfo, inspect_json,  # noqa: E402
                       not_traced, proc_maps, proc_status, read, records)
+from tap import Tap  # noqa: E402
 
 PR_SET_CHILD_SUBREAPER = 36
 t = Tap()
