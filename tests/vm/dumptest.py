@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared by the guest tests of crib-dump: workloads, procfs readers, and
-snapshots as JSON (crib-inspect --json).  TAP output is tap.py's."""
+"""Shared by the guest tests of crib-dump and crib-restore: workloads and
+their self-checks, procfs readers, crib-dump, and snapshots as JSON
+(crib-inspect --json)."""
 import json
 import os
 import signal
@@ -117,6 +118,28 @@ def fdinfo(pid, fd):
 
 def path_text(value):
     return value if isinstance(value, str) else bytes.fromhex(value["hex"]).decode(errors="replace")
+
+
+def alive(pid):
+    """pid runs: it is neither gone nor a zombie."""
+    try:
+        state = proc_status(pid).get("State", "")
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return not state.startswith(("Z", "X"))
+
+
+def self_check(pid, path, timeout):
+    """SIGUSR1 asks a workload (sockets, udpqueue) to check its own state;
+    it writes "ok", or what failed, to path.  Its report, or why there is
+    none."""
+    os.kill(pid, signal.SIGUSR1)
+    deadline = time.time() + timeout
+    while not os.path.exists(path) and time.time() < deadline and alive(pid):
+        time.sleep(0.1)
+    if os.path.exists(path):
+        return read(path)
+    return "no report (alive: %s)" % alive(pid)
 
 
 def not_traced(pid):
