@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from benchtest import quick_run, run_facts, start_target, timing_lines  # noqa: E402
+from benchtest import check_timing, quick_run, run_facts, start_target  # noqa: E402
 from dumptest import proc_maps, read  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -31,15 +31,9 @@ def check_facts(workdir):
         t.check(rc == 0 and "compare vmas %d fds %d differences 0\n" % (VMAS, FDS) in out,
                 "dump-facts --compare: CRIB programs and procfs read the same facts",
                 out + err)
-        rc, out, err = run_facts("dump-facts", proc.pid, "--budget", "0", "--warmup", "1",
-                                 "--min-reps", "2", "--max-reps", "2")
-        lines, methods = timing_lines(out)
-        t.check(rc == 0 and ["facts", "vmas", str(VMAS), "fds", str(FDS)] in lines,
-                "dump-facts timing: every run read %d VMAs and %d fds" % (VMAS, FDS), out + err)
-        want = ["crib-programs", "crib-dump-read", "procfs-smaps", "procfs-maps"]
-        t.check(sorted(methods) == sorted(want) and
-                all(w[3] == "2" and float(w[5]) > 0 for w in methods.values()),
-                "dump-facts timing: two runs of each of the four ways", out)
+        check_timing(t, "dump-facts", proc.pid, ["facts", "vmas", str(VMAS), "fds", str(FDS)],
+                     "%d VMAs and %d fds" % (VMAS, FDS),
+                     ["crib-programs", "crib-dump-read", "procfs-smaps", "procfs-maps"])
     finally:
         proc.kill()
         proc.wait()

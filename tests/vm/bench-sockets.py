@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from benchtest import quick_run, run_facts, start_target, timing_lines  # noqa: E402
+from benchtest import check_timing, quick_run, run_facts, start_target  # noqa: E402
 from dumptest import read  # noqa: E402
 from tap import Tap  # noqa: E402
 
@@ -54,15 +54,10 @@ def check_facts(workdir):
         rc, out, err = run_facts("sock-facts", proc.pid, "--compare")
         t.check(rc == 0 and "differences 0\n" in out, "... and again, after that visit",
                 out + err)
-        rc, out, err = run_facts("sock-facts", proc.pid, "--budget", "0", "--warmup", "1",
-                                 "--min-reps", "2", "--max-reps", "2")
-        lines, methods = timing_lines(out)
-        t.check(rc == 0 and ["sockets", str(N), "tcp", str(counts.get("tcp")), "udp",
-                             str(counts.get("udp")), "unix", str(counts.get("unix"))] in lines,
-                "sock-facts timing: every run read the %d sockets" % N, out + err)
-        t.check(sorted(methods) == ["crib-program", "procfs-diag"] and
-                all(w[3] == "2" and float(w[5]) > 0 for w in methods.values()),
-                "sock-facts timing: two runs of both ways", out)
+        check_timing(t, "sock-facts", proc.pid,
+                     ["sockets", str(N), "tcp", str(counts.get("tcp")), "udp",
+                      str(counts.get("udp")), "unix", str(counts.get("unix"))],
+                     "the %d sockets" % N, ["crib-program", "procfs-diag"])
     finally:
         proc.kill()
         proc.wait()

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared by the guest tests of the benchmarks' programs (bench-*.py): a
-target started until it is ready, a facts program run on it, the lines of
-a timing run, and a driver's quick run through."""
+target started until it is ready, a facts program run on it, a short
+timing run checked, and a driver's quick run through."""
 import os
 import subprocess
 import time
@@ -32,10 +32,19 @@ def run_facts(program, pid, *args):
     return r.returncode, r.stdout.decode(), r.stderr.decode()
 
 
-def timing_lines(out):
-    """A timing run's output as lines of words, and its "method" lines by method."""
+def check_timing(t, program, pid, facts, what, methods):
+    """TAP checks of a short timing run of BENCH/PROGRAM on PID: every run
+    read FACTS (the words of its "facts" line; WHAT says them), and each of
+    METHODS ran twice and took some time."""
+    rc, out, err = run_facts(program, pid, "--budget", "0", "--warmup", "1",
+                             "--min-reps", "2", "--max-reps", "2")
     lines = [line.split() for line in out.splitlines()]
-    return lines, {w[1]: w for w in lines if w and w[0] == "method"}
+    timed = {w[1]: w for w in lines if w and w[0] == "method"}
+    t.check(rc == 0 and facts in lines, "%s timing: every run read %s" % (program, what),
+            out + err)
+    t.check(sorted(timed) == sorted(methods) and
+            all(w[3] == "2" and float(w[5]) > 0 for w in timed.values()),
+            "%s timing: two runs of each way (%s)" % (program, ", ".join(methods)), out)
 
 
 def quick_run(t, driver, workdir):
