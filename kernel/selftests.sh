@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Build the CRIB kernel selftests (tools/testing/selftests/crib of the
 # patched kernel tree) into OUTDIR, against the vmlinux.h of the release
 # kernel build, with the system libbpf, bpftool and clang.
@@ -8,11 +8,11 @@
 # test_restore_udp_socket) print TAP (kselftest harness) and must run as
 # root on the CRIB kernel.
 set -eu
+. "$(dirname "$0")/../dev/lib.sh"
 
 out=${1:?usage: $0 OUTDIR}
-cache=${CRIB_CACHE:-/var/cache/crib}
-src=$cache/linux/src
-vmlinux_h=$cache/linux/build-release/vmlinux.h
+src=$(kernel_src)
+vmlinux_h=$(vmlinux_h)
 
 [ -d "$src/tools/testing/selftests/crib" ] ||
 	{ echo "$0: no CRIB selftests in $src (run kernel/build.sh)" >&2; exit 1; }
@@ -22,7 +22,7 @@ vmlinux_h=$cache/linux/build-release/vmlinux.h
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
-# vmlinux.h changes with every kernel build; always take the current one
-rm -f "$out/vmlinux.h"
+# vmlinux.h changes with the kernel: take the current one when it differs
+cmp -s "$vmlinux_h" "$out/vmlinux.h" || rm -f "$out/vmlinux.h"
 make -s -C "$src/tools/testing/selftests/crib" OUTPUT="$out" \
 	VMLINUX_H="$vmlinux_h" BPFTOOL="$bpftool" CLANG="${CLANG:-clang}"
