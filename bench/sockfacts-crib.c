@@ -142,7 +142,7 @@ int crib_sock_facts_read(struct dump_job *job, struct sock_facts *f)
 	for (size_t i = 0; i < recs.n; i++) {
 		s = sock_facts_add(f);
 		if (!s) {
-			dump_fail(&job->err, "out of memory");
+			tool_fail(&job->err, 0, "out of memory");
 			goto out;
 		}
 		convert((const struct dump_socket_rec *)recs.items + i, s);

@@ -64,13 +64,13 @@ static int connections_collect(struct dump_job *job, const struct socket_entry *
 
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->connections = cl;
 	cl->tuples = calloc(n ? n : 1, sizeof(*cl->tuples));
 	cl->fds = calloc(n ? n : 1, sizeof(*cl->fds));
 	cl->dups = calloc(n ? n : 1, sizeof(*cl->dups));
 	if (!cl->tuples || !cl->fds || !cl->dups)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		e = &items[i];
 		if (e->kind != SOCKET_TCP)
@@ -83,7 +83,7 @@ static int connections_collect(struct dump_job *job, const struct socket_entry *
 		if (netlock_tuple_from_sockaddrs((const struct sockaddr *)e->k.local_inet,
 						 (const struct sockaddr *)e->k.peer_inet,
 						 &cl->tuples[cl->n_tuples]))
-			return dump_fail(&job->err, "cannot lock fd %d: its addresses are not a TCP connection's",
+			return tool_fail(&job->err, 0, "cannot lock fd %d: its addresses are not a TCP connection's",
 					 e->k.fd);
 		cl->n_tuples++;
 	}
@@ -92,15 +92,13 @@ static int connections_collect(struct dump_job *job, const struct socket_entry *
 
 int connections_lock(struct dump_job *job, const struct socket_entry *items, size_t n)
 {
-	struct netlock_error nerr;
-
 	connections_free(job);
 	if (connections_collect(job, items, n))
 		return -1;
 	if (!job->connections->n_tuples)
 		return 0;
-	if (netlock_acquire(job->connections->tuples, job->connections->n_tuples, &nerr))
-		return dump_fail(&job->err, "%s", nerr.msg);
+	if (netlock_acquire(job->connections->tuples, job->connections->n_tuples, &job->err))
+		return -1;
 	job->connections->locked = true;
 	dump_verbose(job, "locked %zu TCP connections (nftables table inet %s)\n",
 		     job->connections->n_tuples, NETLOCK_TABLE);
@@ -110,7 +108,7 @@ int connections_lock(struct dump_job *job, const struct socket_entry *items, siz
 void connections_unlock(struct dump_job *job)
 {
 	struct connection_lock *cl = job->connections;
-	struct netlock_error nerr;
+	struct tool_error nerr = { 0 };
 
 	if (!cl || !cl->locked)
 		return;
@@ -150,18 +148,18 @@ int connections_repair(struct dump_job *job)
 		return 0;
 	pidfd = pidfd_open_pid(job->pid);
 	if (pidfd < 0)
-		return dump_fail(&job->err, "pidfd_open(%d): %s", (int)job->pid, strerror(errno));
+		return tool_fail(&job->err, errno, "pidfd_open(%d)", (int)job->pid);
 	for (size_t i = 0; i < cl->n_fds; i++) {
 		dup = pidfd_take(pidfd, cl->fds[i]);
 		if (dup < 0) {
-			dump_fail(&job->err, "cannot take fd %d to put its TCP socket in repair mode: %s",
-				  cl->fds[i], strerror(errno));
+			tool_fail(&job->err, errno, "cannot take fd %d to put its TCP socket in repair mode",
+				  cl->fds[i]);
 			goto fail;
 		}
 		/* The same socket: repair mode set here is the process's too. */
 		if (setsockopt(dup, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on))) {
-			dump_fail(&job->err, "cannot put the TCP socket of fd %d in repair mode: %s",
-				  cl->fds[i], strerror(errno));
+			tool_fail(&job->err, errno, "cannot put the TCP socket of fd %d in repair mode",
+				  cl->fds[i]);
 			close(dup);
 			goto fail;
 		}

@@ -18,6 +18,7 @@
 #include <crib/format.h>
 
 #include "dump.h"
+#include "error.h"
 
 struct bpf_program;
 struct dump_task;
@@ -31,15 +32,6 @@ struct signal_state;
 struct timer_state;
 struct socket_list;
 struct connection_lock;
-
-/* The first error of a dump, as a sentence for the user. */
-struct dump_error {
-	char msg[512];
-};
-
-/* Record @fmt in @err unless an earlier error is there; returns -1. */
-int dump_fail(struct dump_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* One stopped thread of the frozen process. */
 struct frozen_thread {
@@ -55,7 +47,7 @@ struct freezer {
 	size_t cap;
 };
 
-int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err);
+int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err);
 /* Let the process run on, as it was. */
 void freeze_release(struct freezer *fz);
 /* Kill the process while it is still stopped, so it never runs again. */
@@ -70,7 +62,7 @@ struct dump_programs {
 	struct dump_signals *signals;
 };
 
-int programs_load(struct dump_programs *progs, struct dump_error *err);
+int programs_load(struct dump_programs *progs, struct tool_error *err);
 void programs_unload(struct dump_programs *progs);
 
 /* Records of one kind collected from a ring buffer, in arrival order. */
@@ -88,14 +80,14 @@ struct record_list {
  * @err set.
  */
 int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
-		    struct record_list *out, struct dump_error *err);
+		    struct record_list *out, struct tool_error *err);
 /*
  * The same for a program that sends records of several kinds, one list
  * each, and whose context (@ctx_size bytes) need not be a struct dump_ctx.
  */
 int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
 			  size_t ctx_size, struct record_list **lists, size_t n_lists,
-			  struct dump_error *err);
+			  struct tool_error *err);
 void record_list_free(struct record_list *list);
 
 /* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
@@ -118,7 +110,7 @@ struct dump_job {
 	struct connection_lock *connections;	/* connections.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
-	struct dump_error err;
+	struct tool_error err;		/* the dump's first failure */
 };
 
 int task_read(struct dump_job *job);

@@ -54,15 +54,14 @@ static int add_thread(struct freezer *fz, pid_t tid, int pending_signal)
  * Seize @tid and wait until it is in a stop.  Returns 0, 1 when the
  * thread is already gone, or -1 with @err set.
  */
-static int stop_thread(struct freezer *fz, pid_t tid, struct dump_error *err)
+static int stop_thread(struct freezer *fz, pid_t tid, struct tool_error *err)
 {
 	int status, sig = 0;
 
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0)) {
 		if (errno == ESRCH)
 			return 1;
-		return dump_fail(err, "cannot attach to thread %d: %s", (int)tid,
-				 strerror(errno));
+		return tool_fail(err, errno, "cannot attach to thread %d", (int)tid);
 	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) && errno != ESRCH)
 		goto detach;
@@ -78,17 +77,17 @@ static int stop_thread(struct freezer *fz, pid_t tid, struct dump_error *err)
 		sig = WSTOPSIG(status);
 	if (add_thread(fz, tid, sig)) {
 		ptrace(PTRACE_DETACH, tid, 0, sig);
-		return dump_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	}
 	return 0;
 detach:
-	dump_fail(err, "cannot stop thread %d: %s", (int)tid, strerror(errno));
+	tool_fail(err, errno, "cannot stop thread %d", (int)tid);
 	ptrace(PTRACE_DETACH, tid, 0, 0);
 	return -1;
 }
 
 /* One pass over /proc/PID/task; returns how many threads it stopped, or -1. */
-static int stop_new_threads(struct freezer *fz, struct dump_error *err)
+static int stop_new_threads(struct freezer *fz, struct tool_error *err)
 {
 	struct dirent *de;
 	char path[64];
@@ -98,10 +97,10 @@ static int stop_new_threads(struct freezer *fz, struct dump_error *err)
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)fz->pid);
 	dir = opendir(path);
+	if (!dir && errno == ENOENT)
+		return tool_fail(err, 0, "no process with pid %d", (int)fz->pid);
 	if (!dir)
-		return dump_fail(err, errno == ENOENT ? "no process with pid %d" :
-				 "cannot list the threads of %d: %s", (int)fz->pid,
-				 strerror(errno));
+		return tool_fail(err, errno, "cannot list the threads of %d", (int)fz->pid);
 	while ((de = readdir(dir))) {
 		tid = (pid_t)strtol(de->d_name, NULL, 10);
 		if (tid <= 0 || is_frozen(fz, tid))
@@ -128,7 +127,7 @@ static int leader_first(const void *a, const void *b, void *pid)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err)
+int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err)
 {
 	int ret;
 
@@ -140,7 +139,7 @@ int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err)
 			goto fail;
 	} while (ret > 0);
 	if (!is_frozen(fz, pid)) {
-		dump_fail(err, "no process with pid %d", (int)pid);
+		tool_fail(err, 0, "no process with pid %d", (int)pid);
 		goto fail;
 	}
 	qsort_r(fz->threads, fz->n_threads, sizeof(*fz->threads), leader_first, &pid);

@@ -157,7 +157,7 @@ static int open_writer(struct dump_job *job, int out_fd, int level)
 	hdr.root_pid = (uint64_t)job->pid;
 	job->writer = crib_writer_open(out_fd, level, &hdr, &cerr);
 	if (!job->writer)
-		return dump_fail(&job->err, "cannot start the snapshot: %s", cerr.msg);
+		return tool_fail(&job->err, 0, "cannot start the snapshot: %s", cerr.msg);
 	return 0;
 }
 
@@ -166,7 +166,7 @@ static int write_path_note(struct dump_job *job)
 {
 	if (crib_write_note(job->writer, "crib-dump.paths",
 			    "paths resolved from /proc/PID/{cwd,root,exe,fd,map_files}, checked against the device and inode read by the CRIB programs"))
-		return dump_fail(&job->err, "writing a note: %s",
+		return tool_fail(&job->err, 0, "writing a note: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }
@@ -191,7 +191,7 @@ static int dump_frozen(struct dump_job *job, int out_fd, int level)
 		return -1;
 	if (crib_writer_close(job->writer, &cerr)) {
 		job->writer = NULL;
-		return dump_fail(&job->err, "finishing the snapshot: %s", cerr.msg);
+		return tool_fail(&job->err, 0, "finishing the snapshot: %s", cerr.msg);
 	}
 	job->writer = NULL;
 	return 0;
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 		if (ret && process_gone(job.pid)) {
 			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
 				(int)job.pid, job.err.msg);
-			job.err.msg[0] = '\0';
+			tool_error_clear(&job.err);
 		}
 		if (!ret && !o.leave_running)
 			freeze_kill(&job.freezer);
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 	files_free(&job);
 	mm_free(&job);
 	programs_unload(&job.progs);
-	if (ret && job.err.msg[0])
+	if (ret && tool_failed(&job.err))
 		fprintf(stderr, "crib-dump: %s\n", job.err.msg);
 	if (o.output) {
 		if (close(out_fd) && !ret) {

@@ -72,8 +72,8 @@ int mm_collect_vmas(struct dump_job *job, struct record_list *recs)
 		if (ret == DUMP_BUSY && ++busy < 100)
 			continue;
 		if (ret == DUMP_NO_TASK)
-			return dump_fail(&job->err, "no process with pid %d", (int)job->pid);
-		return dump_fail(&job->err, "dump_vmas failed (result %d)", ret);
+			return tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
+		return tool_fail(&job->err, 0, "dump_vmas failed (result %d)", ret);
 	}
 }
 
@@ -120,7 +120,7 @@ static int refuse_unsupported(struct dump_job *job, const struct dump_vma_rec *v
 		why = "a device mapping";
 	if (!why)
 		return 0;
-	return dump_fail(&job->err, "cannot dump VMA %#llx-%#llx%s%s: %s is not supported",
+	return tool_fail(&job->err, 0, "cannot dump VMA %#llx-%#llx%s%s: %s is not supported",
 			 (unsigned long long)v->start, (unsigned long long)v->end,
 			 path[0] ? " of " : "", path, why);
 }
@@ -137,14 +137,13 @@ static int vma_file_path(struct dump_job *job, const struct dump_vma_rec *v, cha
 		 (unsigned long long)v->end);
 	ret = proc_readlink(job->pid, what, buf, size);
 	if (ret)
-		return dump_fail(&job->err, "cannot resolve the file of VMA %#llx-%#llx: %s",
-				 (unsigned long long)v->start, (unsigned long long)v->end,
-				 strerror(-ret));
+		return tool_fail(&job->err, -ret, "cannot resolve the file of VMA %#llx-%#llx",
+				 (unsigned long long)v->start, (unsigned long long)v->end);
 	snprintf(proc_path, sizeof(proc_path), "/proc/%d/%s", (int)job->pid, what);
 	if (stat(proc_path, &st))
-		return dump_fail(&job->err, "cannot stat %s: %s", proc_path, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot stat %s", proc_path);
 	if (st.st_ino != v->ino || st.st_dev != kernel_dev_to_st_dev(v->dev))
-		return dump_fail(&job->err, "%s (%s) is not the file the kernel reports",
+		return tool_fail(&job->err, 0, "%s (%s) is not the file the kernel reports",
 				 proc_path, buf);
 	return 0;
 }
@@ -174,7 +173,7 @@ static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vm
 		snprintf(path, sizeof(path), "%s", kind_path(kind));
 	e->path = strdup(path);
 	if (!e->path)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	e->info = (struct vma_info) {
 		.start = v->start, .end = v->end, .kind = kind,
 		.vm_flags = v->vm_flags, .has_file = v->has_file,
@@ -208,18 +207,18 @@ int mm_read(struct dump_job *job)
 
 	list = calloc(1, sizeof(*list));
 	if (!list)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->vmas = list;
 	if (mm_collect_vmas(job, &recs))
 		goto out;
 	if (recs.n != job->task.map_count) {
-		dump_fail(&job->err, "dump_vmas found %zu VMAs, the mm has %u", recs.n,
+		tool_fail(&job->err, 0, "dump_vmas found %zu VMAs, the mm has %u", recs.n,
 			  job->task.map_count);
 		goto out;
 	}
 	list->items = calloc(recs.n ? recs.n : 1, sizeof(*list->items));
 	if (!list->items) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < recs.n; i++, list->n++)
@@ -271,7 +270,7 @@ int mm_write(struct dump_job *job)
 	dump_verbose(job, "%zu VMAs\n", job->vmas->n);
 	return 0;
 fail:
-	return dump_fail(&job->err, "writing the address space: %s",
+	return tool_fail(&job->err, 0, "writing the address space: %s",
 			 crib_writer_error(job->writer)->msg);
 }
 

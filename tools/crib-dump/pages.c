@@ -109,7 +109,7 @@ static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64
 		ret = crib_write_pages(job->writer, job->pid, addr + i * pr->page_size, j - i,
 				       zero ? NULL : pr->buf + i * pr->page_size);
 		if (ret)
-			return dump_fail(&job->err, "writing pages at %#llx: %s",
+			return tool_fail(&job->err, 0, "writing pages at %#llx: %s",
 					 (unsigned long long)(addr + i * pr->page_size),
 					 crib_writer_error(job->writer)->msg);
 		pr->zero_pages += zero ? j - i : 0;
@@ -127,7 +127,7 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 	while (done < len) {
 		got = pread(pr->mem_fd, pr->buf + done, len - done, (off_t)(addr + done));
 		if (got <= 0)
-			return dump_fail(&job->err, "cannot read memory at %#llx: %s",
+			return tool_fail(&job->err, 0, "cannot read memory at %#llx: %s",
 					 (unsigned long long)(addr + done),
 					 got ? strerror(errno) : "end of file");
 		done += got;
@@ -178,13 +178,13 @@ static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
 	while (arg.start < v->end) {
 		n = ioctl(pr->pagemap_fd, PAGEMAP_SCAN, &arg);
 		if (n < 0)
-			return dump_fail(&job->err, "cannot scan the pages at %#llx: %s",
-					 (unsigned long long)arg.start, strerror(errno));
+			return tool_fail(&job->err, errno, "cannot scan the pages at %#llx",
+					 (unsigned long long)arg.start);
 		for (i = 0; i < n; i++)
 			if (write_region(job, pr, pr->regions[i].start, pr->regions[i].end))
 				return -1;
 		if (arg.walk_end <= arg.start)
-			return dump_fail(&job->err, "the page scan at %#llx made no progress",
+			return tool_fail(&job->err, 0, "the page scan at %#llx made no progress",
 					 (unsigned long long)arg.start);
 		arg.start = arg.walk_end;
 	}
@@ -199,7 +199,7 @@ static int open_proc(struct dump_job *job, const char *what)
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)job->pid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		dump_fail(&job->err, "cannot open %s: %s", path, strerror(errno));
+		tool_fail(&job->err, errno, "cannot open %s", path);
 	return fd;
 }
 
@@ -214,7 +214,7 @@ int pages_write(struct dump_job *job)
 	pr.regions = calloc(SCAN_REGIONS, sizeof(*pr.regions));
 	pr.buf = malloc(CRIB_CHUNK_MAX);
 	if (!pr.regions || !pr.buf) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	pr.pagemap_fd = open_proc(job, "pagemap");

@@ -15,12 +15,12 @@
 #include "dump_signals.skel.h"
 #include "dump_task.skel.h"
 
-int programs_load(struct dump_programs *progs, struct dump_error *err)
+int programs_load(struct dump_programs *progs, struct tool_error *err)
 {
 	char msg[256];
 
 	if (crib_libbpf_init(msg, sizeof(msg)))
-		return dump_fail(err, "%s", msg);
+		return tool_fail(err, 0, "%s", msg);
 	progs->task = dump_task__open_and_load();
 	if (!progs->task)
 		goto fail;
@@ -38,7 +38,7 @@ int programs_load(struct dump_programs *progs, struct dump_error *err)
 		goto fail;
 	return 0;
 fail:
-	dump_fail(err, "cannot load the dump programs: %s", strerror(errno));
+	tool_fail(err, errno, "cannot load the dump programs");
 	programs_unload(progs);
 	return -1;
 }
@@ -96,14 +96,14 @@ static int on_record(void *data, void *rec, size_t size)
 }
 
 int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
-		    struct record_list *out, struct dump_error *err)
+		    struct record_list *out, struct tool_error *err)
 {
 	return program_collect_kinds(prog, map_fd, ctx, sizeof(*ctx), &out, 1, err);
 }
 
 int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
 			  size_t ctx_size, struct record_list **lists, size_t n_lists,
-			  struct dump_error *err)
+			  struct tool_error *err)
 {
 	struct collect_state st = { .lists = lists, .n_lists = n_lists };
 	struct ring_buffer *rb;
@@ -111,21 +111,20 @@ int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void
 
 	rb = ring_buffer__new(map_fd, on_record, &st, NULL);
 	if (!rb)
-		return dump_fail(err, "cannot open the ring buffer of %s: %s",
-				 bpf_program__name(prog), strerror(errno));
+		return tool_fail(err, errno, "cannot open the ring buffer of %s",
+				 bpf_program__name(prog));
 	ret = crib_prog_run(prog, ctx, ctx_size, &retval);
 	if (ret) {
-		dump_fail(err, "running %s failed: %s", bpf_program__name(prog), strerror(-ret));
+		tool_fail(err, -ret, "running %s failed", bpf_program__name(prog));
 		goto out;
 	}
 	ret = ring_buffer__consume(rb);
 	if (ret < 0) {
-		dump_fail(err, "reading the records of %s: %s", bpf_program__name(prog),
-			  strerror(-ret));
+		tool_fail(err, -ret, "reading the records of %s", bpf_program__name(prog));
 		goto out;
 	}
 	if (st.bad) {
-		ret = dump_fail(err, "%s sent %d malformed records", bpf_program__name(prog),
+		ret = tool_fail(err, 0, "%s sent %d malformed records", bpf_program__name(prog),
 				st.bad);
 		goto out;
 	}

@@ -80,20 +80,20 @@ static int read_sighand(struct dump_job *job, struct signal_state *s)
 	if (ret < 0)
 		goto out;
 	if (ret != DUMP_OK || recs.n != 1) {
-		ret = dump_fail(&job->err, "dump_sighand failed (result %d, %zu records)", ret,
+		ret = tool_fail(&job->err, 0, "dump_sighand failed (result %d, %zu records)", ret,
 				recs.n);
 		goto out;
 	}
 	h = recs.items;
 	if (h->users != h->nr_threads) {
-		ret = dump_fail(&job->err, "process %d shares its signal handlers with another process (CLONE_SIGHAND without CLONE_THREAD: %u users, %u threads)",
+		ret = tool_fail(&job->err, 0, "process %d shares its signal handlers with another process (CLONE_SIGHAND without CLONE_THREAD: %u users, %u threads)",
 				(int)job->pid, h->users, h->nr_threads);
 		goto out;
 	}
 	for (sig = 1; sig <= DUMP_NSIG; sig++) {
 		a = &h->action[sig - 1];
 		if (a->flags & SA_IMMUTABLE) {
-			ret = dump_fail(&job->err, "signal %d of process %d is being forced on it (SA_IMMUTABLE): the process is being killed",
+			ret = tool_fail(&job->err, 0, "signal %d of process %d is being forced on it (SA_IMMUTABLE): the process is being killed",
 					sig, (int)job->pid);
 			goto out;
 		}
@@ -135,17 +135,17 @@ static int bpf_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_wh
 	if (ret < 0)
 		return -1;
 	if (ret == DUMP_TOO_MANY)
-		return dump_fail(&job->err, "the %s signal queue of thread %d holds more than %d signals",
+		return tool_fail(&job->err, 0, "the %s signal queue of thread %d holds more than %d signals",
 				 queue_name(which), (int)tid, DUMP_MAX_SIGQUEUE);
 	if (ret == DUMP_NO_TASK)
-		return dump_fail(&job->err, "thread %d exited, or its %s signal queue was freed while read",
+		return tool_fail(&job->err, 0, "thread %d exited, or its %s signal queue was freed while read",
 				 (int)tid, queue_name(which));
 	if (ret != DUMP_OK || q->masks.n != 1)
-		return dump_fail(&job->err, "dump_sigqueue failed for thread %d (result %d)",
+		return tool_fail(&job->err, 0, "dump_sigqueue failed for thread %d (result %d)",
 				 (int)tid, ret);
 	m = q->masks.items;
 	if (m->n_queued != q->entries.n || m->tid != tid || m->queue != which)
-		return dump_fail(&job->err, "dump_sigqueue sent an inconsistent account of thread %d",
+		return tool_fail(&job->err, 0, "dump_sigqueue sent an inconsistent account of thread %d",
 				 (int)tid);
 	return 0;
 }
@@ -169,15 +169,15 @@ static int ptrace_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue
 		grown = realloc(items, (n + (size_t)args.nr) * sizeof(*items));
 		if (!grown) {
 			free(items);
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 		}
 		items = grown;
 		args.off = n;
 		got = ptrace(PTRACE_PEEKSIGINFO, tid, &args, items + n);
 		if (got < 0) {
 			free(items);
-			return dump_fail(&job->err, "cannot read the %s signal queue of thread %d: %s",
-					 queue_name(which), (int)tid, strerror(errno));
+			return tool_fail(&job->err, errno, "cannot read the %s signal queue of thread %d",
+					 queue_name(which), (int)tid);
 		}
 		if (got == 0)
 			break;
@@ -258,19 +258,19 @@ static int fill_queue(struct dump_job *job, struct sig_queue *out, enum dump_sig
 	for (i = 0; i < n; i++) {
 		sig = info_signo(items[i].info);
 		if (sig < 1 || sig > DUMP_NSIG || !(mask & (1ull << (sig - 1))))
-			return dump_fail(&job->err, "the %s signal queue of thread %d holds signal %d, which is not in its pending set %#llx",
+			return tool_fail(&job->err, 0, "the %s signal queue of thread %d holds signal %d, which is not in its pending set %#llx",
 					 queue_name(which), (int)out->tid, sig,
 					 (unsigned long long)mask);
 		seen |= 1ull << (sig - 1);
 		if (append(out, items[i].info))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 	}
 	for (sig = 1; sig <= DUMP_NSIG; sig++) {
 		if (!(mask & (1ull << (sig - 1))) || (seen & (1ull << (sig - 1))))
 			continue;
 		fast_path_siginfo(info, sig);
 		if (append(out, info))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 	}
 	return 0;
 }
@@ -301,7 +301,7 @@ static int read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_which 
 		items = NULL;
 	}
 	if (attempt == QUEUE_READS) {
-		dump_fail(&job->err, "the %s signal queue of thread %d kept changing during the dump (%d reads)",
+		tool_fail(&job->err, 0, "the %s signal queue of thread %d kept changing during the dump (%d reads)",
 			  queue_name(which), (int)tid, QUEUE_READS);
 		goto out;
 	}
@@ -322,13 +322,13 @@ static int add_stopped_signal(struct dump_job *job, const struct frozen_thread *
 	uint8_t info[SIGINFO_SIZE];
 
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, info))
-		return dump_fail(&job->err, "cannot read the signal thread %d stopped on: %s",
-				 (int)t->tid, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read the signal thread %d stopped on",
+				 (int)t->tid);
 	if (info_signo(info) != t->pending_signal)
-		return dump_fail(&job->err, "thread %d stopped on signal %d but ptrace reports signal %d",
+		return tool_fail(&job->err, 0, "thread %d stopped on signal %d but ptrace reports signal %d",
 				 (int)t->tid, t->pending_signal, info_signo(info));
 	if (append(q, info))
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	dump_verbose(job, "thread %d was stopped on delivering signal %d: kept as pending\n",
 		     (int)t->tid, t->pending_signal);
 	return 0;
@@ -359,7 +359,7 @@ static int read_thread_queues(struct dump_job *job, struct signal_state *s)
 
 	s->threads = calloc(job->freezer.n_threads, sizeof(*s->threads));
 	if (!s->threads)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	s->n_threads = job->freezer.n_threads;
 	for (i = 0; i < job->freezer.n_threads; i++) {
 		t = &job->freezer.threads[i];
@@ -370,7 +370,7 @@ static int read_thread_queues(struct dump_job *job, struct signal_state *s)
 		if (read_queue(job, t->tid, DUMP_QUEUE_THREAD, q))
 			return -1;
 		if (build_entries(q))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 	}
 	return 0;
 }
@@ -382,14 +382,14 @@ int signals_read(struct dump_job *job)
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->signals = s;
 	if (read_sighand(job, s) || read_thread_queues(job, s))
 		return -1;
 	if (read_queue(job, job->pid, DUMP_QUEUE_SHARED, &s->shared))
 		return -1;
 	if (build_entries(&s->shared))
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	for (i = 0; i < s->n_threads; i++)
 		n += s->threads[i].n;
 	dump_verbose(job, "%zu signal handlers, %zu signals pending for the process, %zu for single threads\n",
@@ -424,7 +424,7 @@ int signals_write(struct dump_job *job)
 	};
 
 	if (crib_write_sighand(job->writer, &h) || crib_write_sigpending(job->writer, &p))
-		return dump_fail(&job->err, "writing the signal records: %s",
+		return tool_fail(&job->err, 0, "writing the signal records: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

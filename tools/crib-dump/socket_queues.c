@@ -46,11 +46,11 @@ static int check_walk(struct dump_job *job, int fd, uint32_t queue, const struct
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->items[i].filled != l->items[i].size)
-			return dump_fail(&job->err, "the %s of fd %d was read short: skb %zu has %u of its %u bytes",
+			return tool_fail(&job->err, 0, "the %s of fd %d was read short: skb %zu has %u of its %u bytes",
 					 socket_queue_name(queue), fd, i, l->items[i].filled,
 					 l->items[i].size);
 	if (l->end.count != l->n)
-		return dump_fail(&job->err, "the %s of fd %d was read short: %zu skbs sent, %u walked",
+		return tool_fail(&job->err, 0, "the %s of fd %d was read short: %zu skbs sent, %u walked",
 				 socket_queue_name(queue), fd, l->n, l->end.count);
 	return 0;
 }
@@ -134,17 +134,17 @@ static int tcp_recv_data(struct dump_job *job, struct socket_entry *e, const str
 		fin = !!(s->k.tcp_flags & TCPHDR_FIN);
 		if (s->k.tcp_end_seq != start + syn + s->k.len + fin || seq_after(start, cur) ||
 		    !seq_after(s->k.tcp_end_seq, cur))
-			return dump_fail(&job->err, "fd %d: skb %zu of the TCP receive queue (%u-%u) does not follow sequence number %u",
+			return tool_fail(&job->err, 0, "fd %d: skb %zu of the TCP receive queue (%u-%u) does not follow sequence number %u",
 					 e->k.fd, i, start, s->k.tcp_end_seq, cur);
 		skip = cur - start > syn ? cur - start - syn : 0;
 		if (skip < s->k.len &&
 		    stream_append(&e->recv, s->bytes + s->k.headroom + skip, s->k.len - skip))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 		cur = s->k.tcp_end_seq;
 	}
 	e->recv.stream = true;
 	if (cur != e->k.rcv_nxt)
-		return dump_fail(&job->err, "fd %d: the TCP receive queue was read short: it ends at sequence number %u, rcv_nxt is %u",
+		return tool_fail(&job->err, 0, "fd %d: the TCP receive queue was read short: it ends at sequence number %u, rcv_nxt is %u",
 				 e->k.fd, cur, e->k.rcv_nxt);
 	return 0;
 }
@@ -160,15 +160,15 @@ static int tcp_send_data(struct dump_job *job, struct socket_entry *e, const str
 		syn = !!(s->k.tcp_flags & TCPHDR_SYN);
 		fin = !!(s->k.tcp_flags & TCPHDR_FIN);
 		if (s->k.tcp_seq != cur || s->k.tcp_end_seq != cur + syn + s->k.len + fin)
-			return dump_fail(&job->err, "fd %d: skb %zu of the TCP write queue (%u-%u) does not follow sequence number %u",
+			return tool_fail(&job->err, 0, "fd %d: skb %zu of the TCP write queue (%u-%u) does not follow sequence number %u",
 					 e->k.fd, i, s->k.tcp_seq, s->k.tcp_end_seq, cur);
 		if (stream_append(&e->send, s->bytes + s->k.headroom, s->k.len))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 		cur = s->k.tcp_end_seq;
 	}
 	e->send.stream = true;
 	if (cur != e->k.write_seq)
-		return dump_fail(&job->err, "fd %d: the TCP write queue was read short: it ends at sequence number %u, write_seq is %u",
+		return tool_fail(&job->err, 0, "fd %d: the TCP write queue was read short: it ends at sequence number %u, write_seq is %u",
 				 e->k.fd, cur, e->k.write_seq);
 	return 0;
 }
@@ -236,9 +236,9 @@ static int udp_recv_data(struct dump_job *job, struct socket_entry *e, const str
 	for (size_t i = 0; i < l->n; i++) {
 		s = &l->items[i];
 		if (message_append(&e->recv, s->bytes + s->k.headroom, s->k.len, &c))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 		if (udp_source(s, c))
-			return dump_fail(&job->err, "fd %d: a queued datagram has no IPv4 or IPv6 and UDP headers (protocol %#x)",
+			return tool_fail(&job->err, 0, "fd %d: a queued datagram has no IPv4 or IPv6 and UDP headers (protocol %#x)",
 					 e->k.fd, ntohs(s->k.protocol));
 	}
 	return 0;
@@ -257,11 +257,11 @@ static int udp_send_data(struct dump_job *job, struct socket_entry *e, const str
 	if (!l->n)
 		return 0;
 	if (e->k.udp_pending != AF_INET && e->k.udp_pending != AF_INET6)
-		return dump_fail(&job->err, "fd %d: the UDP write queue holds data but no datagram is pending",
+		return tool_fail(&job->err, 0, "fd %d: the UDP write queue holds data but no datagram is pending",
 				 e->k.fd);
 	buf = malloc((size_t)e->k.udp_len + 1);
 	if (!buf)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	for (i = 0; i < l->n; i++) {
 		const struct skb_copy *s = &l->items[i];
 
@@ -273,12 +273,12 @@ static int udp_send_data(struct dump_job *job, struct socket_entry *e, const str
 	}
 	if (i < l->n || total + UDP_HEADER_LEN != e->k.udp_len) {
 		free(buf);
-		return dump_fail(&job->err, "fd %d: the corked UDP datagram was read short: %zu of %u bytes",
+		return tool_fail(&job->err, 0, "fd %d: the corked UDP datagram was read short: %zu of %u bytes",
 				 e->k.fd, total, e->k.udp_len - UDP_HEADER_LEN);
 	}
 	if (queue_push(&e->send, &c)) {
 		free(buf);
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	}
 	c->data = buf;
 	c->len = total;
@@ -316,7 +316,7 @@ static int build_udp(struct dump_job *job, struct socket_entry *e, const struct 
 		return -1;
 	charged = truesize_sum(reader) + truesize_sum(rl) + (int64_t)rl->end.forward_deficit;
 	if (charged != rl->end.rmem_alloc)
-		return dump_fail(&job->err, "the receive queues of fd %d were read short: their skbs account for %llu bytes, the socket for %u",
+		return tool_fail(&job->err, 0, "the receive queues of fd %d were read short: their skbs account for %llu bytes, the socket for %u",
 				 e->k.fd, (unsigned long long)charged, rl->end.rmem_alloc);
 	/* recvmsg() reads the reader queue first */
 	if (udp_recv_data(job, e, reader) || udp_recv_data(job, e, rl) ||
@@ -334,19 +334,19 @@ static int unix_data(struct dump_job *job, struct socket_entry *e, const struct 
 	for (size_t i = 0; i < l->n; i++) {
 		s = &l->items[i];
 		if (s->k.has_fp)
-			return dump_fail(&job->err, "fd %d: a UNIX socket with descriptors in flight (SCM_RIGHTS) in its receive queue is not supported",
+			return tool_fail(&job->err, 0, "fd %d: a UNIX socket with descriptors in flight (SCM_RIGHTS) in its receive queue is not supported",
 					 e->k.fd);
 		if (e->kind == SOCKET_UNIX_STREAM) {
 			skip = s->k.unix_consumed < s->k.len ? s->k.unix_consumed : s->k.len;
 			if (stream_append(&e->recv, s->bytes + s->k.headroom + skip, s->k.len - skip))
-				return dump_fail(&job->err, "out of memory");
+				return tool_fail(&job->err, 0, "out of memory");
 			continue;
 		}
 		if (message_append(&e->recv, s->bytes + s->k.headroom, s->k.len, &c))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 		if (e->kind == SOCKET_UNIX_DGRAM && s->k.unix_src.len) {
 			if (s->k.orig_len != s->k.len)
-				return dump_fail(&job->err, "fd %d: the senders of the datagrams queued changed during the dump",
+				return tool_fail(&job->err, 0, "fd %d: the senders of the datagrams queued changed during the dump",
 						 e->k.fd);
 			c->src_family = AF_UNIX;
 			c->src_len = s->k.unix_src.len;

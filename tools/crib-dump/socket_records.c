@@ -30,7 +30,7 @@ int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list 
 			continue;
 		}
 		if (ret == DUMP_NO_TASK)
-			return dump_fail(&job->err, "no process with pid %d", (int)pid);
-		return dump_fail(&job->err, "dump_sockets failed (result %d)", ret);
+			return tool_fail(&job->err, 0, "no process with pid %d", (int)pid);
+		return tool_fail(&job->err, 0, "dump_sockets failed (result %d)", ret);
 	}
 }

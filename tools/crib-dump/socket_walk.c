@@ -105,10 +105,10 @@ static int run_queue_program(struct dump_job *job, struct ring_buffer *rb,
 
 	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
 	if (ret)
-		return dump_fail(&job->err, "running dump_socket_queue failed: %s", strerror(-ret));
+		return tool_fail(&job->err, -ret, "running dump_socket_queue failed");
 	ret = ring_buffer__consume(rb);
 	if (ret < 0)
-		return dump_fail(&job->err, "reading the %s of fd %d: %s",
+		return tool_fail(&job->err, 0, "reading the %s of fd %d: %s",
 				 socket_queue_name(ctx->queue), ctx->fd,
 				 l->bad ? l->bad : strerror(-ret));
 	return retval;
@@ -127,8 +127,7 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.queue_records),
 			      on_queue_record, l, NULL);
 	if (!rb)
-		return dump_fail(&job->err, "cannot open the ring buffer of dump_socket_queue: %s",
-				 strerror(errno));
+		return tool_fail(&job->err, errno, "cannot open the ring buffer of dump_socket_queue");
 	for (;;) {
 		before = l->n;
 		ctx.start = l->n;
@@ -145,16 +144,16 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 				skb_list_drop_last(l);
 			if (l->n > before)
 				continue;
-			ret = dump_fail(&job->err, "an skb in the %s of fd %d does not fit in the ring buffer",
+			ret = tool_fail(&job->err, 0, "an skb in the %s of fd %d does not fit in the ring buffer",
 					socket_queue_name(queue), fd);
 			break;
 		}
 		if (ret == DUMP_NO_TASK)
-			ret = dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+			ret = tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
 		else if (ret == DUMP_NO_SOCKET)
-			ret = dump_fail(&job->err, "fd %d is no longer a socket", fd);
+			ret = tool_fail(&job->err, 0, "fd %d is no longer a socket", fd);
 		else
-			ret = dump_fail(&job->err, "dump_socket_queue failed on the %s of fd %d (result %d)",
+			ret = tool_fail(&job->err, 0, "dump_socket_queue failed on the %s of fd %d (result %d)",
 					socket_queue_name(queue), fd, ret);
 		break;
 	}

@@ -74,7 +74,7 @@ static int reread_socket(struct dump_job *job, struct socket_entry *e)
 	if (sockets_collect(job, job->pid, e->k.fd, &recs))
 		goto out;
 	if (recs.n != 1 || ((struct dump_socket_rec *)recs.items)->ino != e->k.ino) {
-		dump_fail(&job->err, "fd %d changed during the dump", e->k.fd);
+		tool_fail(&job->err, 0, "fd %d changed during the dump", e->k.fd);
 		goto out;
 	}
 	e->k = *(struct dump_socket_rec *)recs.items;
@@ -98,16 +98,16 @@ static int measure_hz(struct dump_job *job, unsigned int *hz)
 
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return dump_fail(&job->err, "cannot create a socket: %s", strerror(errno));
+		return tool_fail(&job->err, errno, "cannot create a socket");
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &one_second, sizeof(one_second))) {
-		dump_fail(&job->err, "cannot set a socket's timeout: %s", strerror(errno));
+		tool_fail(&job->err, errno, "cannot set a socket's timeout");
 		goto out;
 	}
 	if (sockets_collect(job, getpid(), fd, &recs))
 		goto out;
 	j = recs.n == 1 ? ((struct dump_socket_rec *)recs.items)->rcvtimeo : 0;
 	if (j < 24 || j > 10000) {
-		dump_fail(&job->err, "cannot tell the kernel's HZ (a 1 s timeout read as %llu jiffies)",
+		tool_fail(&job->err, 0, "cannot tell the kernel's HZ (a 1 s timeout read as %llu jiffies)",
 			  (unsigned long long)j);
 		goto out;
 	}
@@ -153,9 +153,9 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 		}
 	}
 	if (fam)
-		return dump_fail(&job->err, "cannot dump fd %d: %s sockets of type %u, protocol %u are not supported",
+		return tool_fail(&job->err, 0, "cannot dump fd %d: %s sockets of type %u, protocol %u are not supported",
 				 k->fd, fam, k->type, k->protocol);
-	return dump_fail(&job->err, "cannot dump fd %d: sockets of family %u are not supported",
+	return tool_fail(&job->err, 0, "cannot dump fd %d: sockets of family %u are not supported",
 			 k->fd, k->family);
 }
 
@@ -166,7 +166,7 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 	const char *why = NULL;
 
 	if (k->state == ST_LISTEN && k->ack_backlog)
-		return dump_fail(&job->err, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
+		return tool_fail(&job->err, 0, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
 				 k->fd, k->ack_backlog);
 	if (k->error_qlen)
 		why = "queued socket errors (MSG_ERRQUEUE)";
@@ -183,7 +183,7 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 	else if (k->family == AF_UNIX && k->unix_has_oob)
 		why = "out-of-band data (MSG_OOB)";
 	if (why)
-		return dump_fail(&job->err, "cannot dump fd %d: %s is not supported", k->fd, why);
+		return tool_fail(&job->err, 0, "cannot dump fd %d: %s is not supported", k->fd, why);
 	return 0;
 }
 
@@ -210,7 +210,7 @@ static int tcp_wait_acked(struct dump_job *job, struct socket_entry *e)
 
 	while (tcp_unacked(&e->k)) {
 		if (waited >= INFLIGHT_WAIT_MS)
-			return dump_fail(&job->err, "cannot dump fd %d: %u bytes sent on this TCP connection are not acknowledged; CRIB programs cannot read the retransmit queue",
+			return tool_fail(&job->err, 0, "cannot dump fd %d: %u bytes sent on this TCP connection are not acknowledged; CRIB programs cannot read the retransmit queue",
 					 e->k.fd, tcp_unacked(&e->k));
 		sleep_ms(RETRY_SLEEP_MS);
 		waited += RETRY_SLEEP_MS;
@@ -239,7 +239,7 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 		if (ret <= 0)
 			return ret;
 	}
-	return dump_fail(&job->err, "cannot dump fd %d: its queues kept changing during the dump",
+	return tool_fail(&job->err, 0, "cannot dump fd %d: its queues kept changing during the dump",
 			 e->k.fd);
 }
 
@@ -285,7 +285,7 @@ static int lock_connections(struct dump_job *job, struct socket_list *list)
 			return 0;
 		connections_unlock(job);
 	}
-	return dump_fail(&job->err, "cannot lock the TCP connections: data kept being sent or connections kept changing while they were locked");
+	return tool_fail(&job->err, 0, "cannot lock the TCP connections: data kept being sent or connections kept changing while they were locked");
 }
 
 int sockets_read(struct dump_job *job)
@@ -298,12 +298,12 @@ int sockets_read(struct dump_job *job)
 
 	list = calloc(1, sizeof(*list));
 	if (!list)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->sockets = list;
 	if (sockets_collect(job, job->pid, -1, &recs))
 		goto out;
 	if (recs.n != files_socket_count(job)) {
-		dump_fail(&job->err, "dump_sockets found %zu sockets, the descriptor table %zu",
+		tool_fail(&job->err, 0, "dump_sockets found %zu sockets, the descriptor table %zu",
 			  recs.n, files_socket_count(job));
 		goto out;
 	}
@@ -315,7 +315,7 @@ int sockets_read(struct dump_job *job)
 		goto out;
 	list->items = calloc(recs.n, sizeof(*list->items));
 	if (!list->items) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < recs.n; i++) {
@@ -324,7 +324,7 @@ int sockets_read(struct dump_job *job)
 		k = (const struct dump_socket_rec *)recs.items + i;
 		e->k = *k;
 		if (!files_is_socket(job, k->fd, k->ino)) {
-			dump_fail(&job->err, "fd %d is not the socket dump_sockets reported", k->fd);
+			tool_fail(&job->err, 0, "fd %d is not the socket dump_sockets reported", k->fd);
 			goto out;
 		}
 		if (classify(job, e))
@@ -427,7 +427,7 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 	if (e->kind == SOCKET_TCP)
 		fill_tcp(e, &s.tcp);
 	if (crib_write_socket(job->writer, &s))
-		return dump_fail(&job->err, "writing the socket of fd %d: %s", k->fd,
+		return tool_fail(&job->err, 0, "writing the socket of fd %d: %s", k->fd,
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }
@@ -453,11 +453,11 @@ static int write_messages(struct dump_job *job, const struct socket_entry *e,
 
 	out = calloc(q->n ? q->n : 1, sizeof(*out));
 	if (!out)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	while (i < q->n && !ret) {
 		for (j = i, bytes = 0; j < q->n && j - i < CRIB_LIMIT_ITEMS / 2; j++) {
 			if (q->chunks[j].len > CRIB_CHUNK_MAX) {
-				ret = dump_fail(&job->err, "cannot dump fd %d: a datagram of %zu bytes is queued, more than a snapshot record holds",
+				ret = tool_fail(&job->err, 0, "cannot dump fd %d: a datagram of %zu bytes is queued, more than a snapshot record holds",
 						e->k.fd, q->chunks[j].len);
 				break;
 			}
@@ -472,7 +472,7 @@ static int write_messages(struct dump_job *job, const struct socket_entry *e,
 		rec.chunks = out;
 		rec.n_chunks = j - i;
 		if (crib_write_socket_queue(job->writer, &rec))
-			ret = dump_fail(&job->err, "writing the queue of fd %d: %s", e->k.fd,
+			ret = tool_fail(&job->err, 0, "writing the queue of fd %d: %s", e->k.fd,
 					crib_writer_error(job->writer)->msg);
 		rec.seq++;
 		i = j;
@@ -490,7 +490,7 @@ static int write_queue(struct dump_job *job, const struct socket_entry *e,
 		return write_messages(job, e, q, queue);
 	if (crib_write_socket_stream(job->writer, e->k.ino, queue, q->chunks[0].data,
 				     q->chunks[0].len))
-		return dump_fail(&job->err, "writing the queue of fd %d: %s", e->k.fd,
+		return tool_fail(&job->err, 0, "writing the queue of fd %d: %s", e->k.fd,
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

@@ -23,27 +23,27 @@ int task_read(struct dump_job *job)
 	if (ret < 0)
 		goto out;
 	if (ret == DUMP_NO_TASK) {
-		ret = dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+		ret = tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
 		goto out;
 	}
 	if (ret != DUMP_OK || recs.n != 1) {
-		ret = dump_fail(&job->err, "dump_task failed (result %d, %zu records)", ret,
+		ret = tool_fail(&job->err, 0, "dump_task failed (result %d, %zu records)", ret,
 				recs.n);
 		goto out;
 	}
 	memcpy(&job->task, recs.items, sizeof(job->task));
 	if (job->task.tgid != job->pid) {
-		ret = dump_fail(&job->err, "%d is a thread of process %d: dump the process",
+		ret = tool_fail(&job->err, 0, "%d is a thread of process %d: dump the process",
 				(int)job->pid, job->task.tgid);
 		goto out;
 	}
 	if (!job->task.has_mm) {
-		ret = dump_fail(&job->err, "process %d has no address space (a kernel thread?)",
+		ret = tool_fail(&job->err, 0, "process %d has no address space (a kernel thread?)",
 				(int)job->pid);
 		goto out;
 	}
 	if (job->task.ngroups > DUMP_MAX_GROUPS) {
-		ret = dump_fail(&job->err, "process %d has %u supplementary groups, more than the %d supported",
+		ret = tool_fail(&job->err, 0, "process %d has %u supplementary groups, more than the %d supported",
 				(int)job->pid, job->task.ngroups, DUMP_MAX_GROUPS);
 		goto out;
 	}
@@ -68,13 +68,13 @@ int resolve_checked_path(struct dump_job *job, const char *what, const struct du
 
 	ret = proc_readlink(job->pid, what, buf, size);
 	if (ret)
-		return dump_fail(&job->err, "cannot resolve /proc/%d/%s: %s", (int)job->pid,
-				 what, strerror(-ret));
+		return tool_fail(&job->err, -ret, "cannot resolve /proc/%d/%s", (int)job->pid,
+				 what);
 	snprintf(proc_path, sizeof(proc_path), "/proc/%d/%s", (int)job->pid, what);
 	if (stat(proc_path, &st))
-		return dump_fail(&job->err, "cannot stat %s: %s", proc_path, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot stat %s", proc_path);
 	if (st.st_ino != id->ino || st.st_dev != kernel_dev_to_st_dev(id->dev))
-		return dump_fail(&job->err, "%s (%s) is not the object the kernel reports",
+		return tool_fail(&job->err, 0, "%s (%s) is not the object the kernel reports",
 				 proc_path, buf);
 	return 0;
 }
@@ -121,7 +121,7 @@ int task_write(struct dump_job *job)
 		.start_time = t->start_boottime,
 	};
 	if (crib_write_process(job->writer, &p))
-		return dump_fail(&job->err, "writing the process record: %s",
+		return tool_fail(&job->err, 0, "writing the process record: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

@@ -78,7 +78,7 @@ static int cpu_itimer(struct dump_job *job, const struct dump_timers_rec *sum, i
 	if (!it->expires)
 		return 0;
 	if (!sum->timers_active)
-		return dump_fail(&job->err, "%s of process %d is armed but the process's CPU time is not being counted for it",
+		return tool_fail(&job->err, 0, "%s of process %d is armed but the process's CPU time is not being counted for it",
 				 name, (int)job->pid);
 	out->value_ns = it->expires > now ? it->expires - now : DUE_NOW;
 	return 0;
@@ -141,16 +141,16 @@ static int hrtimer_clock(struct dump_job *job, const struct dump_posix_timer_rec
 		break;
 	case CLOCK_REALTIME_ALARM_:
 	case CLOCK_BOOTTIME_ALARM_:
-		return dump_fail(&job->err, "POSIX timer %d of process %d is on an alarm clock (%d), which crib-dump does not read",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on an alarm clock (%d), which crib-dump does not read",
 				 p->id, (int)job->pid, p->clock);
 	default:
-		return dump_fail(&job->err, "POSIX timer %d of process %d is on clock %d, which crib-dump does not know",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on clock %d, which crib-dump does not know",
 				 p->id, (int)job->pid, p->clock);
 	}
 	/* A relative CLOCK_REALTIME timer runs on CLOCK_MONOTONIC (hrtimer_init()). */
 	if (p->hr.base_clockid != p->clock &&
 	    !(p->clock == CLOCK_REALTIME && p->hr.base_clockid == CLOCK_MONOTONIC))
-		return dump_fail(&job->err, "POSIX timer %d of process %d: clock %d but its hrtimer runs on clock %d",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d: clock %d but its hrtimer runs on clock %d",
 				 p->id, (int)job->pid, p->clock, p->hr.base_clockid);
 	out->clockid = p->clock;
 	out->interval_ns = (uint64_t)p->interval;
@@ -170,10 +170,10 @@ static int cpu_clock(struct dump_job *job, const struct dump_posix_timer_rec *p,
 	bool per_thread = p->clock & CPUCLOCK_PERTHREAD;
 
 	if (which == CLOCKFD)
-		return dump_fail(&job->err, "POSIX timer %d of process %d is on a dynamic clock (clock %d)",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on a dynamic clock (clock %d)",
 				 p->id, (int)job->pid, p->clock);
 	if (per_thread ? !is_our_thread(job, p->cpu_target) : p->cpu_target != job->pid)
-		return dump_fail(&job->err, "POSIX timer %d of process %d counts the CPU time of %s %d, not its own",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d counts the CPU time of %s %d, not its own",
 				 p->id, (int)job->pid, per_thread ? "thread" : "process",
 				 p->cpu_target);
 	out->clockid = per_thread ? make_thread_cpuclock((uint32_t)p->cpu_target, which) :
@@ -181,7 +181,7 @@ static int cpu_clock(struct dump_job *job, const struct dump_posix_timer_rec *p,
 	if (!p->cpu_expires)
 		return 0;	/* disarmed: timer_gettime() reports no interval either */
 	if (!p->has_cpu_sample)
-		return dump_fail(&job->err, "POSIX timer %d of process %d is armed but the CPU time it counts could not be read",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is armed but the CPU time it counts could not be read",
 				 p->id, (int)job->pid);
 	out->interval_ns = (uint64_t)p->interval;
 	out->value_ns = posix_cpu_left(p, which);
@@ -198,11 +198,11 @@ static int posix_timer(struct dump_job *job, const struct dump_posix_timer_rec *
 	};
 	if (p->sigev_notify & SIGEV_THREAD_ID_) {
 		if (!is_our_thread(job, p->target))
-			return dump_fail(&job->err, "POSIX timer %d of process %d signals thread %d, which is not one of its threads (it exited)",
+			return tool_fail(&job->err, 0, "POSIX timer %d of process %d signals thread %d, which is not one of its threads (it exited)",
 					 p->id, (int)job->pid, p->target);
 		out->notify_tid = (uint64_t)p->target;
 	} else if (p->target != job->pid) {
-		return dump_fail(&job->err, "POSIX timer %d of process %d signals process %d",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d signals process %d",
 				 p->id, (int)job->pid, p->target);
 	}
 	if (p->clock >= 0)
@@ -232,7 +232,7 @@ static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **ou
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		return dump_fail(&job->err, "cannot read %s: %s", path, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read %s", path);
 	}
 	while (ok && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "ID: ", 4)) {
@@ -240,7 +240,7 @@ static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **ou
 			if (!grown) {
 				fclose(f);
 				free(timers);
-				return dump_fail(&job->err, "out of memory");
+				return tool_fail(&job->err, 0, "out of memory");
 			}
 			timers = grown;
 			cur = memset(&timers[n++], 0, sizeof(*cur));
@@ -259,7 +259,7 @@ static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **ou
 	fclose(f);
 	if (!ok) {
 		free(timers);
-		return dump_fail(&job->err, "cannot parse %s: \"%.*s\"", path,
+		return tool_fail(&job->err, 0, "cannot parse %s: \"%.*s\"", path,
 				 (int)strcspn(line, "\n"), line);
 	}
 	*out = timers;
@@ -295,7 +295,7 @@ static int check_against_procfs(struct dump_job *job, const struct record_list *
 	if (!timers && !posix->n)
 		return 0;
 	if ((size_t)n != posix->n) {
-		ret = dump_fail(&job->err, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zd",
+		ret = tool_fail(&job->err, 0, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zd",
 				posix->n, (int)job->pid, (int)job->pid, n);
 		goto out;
 	}
@@ -303,7 +303,7 @@ static int check_against_procfs(struct dump_job *job, const struct record_list *
 		for (j = 0; j < n && timers[j].id != p[i].id; j++)
 			;
 		if (j == n || !same_as_procfs(&p[i], &timers[j]))
-			ret = dump_fail(&job->err, "POSIX timer %d of process %d: what the CRIB program read differs from /proc/%d/timers",
+			ret = tool_fail(&job->err, 0, "POSIX timer %d of process %d: what the CRIB program read differs from /proc/%d/timers",
 					p[i].id, (int)job->pid, (int)job->pid);
 	}
 out:
@@ -334,7 +334,7 @@ static int convert(struct dump_job *job, const struct dump_timers_rec *sum,
 		return 0;
 	ts->posix = calloc(posix->n, sizeof(*ts->posix));
 	if (!ts->posix)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	for (i = 0; i < posix->n; i++)
 		if (posix_timer(job, &p[i], sum->now, &ts->posix[i]))
 			return -1;
@@ -358,7 +358,7 @@ int timers_read(struct dump_job *job)
 
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->timers = ts;
 	ret = program_collect_kinds(job->progs.signals->progs.dump_timers,
 				    bpf_map__fd(job->progs.signals->maps.signal_records), &ctx,
@@ -366,22 +366,22 @@ int timers_read(struct dump_job *job)
 	if (ret < 0)
 		goto out;
 	if (ret == DUMP_TOO_MANY) {
-		ret = dump_fail(&job->err, "process %d has more than %d POSIX timers",
+		ret = tool_fail(&job->err, 0, "process %d has more than %d POSIX timers",
 				(int)job->pid, DUMP_MAX_TIMERS);
 		goto out;
 	}
 	if (ret == DUMP_NO_TASK) {
-		ret = dump_fail(&job->err, "process %d exited, or a POSIX timer was freed while read",
+		ret = tool_fail(&job->err, 0, "process %d exited, or a POSIX timer was freed while read",
 				(int)job->pid);
 		goto out;
 	}
 	if (ret != DUMP_OK || sums.n != 1) {
-		ret = dump_fail(&job->err, "dump_timers failed (result %d)", ret);
+		ret = tool_fail(&job->err, 0, "dump_timers failed (result %d)", ret);
 		goto out;
 	}
 	sum = sums.items;
 	if (sum->n_posix != posix.n) {
-		ret = dump_fail(&job->err, "dump_timers sent %zu of %u POSIX timers", posix.n,
+		ret = tool_fail(&job->err, 0, "dump_timers sent %zu of %u POSIX timers", posix.n,
 				sum->n_posix);
 		goto out;
 	}
@@ -400,7 +400,7 @@ out:
 int timers_write(struct dump_job *job)
 {
 	if (crib_write_timers(job->writer, &job->timers->rec))
-		return dump_fail(&job->err, "writing the timers record: %s",
+		return tool_fail(&job->err, 0, "writing the timers record: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

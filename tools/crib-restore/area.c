@@ -155,7 +155,7 @@ void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, in
 }
 
 int area_create(struct restore_area *area, const struct restore_plan *plan,
-		struct restore_error *err)
+		struct tool_error *err)
 {
 	struct area_layout l;
 
@@ -164,8 +164,8 @@ int area_create(struct restore_area *area, const struct restore_plan *plan,
 	area->base = area_map_in_hole(plan, l.size, PROT_READ | PROT_WRITE | PROT_EXEC,
 				      MAP_SHARED | MAP_ANONYMOUS);
 	if (!area->base)
-		return restore_fail(err, "no room for the restorer (%zu bytes) between the "
-				    "snapshot's mappings", l.size);
+		return tool_fail(err, 0, "no room for the restorer (%zu bytes) between the "
+				 "snapshot's mappings", l.size);
 	area->len = l.size;
 	memcpy(area->base, restorer_blob, restorer_blob_len);
 	area->args = (struct rst_args *)((char *)area->base + l.args);

@@ -22,19 +22,11 @@
 
 #include <crib/format.h>
 
+#include "error.h"
 #include "restorer.h"
 
 struct restore_sockets;
 struct user_ring_buffer;
-
-/* The first error of a restore, as a sentence for the user. */
-struct restore_error {
-	char msg[512];
-};
-
-/* Record @fmt in @err unless an earlier error is there; returns -1. */
-int restore_fail(struct restore_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 struct plan_siginfo {
 	uint32_t signo;
@@ -148,7 +140,7 @@ struct restore_plan {
 	size_t n_sockets, cap_sockets;
 };
 
-int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);
+int plan_read(struct restore_plan *plan, int fd, struct tool_error *err);
 
 /*
  * Private anonymous memory waits for the restorer in a shadow of its VMA
@@ -163,18 +155,18 @@ struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
 
 /* Socket records into the plan: see socket_plan.c. */
 int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
-		     struct restore_error *err);
+		     struct tool_error *err);
 int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
-			   struct restore_error *err);
+			   struct tool_error *err);
 void plan_free_sockets(struct restore_plan *plan);
 struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd);
 /* The first socket of the plan with @sock_id (several fds may share one). */
 struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id);
 
 /* Everything checked before anything is created: see check.c. */
-int plan_check(const struct restore_plan *plan, struct restore_error *err);
+int plan_check(const struct restore_plan *plan, struct tool_error *err);
 /* The sockets' part of it: see sockets.c. */
-int sockets_check(const struct restore_plan *plan, struct restore_error *err);
+int sockets_check(const struct restore_plan *plan, struct tool_error *err);
 
 /*
  * The CRIB program that refills UDP receive queues, loaded by crib-restore
@@ -188,7 +180,7 @@ struct udp_refill {
 };
 
 int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
-		    struct restore_error *err);
+		    struct tool_error *err);
 void udp_refill_close(struct udp_refill *r);
 
 /*
@@ -196,7 +188,7 @@ void udp_refill_close(struct udp_refill *r);
  * locked them (see network.c).  Connections that are not locked are skipped.
  * Called by the child, its connections rebuilt and still in repair mode.
  */
-int network_release(const struct restore_plan *plan, struct restore_error *err);
+int network_release(const struct restore_plan *plan, struct tool_error *err);
 
 /*
  * The restore area: the restorer code, its arguments, and one stack per
@@ -218,7 +210,7 @@ struct restore_fds {
 };
 
 int area_create(struct restore_area *area, const struct restore_plan *plan,
-		struct restore_error *err);
+		struct tool_error *err);
 /* Fill in the arguments, with the descriptor numbers the child settled on. */
 void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	       const struct restore_fds *fds);
@@ -254,7 +246,7 @@ struct restore_fault {
 };
 
 /* Read CRIB_RESTORE_FAULT; 0 (FAULT_NONE when unset) or -1 for a bad name. */
-int fault_from_env(struct restore_fault *f, struct restore_error *err);
+int fault_from_env(struct restore_fault *f, struct tool_error *err);
 /* The CRIB_RESTORE_FAULT name of a restorer step. */
 const char *fault_step_name(uint32_t step);
 
@@ -269,7 +261,7 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area,
 
 /* Open every descriptor of the snapshot at its number: see files.c. */
 int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		  char *msg, size_t msg_len);
+		  struct tool_error *err);
 
 /*
  * Create every socket of the plan, parked at or above @temp_base; @fds[i]
@@ -277,12 +269,12 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
  * connections are left in repair mode.
  */
 int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		   int *fds, char *msg, size_t msg_len);
+		   int *fds, struct tool_error *err);
 /*
  * Once every descriptor is at its number: release the network lock of the
  * TCP connections, take them out of repair mode, write their unsent data.
  */
-int sockets_resume(const struct restore_plan *plan, char *msg, size_t msg_len);
+int sockets_resume(const struct restore_plan *plan, struct tool_error *err);
 
 struct restore_options {
 	bool wait;
@@ -295,7 +287,7 @@ struct restore_options {
  * with @err set and nothing left behind.
  */
 pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
-		      const struct restore_options *opt, struct restore_error *err);
+		      const struct restore_options *opt, struct tool_error *err);
 
 /*
  * --verify (verify.c): the snapshot is kept to be read again, then
@@ -307,7 +299,7 @@ struct verify_input {
 };
 
 /* Make the input @fd readable twice, through @in->fd; 0 or -1. */
-int verify_keep_input(int fd, struct verify_input *in, struct restore_error *err);
+int verify_keep_input(int fd, struct verify_input *in, struct tool_error *err);
 void verify_input_close(struct verify_input *in);
 /*
  * Dump @pid again with crib-dump --leave-running and compare; differences
@@ -315,7 +307,7 @@ void verify_input_close(struct verify_input *in);
  * snapshot; otherwise -1 with @err set, and the process is killed.
  */
 int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
-		    struct restore_error *err);
+		    struct tool_error *err);
 
 #define restore_verbose(opt, ...) \
 	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)

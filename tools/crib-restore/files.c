@@ -37,22 +37,19 @@ static int park(int fd, int temp_base)
 	return parked;
 }
 
-static int open_file(const struct crib_file *f, int temp_base, char *msg, size_t msg_len)
+static int open_file(const struct crib_file *f, int temp_base, struct tool_error *err)
 {
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
 	int fd;
 
 	fd = park(open(f->path, flags), temp_base);
-	if (fd < 0) {
-		snprintf(msg, msg_len, "cannot reopen fd %llu, %s: %s",
-			 (unsigned long long)f->fd, f->path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
+				 f->path);
 	if (f->type == CRIB_FILE_REGULAR && !(f->flags & O_PATH) &&
 	    lseek(fd, f->pos, SEEK_SET) != f->pos) {
-		snprintf(msg, msg_len, "cannot seek fd %llu, %s, to %lld: %s",
-			 (unsigned long long)f->fd, f->path, (long long)f->pos,
-			 strerror(errno));
+		tool_fail(err, errno, "cannot seek fd %llu, %s, to %lld", (unsigned long long)f->fd,
+			  f->path, (long long)f->pos);
 		close(fd);
 		return -1;
 	}
@@ -61,16 +58,14 @@ static int open_file(const struct crib_file *f, int temp_base, char *msg, size_t
 
 /* A new pipe with its buffered bytes back in it. */
 static int make_pipe(const struct plan_pipe *pp, struct parked *out, int temp_base,
-		     char *msg, size_t msg_len)
+		     struct tool_error *err)
 {
 	int p[2];
 	ssize_t n;
 	size_t done = 0;
 
-	if (pipe(p)) {
-		snprintf(msg, msg_len, "pipe: %s", strerror(errno));
-		return -1;
-	}
+	if (pipe(p))
+		return tool_fail(err, errno, "pipe");
 	out->fd = park(p[0], temp_base);
 	out->write_fd = park(p[1], temp_base);
 	out->pipe_id = pp->pipe_id;
@@ -86,9 +81,8 @@ static int make_pipe(const struct plan_pipe *pp, struct parked *out, int temp_ba
 	}
 	return 0;
 fail:
-	snprintf(msg, msg_len, "cannot recreate pipe %llu with its %zu bytes: %s",
-		 (unsigned long long)pp->pipe_id, pp->len, strerror(errno));
-	return -1;
+	return tool_fail(err, errno, "cannot recreate pipe %llu with its %zu bytes",
+			 (unsigned long long)pp->pipe_id, pp->len);
 }
 
 static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pipes,
@@ -108,7 +102,7 @@ static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pip
 }
 
 /* Put @src at @target with the descriptor's own flags. */
-static int install(const struct crib_file *f, int src, char *msg, size_t msg_len)
+static int install(const struct crib_file *f, int src, struct tool_error *err)
 {
 	int target = (int)f->fd;
 	int fl;
@@ -126,8 +120,7 @@ static int install(const struct crib_file *f, int src, char *msg, size_t msg_len
 	}
 	return 0;
 fail:
-	snprintf(msg, msg_len, "cannot place fd %d: %s", target, strerror(errno));
-	return -1;
+	return tool_fail(err, errno, "cannot place fd %d", target);
 }
 
 /* The parked socket for descriptor @fd: that of the first with its sock_id. */
@@ -142,7 +135,7 @@ static int socket_fd(const struct restore_plan *plan, const int *sockets, uint64
 }
 
 int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		  char *msg, size_t msg_len)
+		  struct tool_error *err)
 {
 	struct parked *pipes = calloc(plan->n_pipes + 1, sizeof(*pipes));
 	int *files = calloc(plan->n_files + 1, sizeof(*files));
@@ -152,19 +145,19 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 	int src, ret = -1;
 
 	if (!pipes || !files || !sockets) {
-		snprintf(msg, msg_len, "out of memory");
+		tool_fail(err, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < plan->n_pipes; i++)
-		if (make_pipe(&plan->pipes[i], &pipes[i], temp_base, msg, msg_len))
+		if (make_pipe(&plan->pipes[i], &pipes[i], temp_base, err))
 			goto out;
-	if (sockets_create(plan, refill, temp_base, sockets, msg, msg_len))
+	if (sockets_create(plan, refill, temp_base, sockets, err))
 		goto out;
 	for (i = 0; i < plan->n_files; i++) {
 		f = &plan->files[i];
 		files[i] = -1;
 		if (f->type != CRIB_FILE_PIPE && f->type != CRIB_FILE_SOCKET) {
-			files[i] = open_file(f, temp_base, msg, msg_len);
+			files[i] = open_file(f, temp_base, err);
 			if (files[i] < 0)
 				goto out;
 		}
@@ -178,11 +171,11 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 		else
 			src = files[i];
 		if (src < 0) {
-			snprintf(msg, msg_len, "fd %llu: no %s for it", (unsigned long long)f->fd,
-				 f->type == CRIB_FILE_PIPE ? "pipe end" : "socket");
+			tool_fail(err, 0, "fd %llu: no %s for it", (unsigned long long)f->fd,
+				  f->type == CRIB_FILE_PIPE ? "pipe end" : "socket");
 			goto out;
 		}
-		if (install(f, src, msg, msg_len))
+		if (install(f, src, err))
 			goto out;
 	}
 	ret = 0;

@@ -136,7 +136,7 @@ static int open_input(const struct options *o)
 /* --unlock-network: release the lock on the snapshot's connections, nothing else. */
 static int unlock_network(int fd)
 {
-	struct netlock_error nerr;
+	struct tool_error nerr = { 0 };
 	size_t released;
 
 	if (netlock_release_snapshot(fd, &released, &nerr)) {
@@ -167,7 +167,7 @@ static int wait_for(pid_t pid)
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct restore_error err = { 0 };
+	struct tool_error err = { 0 };
 	struct udp_refill refill = { .prog_fd = -1 };
 	struct verify_input vin = { .fd = -1 };
 	struct restore_plan plan;

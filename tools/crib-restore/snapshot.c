@@ -7,7 +7,6 @@
  * Only a stream read to its end without an error yields a plan.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +14,6 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
-
-int restore_fail(struct restore_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err->msg[0])
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Room for one more element in a growing array. */
 static void *grow(void *arr, size_t *cap, size_t n, size_t size)
@@ -87,14 +74,14 @@ static int take_header(struct restore_plan *plan, const struct crib_header *h)
 }
 
 static int take_process(struct restore_plan *plan, const struct crib_process *p,
-			struct restore_error *err)
+			struct tool_error *err)
 {
 	struct crib_rlimit *rl;
 	uint64_t *groups;
 
 	if (plan->have_process)
-		return restore_fail(err, "the snapshot holds more than one process; "
-				    "process trees are not supported");
+		return tool_fail(err, 0, "the snapshot holds more than one process; "
+				 "process trees are not supported");
 	plan->proc = *p;
 	plan->proc.comm = dup_str(p->comm);
 	plan->proc.cwd = dup_str(p->cwd);
@@ -110,17 +97,17 @@ static int take_process(struct restore_plan *plan, const struct crib_process *p,
 	plan->proc.groups = groups;
 	plan->have_process = true;
 	if (!rl || !groups || !plan->proc.cwd || !plan->proc.root)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
 static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
-		       const struct crib_thread *t, struct restore_error *err)
+		       const struct crib_thread *t, struct tool_error *err)
 {
 	struct plan_thread *pt = APPEND(plan->threads, plan->n_threads, caps->threads);
 
 	if (!pt)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memset(pt, 0, sizeof(*pt));
 	pt->tid = (pid_t)t->tid;
 	snprintf(pt->comm, sizeof(pt->comm), "%s", t->comm ? t->comm : "");
@@ -134,26 +121,26 @@ static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
 	pt->rseq_len = t->rseq_len;
 	pt->rseq_sig = t->rseq_sig;
 	if (t->regs_arch && t->regs_arch[0])
-		return restore_fail(err, "thread %d has %s registers; only x86_64 is supported",
-				    (int)pt->tid, t->regs_arch);
+		return tool_fail(err, 0, "thread %d has %s registers; only x86_64 is supported",
+				 (int)pt->tid, t->regs_arch);
 	pt->xstate = malloc(t->xstate.len ? t->xstate.len : 1);
 	if (!pt->xstate || copy_siginfos(t->pending, t->n_pending, &pt->pending))
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(pt->xstate, t->xstate.data, t->xstate.len);
 	pt->xstate_len = t->xstate.len;
 	pt->n_pending = t->n_pending;
 	return 0;
 }
 
-static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct restore_error *err)
+static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct tool_error *err)
 {
 	void *auxv;
 
 	if (plan->have_mm)
-		return restore_fail(err, "the snapshot holds more than one address space");
+		return tool_fail(err, 0, "the snapshot holds more than one address space");
 	auxv = malloc(mm->auxv.len ? mm->auxv.len : 1);
 	if (!auxv)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(auxv, mm->auxv.data, mm->auxv.len);
 	plan->mm = *mm;
 	plan->mm.auxv.data = auxv;
@@ -163,18 +150,18 @@ static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct r
 }
 
 static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
-		    const struct crib_vma *v, struct restore_error *err)
+		    const struct crib_vma *v, struct tool_error *err)
 {
 	struct plan_vma *pv = APPEND(plan->vmas, plan->n_vmas, caps->vmas);
 
 	if (!pv)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	pv->v = *v;
 	pv->v.path = dup_str(v->path);
 	pv->has_data = false;
 	if (plan->n_vmas > 1 && v->start < pv[-1].v.end)
-		return restore_fail(err, "VMA %#llx-%#llx overlaps or precedes the one before it",
-				    (unsigned long long)v->start, (unsigned long long)v->end);
+		return tool_fail(err, 0, "VMA %#llx-%#llx overlaps or precedes the one before it",
+				 (unsigned long long)v->start, (unsigned long long)v->end);
 	return 0;
 }
 
@@ -185,7 +172,7 @@ static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
  * and zero rather than the file's bytes in a private file mapping.
  */
 static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
-		      const struct crib_pages *p, struct restore_error *err)
+		      const struct crib_pages *p, struct tool_error *err)
 {
 	uint64_t len = p->npages * plan->header.page_size;
 	struct plan_pages *pp;
@@ -193,23 +180,21 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 	ssize_t n;
 
 	if (p->data.data && p->data.len != len)
-		return restore_fail(err, "pages record at %#llx: %zu bytes for %llu pages",
-				    (unsigned long long)p->addr, p->data.len,
-				    (unsigned long long)p->npages);
+		return tool_fail(err, 0, "pages record at %#llx: %zu bytes for %llu pages",
+				 (unsigned long long)p->addr, p->data.len,
+				 (unsigned long long)p->npages);
 	if (shadow_take(plan, p->addr, p->data.data, len))
 		return 0;
 	if (!p->data.data) {
 		if (ftruncate(plan->page_store, (off_t)(plan->page_store_len + len)))
-			return restore_fail(err, "cannot keep the memory contents: %s",
-					    strerror(errno));
+			return tool_fail(err, errno, "cannot keep the memory contents");
 		done = len;
 	}
 	while (done < len) {
 		n = pwrite(plan->page_store, (const char *)p->data.data + done, len - done,
 			   (off_t)(plan->page_store_len + done));
 		if (n < 0)
-			return restore_fail(err, "cannot keep the memory contents: %s",
-					    strerror(errno));
+			return tool_fail(err, errno, "cannot keep the memory contents");
 		done += (size_t)n;
 	}
 	pp = plan->n_pages ? &plan->pages[plan->n_pages - 1] : NULL;
@@ -218,7 +203,7 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 	} else {
 		pp = APPEND(plan->pages, plan->n_pages, caps->pages);
 		if (!pp)
-			return restore_fail(err, "out of memory");
+			return tool_fail(err, 0, "out of memory");
 		*pp = (struct plan_pages){ p->addr, len, plan->page_store_len };
 	}
 	plan->page_store_len += len;
@@ -226,12 +211,12 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 }
 
 static int take_file(struct restore_plan *plan, struct plan_caps *caps,
-		     const struct crib_file *f, struct restore_error *err)
+		     const struct crib_file *f, struct tool_error *err)
 {
 	struct crib_file *pf = APPEND(plan->files, plan->n_files, caps->files);
 
 	if (!pf)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	*pf = *f;
 	pf->path = dup_str(f->path);
 	return 0;
@@ -248,19 +233,19 @@ struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id)
 }
 
 static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
-		     const struct crib_pipe *p, struct restore_error *err)
+		     const struct crib_pipe *p, struct tool_error *err)
 {
 	struct crib_pipe *end = APPEND(plan->pipe_fds, plan->n_pipe_fds, caps->pipe_fds);
 	struct plan_pipe *pp;
 
 	if (!end)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	*end = *p;
 	pp = plan_find_pipe(plan, p->pipe_id);
 	if (!pp) {
 		pp = APPEND(plan->pipes, plan->n_pipes, caps->pipes);
 		if (!pp)
-			return restore_fail(err, "out of memory");
+			return tool_fail(err, 0, "out of memory");
 		memset(pp, 0, sizeof(*pp));
 		pp->pipe_id = p->pipe_id;
 	}
@@ -273,21 +258,21 @@ static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
 }
 
 static int take_pipe_data(struct restore_plan *plan, const struct crib_pipe_data *d,
-			  struct restore_error *err)
+			  struct tool_error *err)
 {
 	struct plan_pipe *pp = plan_find_pipe(plan, d->pipe_id);
 	unsigned char *buf;
 
 	if (!pp)
-		return restore_fail(err, "pipe data for pipe %llu, which no descriptor holds",
-				    (unsigned long long)d->pipe_id);
+		return tool_fail(err, 0, "pipe data for pipe %llu, which no descriptor holds",
+				 (unsigned long long)d->pipe_id);
 	if (d->offset != pp->len)
-		return restore_fail(err, "pipe %llu: data at offset %llu, expected %zu",
-				    (unsigned long long)d->pipe_id,
-				    (unsigned long long)d->offset, pp->len);
+		return tool_fail(err, 0, "pipe %llu: data at offset %llu, expected %zu",
+				 (unsigned long long)d->pipe_id,
+				 (unsigned long long)d->offset, pp->len);
 	buf = realloc(pp->data, pp->len + d->data.len + 1);
 	if (!buf)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(buf + pp->len, d->data.data, d->data.len);
 	pp->data = buf;
 	pp->len += d->data.len;
@@ -295,41 +280,41 @@ static int take_pipe_data(struct restore_plan *plan, const struct crib_pipe_data
 }
 
 static int take_sighand(struct restore_plan *plan, const struct crib_sighand *s,
-			struct restore_error *err)
+			struct tool_error *err)
 {
 	plan->actions = calloc(s->n_actions ? s->n_actions : 1, sizeof(*plan->actions));
 	if (!plan->actions)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(plan->actions, s->actions, s->n_actions * sizeof(*plan->actions));
 	plan->n_actions = s->n_actions;
 	return 0;
 }
 
 static int take_sigpending(struct restore_plan *plan, const struct crib_sigpending *s,
-			   struct restore_error *err)
+			   struct tool_error *err)
 {
 	if (copy_siginfos(s->signals, s->n_signals, &plan->shared_pending))
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	plan->n_shared_pending = s->n_signals;
 	return 0;
 }
 
 static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
-		       struct restore_error *err)
+		       struct tool_error *err)
 {
 	struct crib_posix_timer *posix;
 	size_t i;
 
 	posix = calloc(t->n_posix ? t->n_posix : 1, sizeof(*posix));
 	if (!posix)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(posix, t->posix, t->n_posix * sizeof(*posix));
 	for (i = 1; i < t->n_posix; i++)
 		if (posix[i].id <= posix[i - 1].id) {
 			free(posix);
-			return restore_fail(err, "POSIX timers out of order (id %llu after %llu)",
-					    (unsigned long long)posix[i].id,
-					    (unsigned long long)posix[i - 1].id);
+			return tool_fail(err, 0, "POSIX timers out of order (id %llu after %llu)",
+					 (unsigned long long)posix[i].id,
+					 (unsigned long long)posix[i - 1].id);
 		}
 	plan->timers = *t;
 	plan->timers.posix = posix;
@@ -338,12 +323,12 @@ static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
 }
 
 static int take_record(struct restore_plan *plan, struct plan_caps *caps,
-		       const struct crib_record *rec, struct restore_error *err)
+		       const struct crib_record *rec, struct tool_error *err)
 {
 	switch (rec->type) {
 	case CRIB_REC_HEADER:
 		return take_header(plan, &rec->u.header) ?
-			restore_fail(err, "out of memory") : 0;
+			tool_fail(err, 0, "out of memory") : 0;
 	case CRIB_REC_PROCESS:
 		return take_process(plan, &rec->u.process, err);
 	case CRIB_REC_THREAD:
@@ -375,13 +360,13 @@ static int take_record(struct restore_plan *plan, struct plan_caps *caps,
 	default:
 		if (rec->type & CRIB_REC_ANCILLARY)
 			return 0;
-		return restore_fail(err, "the snapshot holds %s records, which crib-restore "
-				    "does not know", rec->info ? rec->info->name : "unknown");
+		return tool_fail(err, 0, "the snapshot holds %s records, which crib-restore "
+				 "does not know", rec->info ? rec->info->name : "unknown");
 	}
 }
 
 /* Mark the VMAs that get contents; every run must lie inside VMAs. */
-static int index_pages(struct restore_plan *plan, struct restore_error *err)
+static int index_pages(struct restore_plan *plan, struct tool_error *err)
 {
 	struct plan_vma *v = plan->vmas, *end = plan->vmas + plan->n_vmas, *cur;
 	const struct plan_pages *p;
@@ -395,8 +380,8 @@ static int index_pages(struct restore_plan *plan, struct restore_error *err)
 		/* A run may go on into the next VMA: runs merge across records. */
 		for (cur = v, covered = p->addr; covered < p->addr + p->len; cur++) {
 			if (cur == end || cur->v.start > covered)
-				return restore_fail(err, "memory at %#llx lies outside every VMA",
-						    (unsigned long long)covered);
+				return tool_fail(err, 0, "memory at %#llx lies outside every VMA",
+						 (unsigned long long)covered);
 			cur->has_data = true;
 			covered = cur->v.end;
 		}
@@ -404,7 +389,7 @@ static int index_pages(struct restore_plan *plan, struct restore_error *err)
 	return 0;
 }
 
-int plan_read(struct restore_plan *plan, int fd, struct restore_error *err)
+int plan_read(struct restore_plan *plan, int fd, struct tool_error *err)
 {
 	struct plan_caps caps = { 0 };
 	struct crib_error cerr = { 0 };
@@ -416,25 +401,25 @@ int plan_read(struct restore_plan *plan, int fd, struct restore_error *err)
 	plan->page_store = -1;
 	plan->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
 	if (plan->page_store < 0)
-		return restore_fail(err, "cannot create the page store: %s", strerror(errno));
+		return tool_fail(err, errno, "cannot create the page store");
 	r = crib_reader_open(fd, &cerr);
 	if (!r)
-		return restore_fail(err, "not a usable snapshot: %s", cerr.msg);
+		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	while ((ret = crib_reader_next(r, &rec)) == 1) {
 		if (take_record(plan, &caps, &rec, err)) {
 			ret = -1;
 			break;
 		}
 	}
-	if (ret < 0 && !err->msg[0])
-		restore_fail(err, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
+	if (ret < 0 && !tool_failed(err))
+		tool_fail(err, 0, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
 	crib_reader_close(r);
 	if (ret < 0)
 		return -1;
 	if (!plan->have_process || !plan->have_mm || !plan->n_threads)
-		return restore_fail(err, "the snapshot has no %s record",
-				    !plan->have_process ? "process" :
-				    !plan->have_mm ? "mm" : "thread");
+		return tool_fail(err, 0, "the snapshot has no %s record",
+				 !plan->have_process ? "process" :
+				 !plan->have_mm ? "mm" : "thread");
 	return index_pages(plan, err);
 }
 

@@ -67,18 +67,18 @@ static int copy_options(struct plan_socket *ps, const struct crib_socket *s)
 }
 
 int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
-		     struct restore_error *err)
+		     struct tool_error *err)
 {
 	struct plan_socket *ps;
 	size_t cap;
 
 	if (plan_find_socket_fd(plan, s->fd))
-		return restore_fail(err, "fd %llu has two socket records", (unsigned long long)s->fd);
+		return tool_fail(err, 0, "fd %llu has two socket records", (unsigned long long)s->fd);
 	if (plan->n_sockets == plan->cap_sockets) {
 		cap = plan->cap_sockets ? plan->cap_sockets * 2 : 16;
 		ps = reallocarray(plan->sockets, cap, sizeof(*ps));
 		if (!ps)
-			return restore_fail(err, "out of memory");
+			return tool_fail(err, 0, "out of memory");
 		plan->sockets = ps;
 		plan->cap_sockets = cap;
 	}
@@ -88,10 +88,10 @@ int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
 	ps->s.options = NULL;
 	ps->s.local = ps->s.peer = (struct crib_sockaddr){ 0 };
 	if (copy_addr(&ps->local, &s->local) || copy_addr(&ps->peer, &s->peer))
-		return restore_fail(err, "fd %llu: a socket address out of range",
-				    (unsigned long long)s->fd);
+		return tool_fail(err, 0, "fd %llu: a socket address out of range",
+				 (unsigned long long)s->fd);
 	if (copy_options(ps, s))
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
@@ -134,7 +134,7 @@ static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, b
 }
 
 int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
-			   struct restore_error *err)
+			   struct tool_error *err)
 {
 	struct plan_socket *ps = plan_find_socket_id(plan, q->sock_id);
 	struct plan_queue *pq;
@@ -142,22 +142,22 @@ int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_q
 	size_t i;
 
 	if (!ps)
-		return restore_fail(err, "queued data for socket %llu, which no descriptor holds",
-				    (unsigned long long)q->sock_id);
+		return tool_fail(err, 0, "queued data for socket %llu, which no descriptor holds",
+				 (unsigned long long)q->sock_id);
 	if (q->queue != CRIB_QUEUE_RECV && q->queue != CRIB_QUEUE_SEND)
-		return restore_fail(err, "fd %llu: unknown socket queue %llu",
-				    (unsigned long long)ps->s.fd, (unsigned long long)q->queue);
+		return tool_fail(err, 0, "fd %llu: unknown socket queue %llu",
+				 (unsigned long long)ps->s.fd, (unsigned long long)q->queue);
 	pq = q->queue == CRIB_QUEUE_RECV ? &ps->recv : &ps->send;
 	if (q->seq != pq->next_seq)
-		return restore_fail(err, "fd %llu: socket queue record %llu, expected %llu",
-				    (unsigned long long)ps->s.fd, (unsigned long long)q->seq,
-				    (unsigned long long)pq->next_seq);
+		return tool_fail(err, 0, "fd %llu: socket queue record %llu, expected %llu",
+				 (unsigned long long)ps->s.fd, (unsigned long long)q->seq,
+				 (unsigned long long)pq->next_seq);
 	pq->next_seq++;
 	stream = ps->s.type == SOCK_STREAM;
 	for (i = 0; i < q->n_chunks; i++)
 		if (append_chunk(pq, &q->chunks[i], stream))
-			return restore_fail(err, "fd %llu: a queued message is out of range or "
-					    "memory is short", (unsigned long long)ps->s.fd);
+			return tool_fail(err, 0, "fd %llu: a queued message is out of range or "
+					 "memory is short", (unsigned long long)ps->s.fd);
 	return 0;
 }
 

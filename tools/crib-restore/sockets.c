@@ -45,16 +45,14 @@ const char *socket_kind_name(const struct crib_socket *s)
 
 int sock_fail(struct sock_job *j, const struct plan_socket *ps, const char *step, int errnum)
 {
-	snprintf(j->msg, j->msg_len, "fd %llu (%s): %s: %s", (unsigned long long)ps->s.fd,
-		 socket_kind_name(&ps->s), step, strerror(errnum));
-	return -1;
+	return tool_fail(j->err, errnum, "fd %llu (%s): %s", (unsigned long long)ps->s.fd,
+			 socket_kind_name(&ps->s), step);
 }
 
 int sock_refuse(struct sock_job *j, const struct plan_socket *ps, const char *why)
 {
-	snprintf(j->msg, j->msg_len, "fd %llu (%s): %s", (unsigned long long)ps->s.fd,
-		 socket_kind_name(&ps->s), why);
-	return -1;
+	return tool_fail(j->err, 0, "fd %llu (%s): %s", (unsigned long long)ps->s.fd,
+			 socket_kind_name(&ps->s), why);
 }
 
 size_t sock_index(const struct sock_job *j, const struct plan_socket *ps)
@@ -210,7 +208,7 @@ static bool is_udp(const struct crib_socket *s)
 }
 
 static int check_socket(const struct restore_plan *plan, const struct plan_socket *ps,
-			struct restore_error *err)
+			struct tool_error *err)
 {
 	const struct plan_socket *first = plan_find_socket_id(plan, ps->s.sock_id);
 	bool has_file = false;
@@ -220,25 +218,25 @@ static int check_socket(const struct restore_plan *plan, const struct plan_socke
 		if (plan->files[i].fd == ps->s.fd)
 			has_file = plan->files[i].type == CRIB_FILE_SOCKET;
 	if (!has_file)
-		return restore_fail(err, "fd %llu: a socket record for a descriptor that is "
-				    "not a socket", (unsigned long long)ps->s.fd);
+		return tool_fail(err, 0, "fd %llu: a socket record for a descriptor that is "
+				 "not a socket", (unsigned long long)ps->s.fd);
 	if (first != ps)	/* another descriptor of the same socket */
 		return first->s.type == ps->s.type ? 0 :
-			restore_fail(err, "fd %llu: socket %llu recorded twice, differently",
-				     (unsigned long long)ps->s.fd,
-				     (unsigned long long)ps->s.sock_id);
+			tool_fail(err, 0, "fd %llu: socket %llu recorded twice, differently",
+				  (unsigned long long)ps->s.fd,
+				  (unsigned long long)ps->s.sock_id);
 	if (is_tcp(&ps->s))
 		return tcp_check(plan, ps, err);
 	if (is_udp(&ps->s))
 		return udp_check(plan, ps, err);
 	if (ps->s.family == AF_UNIX)
 		return unix_check(plan, ps, err);
-	return restore_fail(err, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
-			    "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
-			    (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
+	return tool_fail(err, 0, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
+			 "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
+			 (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
 }
 
-int sockets_check(const struct restore_plan *plan, struct restore_error *err)
+int sockets_check(const struct restore_plan *plan, struct tool_error *err)
 {
 	size_t i;
 
@@ -329,11 +327,10 @@ static int tcp_pass(struct sock_job *j)
 }
 
 int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		   int *fds, char *msg, size_t msg_len)
+		   int *fds, struct tool_error *err)
 {
 	struct sock_job j = {
-		.plan = plan, .refill = refill, .temp_base = temp_base, .fds = fds,
-		.msg = msg, .msg_len = msg_len,
+		.plan = plan, .refill = refill, .temp_base = temp_base, .fds = fds, .err = err,
 	};
 	size_t i;
 
@@ -344,25 +341,20 @@ int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, i
 	return 0;
 }
 
-int sockets_resume(const struct restore_plan *plan, char *msg, size_t msg_len)
+int sockets_resume(const struct restore_plan *plan, struct tool_error *err)
 {
-	struct restore_error err = { 0 };
-	struct sock_job j = { .plan = plan, .msg = msg, .msg_len = msg_len };
+	struct sock_job j = { .plan = plan, .err = err };
 	size_t i;
 	int ret = -1;
 
 	j.fds = calloc(plan->n_sockets + 1, sizeof(int));
-	if (!j.fds) {
-		snprintf(msg, msg_len, "out of memory");
-		return -1;
-	}
+	if (!j.fds)
+		return tool_fail(err, 0, "out of memory");
 	/* every descriptor is at its number now */
 	for (i = 0; i < plan->n_sockets; i++)
 		j.fds[i] = (int)plan->sockets[i].s.fd;
-	if (network_release(plan, &err)) {
-		snprintf(msg, msg_len, "%s", err.msg);
+	if (network_release(plan, err))
 		goto out;
-	}
 	for (i = 0; i < plan->n_sockets; i++)
 		if (is_tcp_connection(&j, i) && tcp_finish(&j, &plan->sockets[i]))
 			goto out;

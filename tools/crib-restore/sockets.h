@@ -26,13 +26,12 @@ struct sock_job {
 	struct udp_refill *refill;
 	int temp_base;
 	int *fds;		/* per plan socket: its new descriptor, -1 none yet */
-	char *msg;
-	size_t msg_len;
+	struct tool_error *err;
 };
 
 /* "inet6 udp" and the like, for messages. */
 const char *socket_kind_name(const struct crib_socket *s);
-/* Record the failure of @step on @ps with @errnum in j->msg; returns -1. */
+/* Record the failure of @step on @ps with @errnum in j->err; returns -1. */
 int sock_fail(struct sock_job *j, const struct plan_socket *ps, const char *step, int errnum);
 /* As sock_fail(), with a reason instead of an errno. */
 int sock_refuse(struct sock_job *j, const struct plan_socket *ps, const char *why);
@@ -60,7 +59,7 @@ int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, in
 bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
 int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err);
+	      struct tool_error *err);
 int udp_create(struct sock_job *j, const struct plan_socket *ps);
 int udp_fill(struct sock_job *j, const struct plan_socket *ps);
 
@@ -68,13 +67,13 @@ int udp_fill(struct sock_job *j, const struct plan_socket *ps);
 int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd);
 
 int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	       struct restore_error *err);
+	       struct tool_error *err);
 int unix_create(struct sock_job *j, const struct plan_socket *ps);
 int unix_connect(struct sock_job *j, const struct plan_socket *ps);
 int unix_fill(struct sock_job *j, const struct plan_socket *ps);
 
 int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err);
+	      struct tool_error *err);
 /* Listening and unconnected sockets. */
 int tcp_create(struct sock_job *j, const struct plan_socket *ps);
 /* A connection, up to its window, in repair mode. */

@@ -113,7 +113,7 @@ static uint32_t send_end(const struct crib_tcp *t, const struct crib_socket *s)
 }
 
 static int check_connection(const struct restore_plan *plan, const struct plan_socket *ps,
-			    struct restore_error *err)
+			    struct tool_error *err)
 {
 	const struct crib_tcp *t = &ps->s.tcp;
 	const char *kind = socket_kind_name(&ps->s);
@@ -121,45 +121,45 @@ static int check_connection(const struct restore_plan *plan, const struct plan_s
 	const struct plan_socket *peer;
 
 	if (!ps->local.family || !ps->peer.family)
-		return restore_fail(err, "fd %llu (%s): a connection without both addresses",
-				    fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): a connection without both addresses",
+				 fd, kind);
 	if ((uint32_t)t->snd_una != (uint32_t)t->snd_nxt &&
 	    !(ps->s.state == ST_FIN_WAIT1 && (uint32_t)t->snd_nxt - (uint32_t)t->snd_una == 1))
-		return restore_fail(err, "fd %llu (%s): %u bytes in flight, which a snapshot "
-				    "does not hold", fd, kind,
-				    (uint32_t)t->snd_nxt - (uint32_t)t->snd_una);
+		return tool_fail(err, 0, "fd %llu (%s): %u bytes in flight, which a snapshot "
+				 "does not hold", fd, kind,
+				 (uint32_t)t->snd_nxt - (uint32_t)t->snd_una);
 	if ((uint32_t)(recv_end(t, &ps->s) - (uint32_t)t->copied_seq) != ps->recv.bytes ||
 	    (uint32_t)(send_end(t, &ps->s) - send_seq(t, &ps->s)) != ps->send.bytes)
-		return restore_fail(err, "fd %llu (%s): the queued data (%llu and %llu bytes) "
-				    "does not match the sequence numbers", fd, kind,
-				    (unsigned long long)ps->recv.bytes,
-				    (unsigned long long)ps->send.bytes);
+		return tool_fail(err, 0, "fd %llu (%s): the queued data (%llu and %llu bytes) "
+				 "does not match the sequence numbers", fd, kind,
+				 (unsigned long long)ps->recv.bytes,
+				 (unsigned long long)ps->send.bytes);
 	if (fin_received(&ps->s)) {
 		peer = local_peer(plan, ps);
 		if (!peer || !fin_sent(&peer->s))
-			return restore_fail(err, "fd %llu (%s): in CLOSE_WAIT, the FIN it got can "
-					    "come again only from a peer in the process", fd,
-					    kind);
+			return tool_fail(err, 0, "fd %llu (%s): in CLOSE_WAIT, the FIN it got can "
+					 "come again only from a peer in the process", fd,
+					 kind);
 	}
 	return 0;
 }
 
 int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err)
+	      struct tool_error *err)
 {
 	uint64_t st = ps->s.state;
 
 	if (st == SK_LISTEN && !ps->local.family)
-		return restore_fail(err, "fd %llu (%s): a listener without an address",
-				    (unsigned long long)ps->s.fd, socket_kind_name(&ps->s));
+		return tool_fail(err, 0, "fd %llu (%s): a listener without an address",
+				 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s));
 	if (st == SK_LISTEN || st == SK_CLOSE)
 		return 0;
 	if (is_connection(st))
 		return check_connection(plan, ps, err);
-	return restore_fail(err, "fd %llu (%s): a connection in state %s cannot be restored",
-			    (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
-			    st < sizeof(state_names) / sizeof(state_names[0]) ?
-			    state_names[st] : "?");
+	return tool_fail(err, 0, "fd %llu (%s): a connection in state %s cannot be restored",
+			 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
+			 st < sizeof(state_names) / sizeof(state_names[0]) ?
+			 state_names[st] : "?");
 }
 
 int tcp_create(struct sock_job *j, const struct plan_socket *ps)

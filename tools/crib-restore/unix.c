@@ -122,7 +122,7 @@ static int dgram_sender(const struct restore_plan *plan, const struct plan_socke
 	return 0;
 }
 
-static int check_name(const struct plan_socket *ps, struct restore_error *err)
+static int check_name(const struct plan_socket *ps, struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	char path[sizeof(ps->local.addr) + 1];
@@ -133,16 +133,16 @@ static int check_name(const struct plan_socket *ps, struct restore_error *err)
 	memcpy(path, ps->local.addr, ps->local.len);
 	path[ps->local.len] = 0;
 	if (path[0] != '/')
-		return restore_fail(err, "fd %llu (%s): bound to the relative path %s, which "
-				    "cannot be found again", fd, socket_kind_name(&ps->s), path);
+		return tool_fail(err, 0, "fd %llu (%s): bound to the relative path %s, which "
+				 "cannot be found again", fd, socket_kind_name(&ps->s), path);
 	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode))
-		return restore_fail(err, "fd %llu (%s): %s, its name, is no longer a socket", fd,
-				    socket_kind_name(&ps->s), path);
+		return tool_fail(err, 0, "fd %llu (%s): %s, its name, is no longer a socket", fd,
+				 socket_kind_name(&ps->s), path);
 	return 0;
 }
 
 static int check_queue(const struct restore_plan *plan, const struct plan_socket *ps,
-		       struct restore_error *err)
+		       struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	const struct plan_socket *sender;
@@ -150,26 +150,26 @@ static int check_queue(const struct restore_plan *plan, const struct plan_socket
 	size_t i;
 
 	if (ps->send.n)
-		return restore_fail(err, "fd %llu (%s): a UNIX socket with a send queue", fd,
-				    socket_kind_name(&ps->s));
+		return tool_fail(err, 0, "fd %llu (%s): a UNIX socket with a send queue", fd,
+				 socket_kind_name(&ps->s));
 	if (!ps->recv.n)
 		return 0;
 	if (ps->s.type != SOCK_DGRAM) {
 		if (!peer_of(plan, ps) && !peer_closed(ps))
-			return restore_fail(err, "fd %llu (%s): data queued with no peer in the "
-					    "process to send it again", fd,
-					    socket_kind_name(&ps->s));
+			return tool_fail(err, 0, "fd %llu (%s): data queued with no peer in the "
+					 "process to send it again", fd,
+					 socket_kind_name(&ps->s));
 		return 0;
 	}
 	for (i = 0; i < ps->recv.n; i++)
 		if (dgram_sender(plan, ps, &ps->recv.chunks[i], &sender, &why))
-			return restore_fail(err, "fd %llu (%s): %s", fd, socket_kind_name(&ps->s),
-					    why);
+			return tool_fail(err, 0, "fd %llu (%s): %s", fd, socket_kind_name(&ps->s),
+					 why);
 	return 0;
 }
 
 int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	       struct restore_error *err)
+	       struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	const struct plan_socket *peer = peer_of(plan, ps);
@@ -177,30 +177,30 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 
 	if (ps->s.type != SOCK_STREAM && ps->s.type != SOCK_DGRAM &&
 	    ps->s.type != SOCK_SEQPACKET)
-		return restore_fail(err, "fd %llu (%s): UNIX sockets of type %llu cannot be "
-				    "restored", fd, kind, (unsigned long long)ps->s.type);
+		return tool_fail(err, 0, "fd %llu (%s): UNIX sockets of type %llu cannot be "
+				 "restored", fd, kind, (unsigned long long)ps->s.type);
 	if (ps->s.state == SK_LISTEN && !named(&ps->local))
-		return restore_fail(err, "fd %llu (%s): a listener without a name", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): a listener without a name", fd, kind);
 	if (peer_closed(ps))
 		return check_name(ps, err) || check_queue(plan, ps, err);
 	if (ps->s.state == SK_ESTABLISHED && !peer)
-		return restore_fail(err, "fd %llu (%s): connected to a socket outside the "
-				    "process; that cannot be restored", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): connected to a socket outside the "
+				 "process; that cannot be restored", fd, kind);
 	if (ps->s.state == SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
 	    !accepted_from(plan, ps) && !accepted_from(plan, peer))
-		return restore_fail(err, "fd %llu (%s): a connection between named sockets that "
-				    "no listener of the process accepted", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): a connection between named sockets that "
+				 "no listener of the process accepted", fd, kind);
 	if (accepted_from(plan, ps) && peer->s.peer_id != ps->s.sock_id)
-		return restore_fail(err, "fd %llu (%s): accepted from a listener, by a peer "
-				    "connected elsewhere", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): accepted from a listener, by a peer "
+				 "connected elsewhere", fd, kind);
 	if (ps->s.state == SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
 	    !named(&peer->local))
-		return restore_fail(err, "fd %llu (%s): connected to an unnamed socket that is "
-				    "connected elsewhere", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): connected to an unnamed socket that is "
+				 "connected elsewhere", fd, kind);
 	if (ps->s.state != SK_ESTABLISHED && ps->s.state != SK_CLOSE &&
 	    ps->s.state != SK_LISTEN)
-		return restore_fail(err, "fd %llu (%s): state %llu cannot be restored", fd, kind,
-				    (unsigned long long)ps->s.state);
+		return tool_fail(err, 0, "fd %llu (%s): state %llu cannot be restored", fd, kind,
+				 (unsigned long long)ps->s.state);
 	return check_name(ps, err) || check_queue(plan, ps, err);
 }
 
