@@ -17,6 +17,7 @@
 
 #include <crib/format.h>
 
+#include "array.h"
 #include "dump.h"
 #include "error.h"
 
@@ -42,9 +43,7 @@ struct frozen_thread {
 /* The threads held in a ptrace stop, the leader first. */
 struct freezer {
 	pid_t pid;
-	struct frozen_thread *threads;
-	size_t n_threads;
-	size_t cap;
+	ARRAY(struct frozen_thread) threads;
 };
 
 int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err);

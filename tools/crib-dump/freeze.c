@@ -25,28 +25,20 @@ static bool is_frozen(const struct freezer *fz, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < fz->n_threads; i++)
-		if (fz->threads[i].tid == tid)
+	for (i = 0; i < fz->threads.n; i++)
+		if (fz->threads.items[i].tid == tid)
 			return true;
 	return false;
 }
 
 static int add_thread(struct freezer *fz, pid_t tid, int pending_signal)
 {
-	struct frozen_thread *t;
-	size_t cap;
+	struct frozen_thread *t = array_push(&fz->threads);
 
-	if (fz->n_threads == fz->cap) {
-		cap = fz->cap ? fz->cap * 2 : 16;
-		t = realloc(fz->threads, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		fz->threads = t;
-		fz->cap = cap;
-	}
-	fz->threads[fz->n_threads].tid = tid;
-	fz->threads[fz->n_threads].pending_signal = pending_signal;
-	fz->n_threads++;
+	if (!t)
+		return -ENOMEM;
+	t->tid = tid;
+	t->pending_signal = pending_signal;
 	return 0;
 }
 
@@ -142,7 +134,7 @@ int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err)
 		tool_fail(err, 0, "no process with pid %d", (int)pid);
 		goto fail;
 	}
-	qsort_r(fz->threads, fz->n_threads, sizeof(*fz->threads), leader_first, &pid);
+	qsort_r(fz->threads.items, fz->threads.n, sizeof(*fz->threads.items), leader_first, &pid);
 	return 0;
 fail:
 	freeze_release(fz);
@@ -153,16 +145,16 @@ void freeze_release(struct freezer *fz)
 {
 	size_t i;
 
-	for (i = 0; i < fz->n_threads; i++)
-		ptrace(PTRACE_DETACH, fz->threads[i].tid, 0, fz->threads[i].pending_signal);
-	free(fz->threads);
-	fz->threads = NULL;
-	fz->n_threads = fz->cap = 0;
+	for (i = 0; i < fz->threads.n; i++)
+		ptrace(PTRACE_DETACH, fz->threads.items[i].tid, 0,
+		       fz->threads.items[i].pending_signal);
+	array_free(&fz->threads);
 }
 
 void freeze_kill(struct freezer *fz)
 {
 	int status;
+	pid_t tid;
 	size_t i;
 
 	kill(fz->pid, SIGKILL);
@@ -171,11 +163,11 @@ void freeze_kill(struct freezer *fz)
 	 * the other threads first, as the leader's exit is only reported
 	 * once they are all reaped.
 	 */
-	for (i = fz->n_threads; i-- > 0;)
-		while (waitpid(fz->threads[i].tid, &status, __WALL) == fz->threads[i].tid &&
-		       !WIFEXITED(status) && !WIFSIGNALED(status))
+	for (i = fz->threads.n; i-- > 0;) {
+		tid = fz->threads.items[i].tid;
+		while (waitpid(tid, &status, __WALL) == tid && !WIFEXITED(status) &&
+		       !WIFSIGNALED(status))
 			;
-	free(fz->threads);
-	fz->threads = NULL;
-	fz->n_threads = fz->cap = 0;
+	}
+	array_free(&fz->threads);
 }

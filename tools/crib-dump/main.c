@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = freeze_process(&job.freezer, job.pid, &job.err);
 	if (!ret) {
-		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.n_threads,
+		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.threads.n,
 			     (int)job.pid);
 		ret = dump_frozen(&job, out_fd, o.level);
 		if (!ret && !o.leave_running)

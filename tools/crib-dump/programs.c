@@ -62,15 +62,12 @@ struct collect_state {
 static int record_list_push(struct record_list *list, const void *rec)
 {
 	void *items;
-	size_t cap;
 
 	if (list->n == list->cap) {
-		cap = list->cap ? list->cap * 2 : 64;
-		items = realloc(list->items, cap * list->size);
+		items = array_grow(list->items, &list->cap, list->n + 1, list->size);
 		if (!items)
 			return -ENOMEM;
 		list->items = items;
-		list->cap = cap;
 	}
 	memcpy((char *)list->items + list->n * list->size, rec, list->size);
 	list->n++;

@@ -38,12 +38,16 @@ struct queued {
 	uint8_t info[SIGINFO_SIZE];
 };
 
-/* One queue as the snapshot holds it, in delivery order. */
+/* Queued signals, in delivery order. */
+struct queued_list {
+	ARRAY(struct queued);
+};
+
+/* One queue as the snapshot holds it. */
 struct sig_queue {
 	pid_t tid;		/* the thread it belongs to; the leader for the shared one */
-	struct queued *items;
-	size_t n;
-	struct crib_siginfo *entries;	/* for the writer, pointing into items */
+	struct queued_list list;
+	struct crib_siginfo *entries;	/* for the writer, pointing into list */
 };
 
 struct signal_state {
@@ -152,39 +156,27 @@ static int bpf_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_wh
 
 /* The queue through PTRACE_PEEKSIGINFO, under the signal lock. */
 static int ptrace_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_which which,
-			     struct queued **out, size_t *n_out)
+			     struct queued_list *out)
 {
 	struct __ptrace_peeksiginfo_args args = {
 		.flags = which == DUMP_QUEUE_SHARED ? PTRACE_PEEKSIGINFO_SHARED : 0,
 		.nr = 64,
 	};
-	struct queued *items = NULL, *grown;
-	size_t n = 0;
 	long got;
 
-	for (;;) {
-		/* one more than the limit, to tell a full queue from an overlong one */
-		if (n > DUMP_MAX_SIGQUEUE)
-			break;
-		grown = realloc(items, (n + (size_t)args.nr) * sizeof(*items));
-		if (!grown) {
-			free(items);
+	/* one more than the limit, to tell a full queue from an overlong one */
+	while (out->n <= DUMP_MAX_SIGQUEUE) {
+		if (array_reserve(out, (size_t)args.nr))
 			return tool_fail(&job->err, 0, "out of memory");
-		}
-		items = grown;
-		args.off = n;
-		got = ptrace(PTRACE_PEEKSIGINFO, tid, &args, items + n);
-		if (got < 0) {
-			free(items);
+		args.off = out->n;
+		got = ptrace(PTRACE_PEEKSIGINFO, tid, &args, out->items + out->n);
+		if (got < 0)
 			return tool_fail(&job->err, errno, "cannot read the %s signal queue of thread %d",
 					 queue_name(which), (int)tid);
-		}
 		if (got == 0)
 			break;
-		n += (size_t)got;
+		out->n += (size_t)got;
 	}
-	*out = items;
-	*n_out = n;
 	return 0;
 }
 
@@ -197,17 +189,17 @@ static bool same_bpf_reads(const struct bpf_queue *a, const struct bpf_queue *b)
 }
 
 /* The kernel's siginfo followed by zeros: what ptrace and user space see. */
-static bool ptrace_matches_bpf(const struct bpf_queue *q, const struct queued *items, size_t n)
+static bool ptrace_matches_bpf(const struct bpf_queue *q, const struct queued_list *l)
 {
 	const struct dump_sigqueue_rec *e = q->entries.items;
 	static const uint8_t zeros[SIGINFO_SIZE - DUMP_SIGINFO_SIZE];
 	size_t i;
 
-	if (n != q->entries.n)
+	if (l->n != q->entries.n)
 		return false;
-	for (i = 0; i < n; i++)
-		if (memcmp(items[i].info, e[i].info, DUMP_SIGINFO_SIZE) ||
-		    memcmp(items[i].info + DUMP_SIGINFO_SIZE, zeros, sizeof(zeros)))
+	for (i = 0; i < l->n; i++)
+		if (memcmp(l->items[i].info, e[i].info, DUMP_SIGINFO_SIZE) ||
+		    memcmp(l->items[i].info + DUMP_SIGINFO_SIZE, zeros, sizeof(zeros)))
 			return false;
 	return true;
 }
@@ -222,13 +214,11 @@ static int info_signo(const uint8_t *info)
 
 static int append(struct sig_queue *q, const uint8_t *info)
 {
-	struct queued *items = realloc(q->items, (q->n + 1) * sizeof(*items));
+	struct queued *e = array_push(&q->list);
 
-	if (!items)
+	if (!e)
 		return -ENOMEM;
-	q->items = items;
-	memcpy(items[q->n].info, info, SIGINFO_SIZE);
-	q->n++;
+	memcpy(e->info, info, SIGINFO_SIZE);
 	return 0;
 }
 
@@ -244,25 +234,25 @@ static void fast_path_siginfo(uint8_t *info, int sig)
 }
 
 /*
- * @items in queue order, then one entry for each signal of @mask that has
+ * @read in queue order, then one entry for each signal of @mask that has
  * none; every queued signal must be in @mask.
  */
 static int fill_queue(struct dump_job *job, struct sig_queue *out, enum dump_sigqueue_which which,
-		      uint64_t mask, const struct queued *items, size_t n)
+		      uint64_t mask, const struct queued_list *read)
 {
 	uint8_t info[SIGINFO_SIZE];
 	uint64_t seen = 0;
 	size_t i;
 	int sig;
 
-	for (i = 0; i < n; i++) {
-		sig = info_signo(items[i].info);
+	for (i = 0; i < read->n; i++) {
+		sig = info_signo(read->items[i].info);
 		if (sig < 1 || sig > DUMP_NSIG || !(mask & (1ull << (sig - 1))))
 			return tool_fail(&job->err, 0, "the %s signal queue of thread %d holds signal %d, which is not in its pending set %#llx",
 					 queue_name(which), (int)out->tid, sig,
 					 (unsigned long long)mask);
 		seen |= 1ull << (sig - 1);
-		if (append(out, items[i].info))
+		if (append(out, read->items[i].info))
 			return tool_fail(&job->err, 0, "out of memory");
 	}
 	for (sig = 1; sig <= DUMP_NSIG; sig++) {
@@ -279,26 +269,24 @@ static int read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_which 
 		      struct sig_queue *out)
 {
 	struct bpf_queue before = { 0 }, after = { 0 };
-	struct queued *items = NULL;
-	size_t n = 0;
+	struct queued_list read = { 0 };
 	int attempt, ret = -1;
 	bool stable;
 
 	for (attempt = 0; attempt < QUEUE_READS; attempt++) {
 		if (bpf_read_queue(job, tid, which, &before) ||
-		    ptrace_read_queue(job, tid, which, &items, &n) ||
+		    ptrace_read_queue(job, tid, which, &read) ||
 		    bpf_read_queue(job, tid, which, &after))
 			goto out;
 		stable = same_bpf_reads(&before, &after);
-		if (stable && ptrace_matches_bpf(&before, items, n))
+		if (stable && ptrace_matches_bpf(&before, &read))
 			break;
 		dump_verbose(job, "the %s signal queue of thread %d changed while read (%s); again\n",
 			     queue_name(which), (int)tid,
 			     stable ? "ptrace saw other entries" : "two reads differ");
 		bpf_queue_free(&before);
 		bpf_queue_free(&after);
-		free(items);
-		items = NULL;
+		array_free(&read);
 	}
 	if (attempt == QUEUE_READS) {
 		tool_fail(&job->err, 0, "the %s signal queue of thread %d kept changing during the dump (%d reads)",
@@ -307,11 +295,11 @@ static int read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_which 
 	}
 	out->tid = tid;
 	ret = fill_queue(job, out, which, ((const struct dump_sigmask_rec *)before.masks.items)->mask,
-			 items, n);
+			 &read);
 out:
 	bpf_queue_free(&before);
 	bpf_queue_free(&after);
-	free(items);
+	array_free(&read);
 	return ret;
 }
 
@@ -338,14 +326,14 @@ static int build_entries(struct sig_queue *q)
 {
 	size_t i;
 
-	if (!q->n)
+	if (!q->list.n)
 		return 0;
-	q->entries = calloc(q->n, sizeof(*q->entries));
+	q->entries = calloc(q->list.n, sizeof(*q->entries));
 	if (!q->entries)
 		return -ENOMEM;
-	for (i = 0; i < q->n; i++) {
-		q->entries[i].signo = (uint64_t)info_signo(q->items[i].info);
-		q->entries[i].info = (struct crib_blob){ .data = q->items[i].info,
+	for (i = 0; i < q->list.n; i++) {
+		q->entries[i].signo = (uint64_t)info_signo(q->list.items[i].info);
+		q->entries[i].info = (struct crib_blob){ .data = q->list.items[i].info,
 							 .len = SIGINFO_SIZE };
 	}
 	return 0;
@@ -357,12 +345,12 @@ static int read_thread_queues(struct dump_job *job, struct signal_state *s)
 	struct sig_queue *q;
 	size_t i;
 
-	s->threads = calloc(job->freezer.n_threads, sizeof(*s->threads));
+	s->threads = calloc(job->freezer.threads.n, sizeof(*s->threads));
 	if (!s->threads)
 		return tool_fail(&job->err, 0, "out of memory");
-	s->n_threads = job->freezer.n_threads;
-	for (i = 0; i < job->freezer.n_threads; i++) {
-		t = &job->freezer.threads[i];
+	s->n_threads = job->freezer.threads.n;
+	for (i = 0; i < job->freezer.threads.n; i++) {
+		t = &job->freezer.threads.items[i];
 		q = &s->threads[i];
 		q->tid = t->tid;
 		if (t->pending_signal && add_stopped_signal(job, t, q))
@@ -391,9 +379,9 @@ int signals_read(struct dump_job *job)
 	if (build_entries(&s->shared))
 		return tool_fail(&job->err, 0, "out of memory");
 	for (i = 0; i < s->n_threads; i++)
-		n += s->threads[i].n;
+		n += s->threads[i].list.n;
 	dump_verbose(job, "%zu signal handlers, %zu signals pending for the process, %zu for single threads\n",
-		     s->n_actions, s->shared.n, n);
+		     s->n_actions, s->shared.list.n, n);
 	return 0;
 }
 
@@ -405,7 +393,7 @@ const struct crib_siginfo *signals_thread_pending(const struct dump_job *job, pi
 
 	for (i = 0; s && i < s->n_threads; i++) {
 		if (s->threads[i].tid == tid) {
-			*n = s->threads[i].n;
+			*n = s->threads[i].list.n;
 			return s->threads[i].entries;
 		}
 	}
@@ -420,7 +408,8 @@ int signals_write(struct dump_job *job)
 		.pid = (uint64_t)job->pid, .actions = s->actions, .n_actions = s->n_actions,
 	};
 	struct crib_sigpending p = {
-		.pid = (uint64_t)job->pid, .signals = s->shared.entries, .n_signals = s->shared.n,
+		.pid = (uint64_t)job->pid, .signals = s->shared.entries,
+		.n_signals = s->shared.list.n,
 	};
 
 	if (crib_write_sighand(job->writer, &h) || crib_write_sigpending(job->writer, &p))
@@ -431,7 +420,7 @@ int signals_write(struct dump_job *job)
 
 static void queue_free(struct sig_queue *q)
 {
-	free(q->items);
+	array_free(&q->list);
 	free(q->entries);
 }
 

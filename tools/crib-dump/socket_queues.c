@@ -55,24 +55,6 @@ static int check_walk(struct dump_job *job, int fd, uint32_t queue, const struct
 	return 0;
 }
 
-static int queue_push(struct sock_queue *q, struct sock_chunk **out)
-{
-	struct sock_chunk *chunks;
-	size_t cap;
-
-	if (q->n == q->cap) {
-		cap = q->cap ? q->cap * 2 : 16;
-		chunks = realloc(q->chunks, cap * sizeof(*chunks));
-		if (!chunks)
-			return -1;
-		q->chunks = chunks;
-		q->cap = cap;
-	}
-	*out = &q->chunks[q->n++];
-	memset(*out, 0, sizeof(**out));
-	return 0;
-}
-
 /* Append @len bytes to a stream queue (its one chunk). */
 static int stream_append(struct sock_queue *q, const uint8_t *data, size_t len)
 {
@@ -82,9 +64,9 @@ static int stream_append(struct sock_queue *q, const uint8_t *data, size_t len)
 	q->stream = true;
 	if (!len)
 		return 0;
-	if (!q->n && queue_push(q, &c))
+	if (!q->n && !array_push(q))
 		return -1;
-	c = &q->chunks[0];
+	c = &q->items[0];
 	buf = realloc(c->data, c->len + len);
 	if (!buf)
 		return -1;
@@ -98,9 +80,9 @@ static int stream_append(struct sock_queue *q, const uint8_t *data, size_t len)
 static int message_append(struct sock_queue *q, const uint8_t *data, size_t len,
 			  struct sock_chunk **out)
 {
-	struct sock_chunk *c;
+	struct sock_chunk *c = array_push(q);
 
-	if (queue_push(q, &c))
+	if (!c)
 		return -1;
 	c->data = malloc(len ? len : 1);
 	if (!c->data)
@@ -276,7 +258,8 @@ static int udp_send_data(struct dump_job *job, struct socket_entry *e, const str
 		return tool_fail(&job->err, 0, "fd %d: the corked UDP datagram was read short: %zu of %u bytes",
 				 e->k.fd, total, e->k.udp_len - UDP_HEADER_LEN);
 	}
-	if (queue_push(&e->send, &c)) {
+	c = array_push(&e->send);
+	if (!c) {
 		free(buf);
 		return tool_fail(&job->err, 0, "out of memory");
 	}
@@ -374,8 +357,8 @@ static int build_unix(struct dump_job *job, struct socket_entry *e, const struct
 static void sock_queue_free(struct sock_queue *q)
 {
 	for (size_t i = 0; i < q->n; i++)
-		free(q->chunks[i].data);
-	free(q->chunks);
+		free(q->items[i].data);
+	array_free(q);
 	memset(q, 0, sizeof(*q));
 }
 

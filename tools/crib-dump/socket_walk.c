@@ -41,29 +41,22 @@ static void skb_list_drop_last(struct skb_list *l)
 
 static int add_skb(struct skb_list *l, const struct dump_skb_rec *k)
 {
-	struct skb_copy *items, *s;
-	size_t cap;
+	struct skb_copy *s;
 
 	if (k->idx != l->n)
 		return malformed(l, "an skb out of order");
 	if ((uint64_t)k->headroom + k->len > SKB_BYTES_MAX)
 		return malformed(l, "an skb larger than 16 MiB");
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 64;
-		items = realloc(l->items, cap * sizeof(*items));
-		if (!items)
-			return -ENOMEM;
-		l->items = items;
-		l->cap = cap;
-	}
-	s = &l->items[l->n];
-	memset(s, 0, sizeof(*s));
+	s = array_push(l);
+	if (!s)
+		return -ENOMEM;
 	s->k = *k;
 	s->size = k->headroom + k->len;
 	s->bytes = malloc(s->size ? s->size : 1);
-	if (!s->bytes)
+	if (!s->bytes) {
+		l->n--;
 		return -ENOMEM;
-	l->n++;
+	}
 	return 0;
 }
 

@@ -456,16 +456,16 @@ static int write_messages(struct dump_job *job, const struct socket_entry *e,
 		return tool_fail(&job->err, 0, "out of memory");
 	while (i < q->n && !ret) {
 		for (j = i, bytes = 0; j < q->n && j - i < CRIB_LIMIT_ITEMS / 2; j++) {
-			if (q->chunks[j].len > CRIB_CHUNK_MAX) {
+			if (q->items[j].len > CRIB_CHUNK_MAX) {
 				ret = tool_fail(&job->err, 0, "cannot dump fd %d: a datagram of %zu bytes is queued, more than a snapshot record holds",
-						e->k.fd, q->chunks[j].len);
+						e->k.fd, q->items[j].len);
 				break;
 			}
-			if (bytes + q->chunks[j].len > CRIB_CHUNK_MAX)
+			if (bytes + q->items[j].len > CRIB_CHUNK_MAX)
 				break;
-			bytes += q->chunks[j].len;
-			out[j - i].data = (struct crib_blob){ q->chunks[j].data, q->chunks[j].len };
-			chunk_src(&q->chunks[j], &out[j - i]);
+			bytes += q->items[j].len;
+			out[j - i].data = (struct crib_blob){ q->items[j].data, q->items[j].len };
+			chunk_src(&q->items[j], &out[j - i]);
 		}
 		if (ret)
 			break;
@@ -488,8 +488,8 @@ static int write_queue(struct dump_job *job, const struct socket_entry *e,
 		return 0;
 	if (!q->stream)
 		return write_messages(job, e, q, queue);
-	if (crib_write_socket_stream(job->writer, e->k.ino, queue, q->chunks[0].data,
-				     q->chunks[0].len))
+	if (crib_write_socket_stream(job->writer, e->k.ino, queue, q->items[0].data,
+				     q->items[0].len))
 		return tool_fail(&job->err, 0, "writing the queue of fd %d: %s", e->k.fd,
 				 crib_writer_error(job->writer)->msg);
 	return 0;

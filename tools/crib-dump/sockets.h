@@ -36,11 +36,9 @@ struct sock_chunk {
 	uint64_t src_scope_id;
 };
 
-/* A queue as socket_queue records carry it. */
+/* A queue as socket_queue records carry it: its chunks in order. */
 struct sock_queue {
-	struct sock_chunk *chunks;
-	size_t n;
-	size_t cap;
+	ARRAY(struct sock_chunk);
 	uint64_t bytes;
 	bool stream;			/* one run of bytes, not messages */
 };
@@ -75,9 +73,7 @@ struct skb_copy {
 /* One walk of one queue (socket_walk.c). */
 struct skb_list {
 	bool used;		/* walked at all */
-	struct skb_copy *items;
-	size_t n;
-	size_t cap;
+	ARRAY(struct skb_copy);	/* in queue order */
 	struct dump_queue_end_rec end;
 	bool ended;
 	const char *bad;	/* what was wrong with a record */

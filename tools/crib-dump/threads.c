@@ -124,15 +124,15 @@ int threads_write(struct dump_job *job)
 	size_t i;
 	int ret = 0;
 
-	if (job->task.nr_threads != job->freezer.n_threads)
+	if (job->task.nr_threads != job->freezer.threads.n)
 		return tool_fail(&job->err, 0, "process %d has %u threads but %zu were stopped",
-				 (int)job->pid, job->task.nr_threads, job->freezer.n_threads);
+				 (int)job->pid, job->task.nr_threads, job->freezer.threads.n);
 	xstate_buf = malloc(XSTATE_MAX);
 	if (!xstate_buf)
 		return tool_fail(&job->err, 0, "out of memory");
-	for (i = 0; i < job->freezer.n_threads && !ret; i++)
-		ret = write_thread(job, job->freezer.threads[i].tid, xstate_buf);
+	for (i = 0; i < job->freezer.threads.n && !ret; i++)
+		ret = write_thread(job, job->freezer.threads.items[i].tid, xstate_buf);
 	free(xstate_buf);
-	dump_verbose(job, "%zu threads\n", job->freezer.n_threads);
+	dump_verbose(job, "%zu threads\n", job->freezer.threads.n);
 	return ret;
 }

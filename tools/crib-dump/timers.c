@@ -124,8 +124,8 @@ static bool is_our_thread(const struct dump_job *job, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < job->freezer.n_threads; i++)
-		if (job->freezer.threads[i].tid == tid)
+	for (i = 0; i < job->freezer.threads.n; i++)
+		if (job->freezer.threads.items[i].tid == tid)
 			return true;
 	return false;
 }
@@ -217,16 +217,18 @@ struct procfs_timer {
 	char notify[16], target_kind[8];
 };
 
-/* Returns the number of timers read, 0 for none or no such file, -1 on error. */
-static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **out)
+struct procfs_timers {
+	ARRAY(struct procfs_timer);
+};
+
+/* The timers /proc/PID/timers lists, none when there is no such file; 0 or -1. */
+static int read_procfs_timers(struct dump_job *job, struct procfs_timers *out)
 {
-	struct procfs_timer *timers = NULL, *grown, *cur = NULL;
+	struct procfs_timer *cur = NULL;
 	char path[64], line[256];
-	size_t n = 0;
 	FILE *f;
 	int ok = 1;
 
-	*out = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/timers", (int)job->pid);
 	f = fopen(path, "re");
 	if (!f) {
@@ -236,14 +238,11 @@ static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **ou
 	}
 	while (ok && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "ID: ", 4)) {
-			grown = realloc(timers, (n + 1) * sizeof(*timers));
-			if (!grown) {
+			cur = array_push(out);
+			if (!cur) {
 				fclose(f);
-				free(timers);
 				return tool_fail(&job->err, 0, "out of memory");
 			}
-			timers = grown;
-			cur = memset(&timers[n++], 0, sizeof(*cur));
 			ok = sscanf(line, "ID: %d", &cur->id) == 1;
 		} else if (!cur) {
 			ok = 0;
@@ -257,13 +256,10 @@ static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **ou
 		}
 	}
 	fclose(f);
-	if (!ok) {
-		free(timers);
+	if (!ok)
 		return tool_fail(&job->err, 0, "cannot parse %s: \"%.*s\"", path,
 				 (int)strcspn(line, "\n"), line);
-	}
-	*out = timers;
-	return (ssize_t)n;
+	return 0;
 }
 
 static bool same_as_procfs(const struct dump_posix_timer_rec *p, const struct procfs_timer *f)
@@ -284,30 +280,28 @@ static bool same_as_procfs(const struct dump_posix_timer_rec *p, const struct pr
 static int check_against_procfs(struct dump_job *job, const struct record_list *posix)
 {
 	const struct dump_posix_timer_rec *p = posix->items;
-	struct procfs_timer *timers;
-	ssize_t n, j;
-	size_t i;
+	struct procfs_timers timers = { 0 };
+	size_t i, j;
 	int ret = 0;
 
-	n = read_procfs_timers(job, &timers);
-	if (n < 0)
-		return -1;
-	if (!timers && !posix->n)
-		return 0;
-	if ((size_t)n != posix->n) {
-		ret = tool_fail(&job->err, 0, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zd",
-				posix->n, (int)job->pid, (int)job->pid, n);
+	if (read_procfs_timers(job, &timers)) {
+		ret = -1;
+		goto out;
+	}
+	if (timers.n != posix->n) {
+		ret = tool_fail(&job->err, 0, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zu",
+				posix->n, (int)job->pid, (int)job->pid, timers.n);
 		goto out;
 	}
 	for (i = 0; i < posix->n && !ret; i++) {
-		for (j = 0; j < n && timers[j].id != p[i].id; j++)
+		for (j = 0; j < timers.n && timers.items[j].id != p[i].id; j++)
 			;
-		if (j == n || !same_as_procfs(&p[i], &timers[j]))
+		if (j == timers.n || !same_as_procfs(&p[i], &timers.items[j]))
 			ret = tool_fail(&job->err, 0, "POSIX timer %d of process %d: what the CRIB program read differs from /proc/%d/timers",
 					p[i].id, (int)job->pid, (int)job->pid);
 	}
 out:
-	free(timers);
+	array_free(&timers);
 	return ret;
 }
 

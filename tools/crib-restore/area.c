@@ -44,8 +44,8 @@ static size_t count_siginfo(const struct restore_plan *plan)
 {
 	size_t i, n = plan->n_shared_pending;
 
-	for (i = 0; i < plan->n_threads; i++)
-		n += plan->threads[i].n_pending;
+	for (i = 0; i < plan->threads.n; i++)
+		n += plan->threads.items[i].n_pending;
 	return n;
 }
 
@@ -54,8 +54,8 @@ static size_t count_close(const struct restore_plan *plan)
 {
 	size_t i, n = 2;
 
-	for (i = 0; i < plan->n_vmas; i++)
-		n += plan->vmas[i].v.kind == CRIB_VMA_FILE;
+	for (i = 0; i < plan->vmas.n; i++)
+		n += plan->vmas.items[i].v.kind == CRIB_VMA_FILE;
 	return n;
 }
 
@@ -64,8 +64,8 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	size_t i, off, page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < plan->n_vmas; i++)
-		l->n_vmas += vma_is_mapped(&plan->vmas[i].v);
+	for (i = 0; i < plan->vmas.n; i++)
+		l->n_vmas += vma_is_mapped(&plan->vmas.items[i].v);
 	l->n_siginfo = count_siginfo(plan);
 	l->n_close = count_close(plan);
 	off = align_up(restorer_blob_len, 64);
@@ -74,22 +74,22 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	l->vmas = off;
 	off = align_up(off + l->n_vmas * sizeof(struct rst_vma), 64);
 	l->pages = off;
-	off = align_up(off + plan->n_pages * sizeof(struct rst_pages), 64);
+	off = align_up(off + plan->pages.n * sizeof(struct rst_pages), 64);
 	l->actions = off;
 	off = align_up(off + plan->n_actions * sizeof(struct rst_sigaction), 64);
 	l->timers = off;
 	off = align_up(off + plan->timers.n_posix * sizeof(struct rst_posix_timer), 64);
 	l->threads = off;
-	off += plan->n_threads * sizeof(struct rst_thread);
+	off += plan->threads.n * sizeof(struct rst_thread);
 	/* The restorer's per-thread start blocks follow the thread array. */
 	l->starts = off;
-	off = align_up(off + plan->n_threads * 2 * sizeof(uint64_t), 64);
+	off = align_up(off + plan->threads.n * 2 * sizeof(uint64_t), 64);
 	l->siginfo = off;
 	off = align_up(off + l->n_siginfo * sizeof(struct rst_siginfo), 64);
 	l->close = off;
 	off = align_up(off + l->n_close * sizeof(int32_t), page);
 	l->stacks = off;
-	off += plan->n_threads * RST_STACK_SIZE;
+	off += plan->threads.n * RST_STACK_SIZE;
 	l->size = align_up(off, page);
 }
 
@@ -140,14 +140,14 @@ void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, in
 	size_t i;
 
 	/* Holes from the top down: the big one below the stack comes first. */
-	if (plan->n_vmas) {
-		p = place_in_hole(plan->vmas[plan->n_vmas - 1].v.end, TASK_SIZE, len, prot, flags);
+	if (plan->vmas.n) {
+		p = place_in_hole(plan->vmas.items[plan->vmas.n - 1].v.end, TASK_SIZE, len, prot, flags);
 		if (p)
 			return p;
 	}
-	for (i = plan->n_vmas; i-- > 0;) {
-		prev_end = i ? plan->vmas[i - 1].v.end : 0;
-		p = place_in_hole(prev_end, plan->vmas[i].v.start, len, prot, flags);
+	for (i = plan->vmas.n; i-- > 0;) {
+		prev_end = i ? plan->vmas.items[i - 1].v.end : 0;
+		p = place_in_hole(prev_end, plan->vmas.items[i].v.start, len, prot, flags);
 		if (p)
 			return p;
 	}
@@ -209,18 +209,18 @@ static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 	const struct crib_vma *v;
 	size_t i;
 
-	for (i = 0; i < plan->n_vmas; i++) {
-		v = &plan->vmas[i].v;
+	for (i = 0; i < plan->vmas.n; i++) {
+		v = &plan->vmas.items[i].v;
 		if (!vma_is_mapped(v))
 			continue;
 		out->start = v->start;
 		out->end = v->end;
 		out->prot = prot_of(v->prot);
 		/* Writable while the contents go in; the final protection after. */
-		out->map_prot = plan->vmas[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
+		out->map_prot = plan->vmas.items[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
 			out->prot;
 		/* A shadow comes as it is in this process, readable and writable. */
-		out->shadow = (uint64_t)(uintptr_t)plan->vmas[i].shadow;
+		out->shadow = (uint64_t)(uintptr_t)plan->vmas.items[i].shadow;
 		if (out->shadow)
 			out->map_prot = PROT_READ | PROT_WRITE;
 		out->flags = area_map_flags(v);
@@ -235,9 +235,9 @@ static void fill_vdso(struct rst_args *a, const struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_vmas; i++)
-		if (plan->vmas[i].v.kind == CRIB_VMA_VVAR)
-			a->vvar_start = plan->vmas[i].v.start;
+	for (i = 0; i < plan->vmas.n; i++)
+		if (plan->vmas.items[i].v.kind == CRIB_VMA_VVAR)
+			a->vvar_start = plan->vmas.items[i].v.start;
 }
 
 static void fill_mm(struct rst_args *a, const struct restore_plan *plan, int exe_fd)
@@ -394,11 +394,11 @@ static void fill_threads(struct rst_args *a, const struct restore_plan *plan,
 	size_t i;
 
 	a->threads_off = l->threads;
-	a->n_threads = plan->n_threads;
-	for (i = 0; i < plan->n_threads; i++) {
-		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads[i].pending,
-			     plan->threads[i].n_pending);
-		off = fill_thread(&t[i], &plan->threads[i],
+	a->n_threads = plan->threads.n;
+	for (i = 0; i < plan->threads.n; i++) {
+		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads.items[i].pending,
+			     plan->threads.items[i].n_pending);
+		off = fill_thread(&t[i], &plan->threads.items[i],
 				  a->area_start + l->stacks + (i + 1) * RST_STACK_SIZE, off);
 	}
 	a->shared_off = off;
@@ -413,11 +413,11 @@ static void fill_pages(struct rst_args *a, const struct restore_plan *plan,
 	struct rst_pages *p = (struct rst_pages *)((char *)a->area_start + l->pages);
 	size_t i;
 
-	for (i = 0; i < plan->n_pages; i++)
-		p[i] = (struct rst_pages){ plan->pages[i].addr, plan->pages[i].len,
-					   plan->pages[i].offset };
+	for (i = 0; i < plan->pages.n; i++)
+		p[i] = (struct rst_pages){ plan->pages.items[i].addr, plan->pages.items[i].len,
+					   plan->pages.items[i].offset };
 	a->pages_off = l->pages;
-	a->n_pages = plan->n_pages;
+	a->n_pages = plan->pages.n;
 }
 
 static void fill_close(struct rst_args *a, const struct restore_fds *fds,

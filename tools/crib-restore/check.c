@@ -51,11 +51,11 @@ static int check_pids(const struct restore_plan *plan, struct tool_error *err)
 	size_t i;
 	pid_t tid;
 
-	if (plan->threads[0].tid != (pid_t)plan->proc.pid)
+	if (plan->threads.items[0].tid != (pid_t)plan->proc.pid)
 		return tool_fail(err, 0, "the snapshot's first thread %d is not the process %llu",
-				 (int)plan->threads[0].tid, (unsigned long long)plan->proc.pid);
-	for (i = 0; i < plan->n_threads; i++) {
-		tid = plan->threads[i].tid;
+				 (int)plan->threads.items[0].tid, (unsigned long long)plan->proc.pid);
+	for (i = 0; i < plan->threads.n; i++) {
+		tid = plan->threads.items[i].tid;
 		if (tid <= 0)
 			return tool_fail(err, 0, "thread with a bad TID %d", (int)tid);
 		if (!kill(tid, 0) || errno == EPERM)
@@ -96,9 +96,9 @@ static int check_pipe(const struct restore_plan *plan, const struct crib_file *f
 	struct plan_pipe *pp = NULL;
 	size_t i;
 
-	for (i = 0; i < plan->n_pipe_fds; i++)
-		if (plan->pipe_fds[i].fd == f->fd)
-			pp = plan_find_pipe((struct restore_plan *)plan, plan->pipe_fds[i].pipe_id);
+	for (i = 0; i < plan->pipe_fds.n; i++)
+		if (plan->pipe_fds.items[i].fd == f->fd)
+			pp = plan_find_pipe((struct restore_plan *)plan, plan->pipe_fds.items[i].pipe_id);
 	if (!pp)
 		return tool_fail(err, 0, "fd %llu is a pipe the snapshot does not describe",
 				 (unsigned long long)f->fd);
@@ -205,11 +205,11 @@ int plan_check(const struct restore_plan *plan, struct tool_error *err)
 	if (check_machine(plan, err) || check_pids(plan, err) || check_dirs(plan, err) ||
 	    check_signals(plan, err) || sockets_check(plan, err))
 		return -1;
-	for (i = 0; i < plan->n_files; i++)
-		if (check_file(plan, &plan->files[i], err))
+	for (i = 0; i < plan->files.n; i++)
+		if (check_file(plan, &plan->files.items[i], err))
 			return -1;
-	for (i = 0; i < plan->n_vmas; i++)
-		if (check_vma(&plan->vmas[i], err))
+	for (i = 0; i < plan->vmas.n; i++)
+		if (check_vma(&plan->vmas.items[i], err))
 			return -1;
 	return 0;
 }

@@ -58,9 +58,9 @@ static int highest_fd(const struct restore_plan *plan)
 	int max = 2;
 	size_t i;
 
-	for (i = 0; i < plan->n_files; i++)
-		if ((int)plan->files[i].fd > max)
-			max = (int)plan->files[i].fd;
+	for (i = 0; i < plan->files.n; i++)
+		if ((int)plan->files.items[i].fd > max)
+			max = (int)plan->files.items[i].fd;
 	return max;
 }
 
@@ -92,12 +92,12 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 	size_t i, j;
 	int flags;
 
-	fds->vma = calloc(plan->n_vmas + 1, sizeof(int));
-	fds->opened = calloc(plan->n_vmas + 1, sizeof(int));
+	fds->vma = calloc(plan->vmas.n + 1, sizeof(int));
+	fds->opened = calloc(plan->vmas.n + 1, sizeof(int));
 	if (!fds->vma || !fds->opened)
 		child_fail(area, 0, "out of memory");
-	for (i = 0; i < plan->n_vmas; i++) {
-		v = &plan->vmas[i].v;
+	for (i = 0; i < plan->vmas.n; i++) {
+		v = &plan->vmas.items[i].v;
 		fds->vma[i] = -1;
 		if (v->kind != CRIB_VMA_FILE)
 			continue;
@@ -105,7 +105,7 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & 0x20 /* VM_MAYWRITE */) ?
 			O_RDWR : O_RDONLY;
 		for (j = 0; j < i; j++)
-			if (fds->vma[j] >= 0 && !strcmp(plan->vmas[j].v.path, v->path) &&
+			if (fds->vma[j] >= 0 && !strcmp(plan->vmas.items[j].v.path, v->path) &&
 			    (fcntl(fds->opened[fds->vma[j]], F_GETFL) & O_ACCMODE) == flags)
 				fds->vma[i] = fds->vma[j];
 		if (fds->vma[i] >= 0)
@@ -158,7 +158,7 @@ static void settle_helpers(const struct restore_plan *plan, struct restore_fds *
 		fds->opened[i] = base + 2 + (int)i;
 	if (refill->prog_fd >= 0)
 		refill->prog_fd = base + (int)n - 1;
-	for (i = 0; i < plan->n_vmas; i++)
+	for (i = 0; i < plan->vmas.n; i++)
 		if (fds->vma[i] >= 0)
 			fds->vma[i] = base + 2 + fds->vma[i];
 	free(from);

@@ -22,6 +22,7 @@
 
 #include <crib/format.h>
 
+#include "array.h"
 #include "error.h"
 #include "restorer.h"
 
@@ -91,9 +92,9 @@ struct plan_chunk {
 	struct plan_addr src;
 };
 
+/* A queue's chunks, in order. */
 struct plan_queue {
-	struct plan_chunk *chunks;
-	size_t n, cap;
+	ARRAY(struct plan_chunk);
 	uint64_t next_seq;	/* of the next socket_queue record */
 	uint64_t bytes;
 };
@@ -112,32 +113,25 @@ struct restore_plan {
 	struct crib_process proc;	/* strings and arrays owned by the plan */
 	struct crib_mm mm;		/* auxv and exe owned by the plan */
 	bool have_process, have_mm;
-	struct plan_thread *threads;	/* the leader first */
-	size_t n_threads;
-	struct plan_vma *vmas;
-	size_t n_vmas;
-	struct plan_pages *pages;
-	size_t n_pages;
+	ARRAY(struct plan_thread) threads;	/* the leader first */
+	ARRAY(struct plan_vma) vmas;
+	ARRAY(struct plan_pages) pages;
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
 	void *shadows;			/* the reservation holding the VMAs' shadows */
 	uint64_t shadows_len;
 	uint64_t shadow_bytes;		/* contents taken into shadows */
 	bool no_shadows;		/* no room for them: everything in the page store */
-	struct crib_file *files;	/* paths owned by the plan */
-	size_t n_files;
-	struct crib_pipe *pipe_fds;	/* the pipe ends, one per fd */
-	size_t n_pipe_fds;
-	struct plan_pipe *pipes;	/* one per pipe */
-	size_t n_pipes;
+	ARRAY(struct crib_file) files;	/* paths owned by the plan */
+	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd */
+	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
 	struct crib_sigaction *actions;
 	size_t n_actions;
 	struct plan_siginfo *shared_pending;
 	size_t n_shared_pending;
 	struct crib_timers timers;	/* timers.posix owned by the plan */
 	bool have_timers;
-	struct plan_socket *sockets;	/* one per descriptor */
-	size_t n_sockets, cap_sockets;
+	ARRAY(struct plan_socket) sockets;	/* one per descriptor */
 };
 
 int plan_read(struct restore_plan *plan, int fd, struct tool_error *err);
@@ -265,7 +259,7 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 
 /*
  * Create every socket of the plan, parked at or above @temp_base; @fds[i]
- * gets the descriptor of plan->sockets[i] (see sockets.c).  TCP
+ * gets the descriptor of plan->sockets.items[i] (see sockets.c).  TCP
  * connections are left in repair mode.
  */
 int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,

@@ -90,12 +90,12 @@ static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pip
 {
 	size_t i, j;
 
-	for (i = 0; i < plan->n_pipe_fds; i++) {
-		if (plan->pipe_fds[i].fd != fd)
+	for (i = 0; i < plan->pipe_fds.n; i++) {
+		if (plan->pipe_fds.items[i].fd != fd)
 			continue;
-		for (j = 0; j < plan->n_pipes; j++)
-			if (pipes[j].pipe_id == plan->pipe_fds[i].pipe_id)
-				return plan->pipe_fds[i].end == CRIB_PIPE_READ ?
+		for (j = 0; j < plan->pipes.n; j++)
+			if (pipes[j].pipe_id == plan->pipe_fds.items[i].pipe_id)
+				return plan->pipe_fds.items[i].end == CRIB_PIPE_READ ?
 					pipes[j].fd : pipes[j].write_fd;
 	}
 	return -1;
@@ -131,15 +131,15 @@ static int socket_fd(const struct restore_plan *plan, const int *sockets, uint64
 	if (!ps)
 		return -1;
 	ps = plan_find_socket_id(plan, ps->s.sock_id);
-	return sockets[ps - plan->sockets];
+	return sockets[ps - plan->sockets.items];
 }
 
 int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
 		  struct tool_error *err)
 {
-	struct parked *pipes = calloc(plan->n_pipes + 1, sizeof(*pipes));
-	int *files = calloc(plan->n_files + 1, sizeof(*files));
-	int *sockets = calloc(plan->n_sockets + 1, sizeof(*sockets));
+	struct parked *pipes = calloc(plan->pipes.n + 1, sizeof(*pipes));
+	int *files = calloc(plan->files.n + 1, sizeof(*files));
+	int *sockets = calloc(plan->sockets.n + 1, sizeof(*sockets));
 	const struct crib_file *f;
 	size_t i;
 	int src, ret = -1;
@@ -148,13 +148,13 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 		tool_fail(err, 0, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < plan->n_pipes; i++)
-		if (make_pipe(&plan->pipes[i], &pipes[i], temp_base, err))
+	for (i = 0; i < plan->pipes.n; i++)
+		if (make_pipe(&plan->pipes.items[i], &pipes[i], temp_base, err))
 			goto out;
 	if (sockets_create(plan, refill, temp_base, sockets, err))
 		goto out;
-	for (i = 0; i < plan->n_files; i++) {
-		f = &plan->files[i];
+	for (i = 0; i < plan->files.n; i++) {
+		f = &plan->files.items[i];
 		files[i] = -1;
 		if (f->type != CRIB_FILE_PIPE && f->type != CRIB_FILE_SOCKET) {
 			files[i] = open_file(f, temp_base, err);
@@ -162,8 +162,8 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 				goto out;
 		}
 	}
-	for (i = 0; i < plan->n_files; i++) {
-		f = &plan->files[i];
+	for (i = 0; i < plan->files.n; i++) {
+		f = &plan->files.items[i];
 		if (f->type == CRIB_FILE_PIPE)
 			src = pipe_end_fd(plan, pipes, f->fd);
 		else if (f->type == CRIB_FILE_SOCKET)

@@ -207,9 +207,9 @@ int main(int argc, char **argv)
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
 			"memory, %zu fds, %zu of them sockets\n", (unsigned long long)plan.proc.pid,
-			plan.proc.comm, plan.n_threads, plan.n_vmas,
+			plan.proc.comm, plan.threads.n, plan.vmas.n,
 			(unsigned long long)(plan.page_store_len + plan.shadow_bytes),
-			plan.n_files, plan.n_sockets);
+			plan.files.n, plan.sockets.n);
 	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
 	ret = udp_refill_open(&refill, &plan, &err);
 	pid = ret ? -1 : restore_process(&plan, &refill, &o.restore, &err);

@@ -30,11 +30,11 @@ int network_release(const struct restore_plan *plan, struct tool_error *err)
 	size_t i, n = 0;
 	int ret = 0;
 
-	tuples = calloc(plan->n_sockets + 1, sizeof(*tuples));
+	tuples = calloc(plan->sockets.n + 1, sizeof(*tuples));
 	if (!tuples)
 		return tool_fail(err, 0, "out of memory");
-	for (i = 0; i < plan->n_sockets; i++) {
-		socket_view(&plan->sockets[i], &s);
+	for (i = 0; i < plan->sockets.n; i++) {
+		socket_view(&plan->sockets.items[i], &s);
 		/* Only TCP connections were locked; malformed ones were refused. */
 		if (netlock_tuple_from_socket(&s, &tuples[n]) == 1)
 			n++;

@@ -15,33 +15,6 @@
 
 #include "crib-restore.h"
 
-/* Room for one more element in a growing array. */
-static void *grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	size_t new_cap;
-	void *p;
-
-	if (n < *cap)
-		return arr;
-	new_cap = *cap ? *cap * 2 : 16;
-	p = reallocarray(arr, new_cap, size);
-	if (p)
-		*cap = new_cap;
-	return p;
-}
-
-#define APPEND(arr, n, cap)	({					\
-	void *__p = grow((arr), &(cap), (n), sizeof(*(arr)));		\
-	if (__p)							\
-		(arr) = __p;						\
-	__p ? &(arr)[(n)++] : NULL;					\
-})
-
-/* Growth state of the plan's arrays. */
-struct plan_caps {
-	size_t threads, vmas, pages, files, pipe_fds, pipes;
-};
-
 static char *dup_str(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -101,14 +74,13 @@ static int take_process(struct restore_plan *plan, const struct crib_process *p,
 	return 0;
 }
 
-static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
-		       const struct crib_thread *t, struct tool_error *err)
+static int take_thread(struct restore_plan *plan, const struct crib_thread *t,
+		       struct tool_error *err)
 {
-	struct plan_thread *pt = APPEND(plan->threads, plan->n_threads, caps->threads);
+	struct plan_thread *pt = array_push(&plan->threads);
 
 	if (!pt)
 		return tool_fail(err, 0, "out of memory");
-	memset(pt, 0, sizeof(*pt));
 	pt->tid = (pid_t)t->tid;
 	snprintf(pt->comm, sizeof(pt->comm), "%s", t->comm ? t->comm : "");
 	pt->regs = t->regs_x86_64;
@@ -149,17 +121,16 @@ static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct t
 	return 0;
 }
 
-static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
-		    const struct crib_vma *v, struct tool_error *err)
+static int take_vma(struct restore_plan *plan, const struct crib_vma *v,
+		    struct tool_error *err)
 {
-	struct plan_vma *pv = APPEND(plan->vmas, plan->n_vmas, caps->vmas);
+	struct plan_vma *pv = array_push(&plan->vmas);
 
 	if (!pv)
 		return tool_fail(err, 0, "out of memory");
 	pv->v = *v;
 	pv->v.path = dup_str(v->path);
-	pv->has_data = false;
-	if (plan->n_vmas > 1 && v->start < pv[-1].v.end)
+	if (plan->vmas.n > 1 && v->start < pv[-1].v.end)
 		return tool_fail(err, 0, "VMA %#llx-%#llx overlaps or precedes the one before it",
 				 (unsigned long long)v->start, (unsigned long long)v->end);
 	return 0;
@@ -171,8 +142,8 @@ static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
  * it takes no memory, and filling from it makes the pages present again,
  * and zero rather than the file's bytes in a private file mapping.
  */
-static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
-		      const struct crib_pages *p, struct tool_error *err)
+static int take_pages(struct restore_plan *plan, const struct crib_pages *p,
+		      struct tool_error *err)
 {
 	uint64_t len = p->npages * plan->header.page_size;
 	struct plan_pages *pp;
@@ -197,11 +168,11 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 			return tool_fail(err, errno, "cannot keep the memory contents");
 		done += (size_t)n;
 	}
-	pp = plan->n_pages ? &plan->pages[plan->n_pages - 1] : NULL;
+	pp = plan->pages.n ? &plan->pages.items[plan->pages.n - 1] : NULL;
 	if (pp && pp->addr + pp->len == p->addr && pp->offset + pp->len == plan->page_store_len) {
 		pp->len += len;		/* one run split across records */
 	} else {
-		pp = APPEND(plan->pages, plan->n_pages, caps->pages);
+		pp = array_push(&plan->pages);
 		if (!pp)
 			return tool_fail(err, 0, "out of memory");
 		*pp = (struct plan_pages){ p->addr, len, plan->page_store_len };
@@ -210,10 +181,10 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 	return 0;
 }
 
-static int take_file(struct restore_plan *plan, struct plan_caps *caps,
-		     const struct crib_file *f, struct tool_error *err)
+static int take_file(struct restore_plan *plan, const struct crib_file *f,
+		     struct tool_error *err)
 {
-	struct crib_file *pf = APPEND(plan->files, plan->n_files, caps->files);
+	struct crib_file *pf = array_push(&plan->files);
 
 	if (!pf)
 		return tool_fail(err, 0, "out of memory");
@@ -226,16 +197,16 @@ struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_pipes; i++)
-		if (plan->pipes[i].pipe_id == pipe_id)
-			return &plan->pipes[i];
+	for (i = 0; i < plan->pipes.n; i++)
+		if (plan->pipes.items[i].pipe_id == pipe_id)
+			return &plan->pipes.items[i];
 	return NULL;
 }
 
-static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
-		     const struct crib_pipe *p, struct tool_error *err)
+static int take_pipe(struct restore_plan *plan, const struct crib_pipe *p,
+		     struct tool_error *err)
 {
-	struct crib_pipe *end = APPEND(plan->pipe_fds, plan->n_pipe_fds, caps->pipe_fds);
+	struct crib_pipe *end = array_push(&plan->pipe_fds);
 	struct plan_pipe *pp;
 
 	if (!end)
@@ -243,10 +214,9 @@ static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
 	*end = *p;
 	pp = plan_find_pipe(plan, p->pipe_id);
 	if (!pp) {
-		pp = APPEND(plan->pipes, plan->n_pipes, caps->pipes);
+		pp = array_push(&plan->pipes);
 		if (!pp)
 			return tool_fail(err, 0, "out of memory");
-		memset(pp, 0, sizeof(*pp));
 		pp->pipe_id = p->pipe_id;
 	}
 	pp->pipe_size = p->pipe_size;
@@ -322,8 +292,8 @@ static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
 	return 0;
 }
 
-static int take_record(struct restore_plan *plan, struct plan_caps *caps,
-		       const struct crib_record *rec, struct tool_error *err)
+static int take_record(struct restore_plan *plan, const struct crib_record *rec,
+		       struct tool_error *err)
 {
 	switch (rec->type) {
 	case CRIB_REC_HEADER:
@@ -332,17 +302,17 @@ static int take_record(struct restore_plan *plan, struct plan_caps *caps,
 	case CRIB_REC_PROCESS:
 		return take_process(plan, &rec->u.process, err);
 	case CRIB_REC_THREAD:
-		return take_thread(plan, caps, &rec->u.thread, err);
+		return take_thread(plan, &rec->u.thread, err);
 	case CRIB_REC_MM:
 		return take_mm(plan, &rec->u.mm, err);
 	case CRIB_REC_VMA:
-		return take_vma(plan, caps, &rec->u.vma, err);
+		return take_vma(plan, &rec->u.vma, err);
 	case CRIB_REC_PAGES:
-		return take_pages(plan, caps, &rec->u.pages, err);
+		return take_pages(plan, &rec->u.pages, err);
 	case CRIB_REC_FILE:
-		return take_file(plan, caps, &rec->u.file, err);
+		return take_file(plan, &rec->u.file, err);
 	case CRIB_REC_PIPE:
-		return take_pipe(plan, caps, &rec->u.pipe, err);
+		return take_pipe(plan, &rec->u.pipe, err);
 	case CRIB_REC_PIPE_DATA:
 		return take_pipe_data(plan, &rec->u.pipe_data, err);
 	case CRIB_REC_SIGHAND:
@@ -368,13 +338,13 @@ static int take_record(struct restore_plan *plan, struct plan_caps *caps,
 /* Mark the VMAs that get contents; every run must lie inside VMAs. */
 static int index_pages(struct restore_plan *plan, struct tool_error *err)
 {
-	struct plan_vma *v = plan->vmas, *end = plan->vmas + plan->n_vmas, *cur;
+	struct plan_vma *v = plan->vmas.items, *end = plan->vmas.items + plan->vmas.n, *cur;
 	const struct plan_pages *p;
 	uint64_t covered;
 	size_t i;
 
-	for (i = 0; i < plan->n_pages; i++) {
-		p = &plan->pages[i];
+	for (i = 0; i < plan->pages.n; i++) {
+		p = &plan->pages.items[i];
 		while (v < end && v->v.end <= p->addr)
 			v++;
 		/* A run may go on into the next VMA: runs merge across records. */
@@ -391,7 +361,6 @@ static int index_pages(struct restore_plan *plan, struct tool_error *err)
 
 int plan_read(struct restore_plan *plan, int fd, struct tool_error *err)
 {
-	struct plan_caps caps = { 0 };
 	struct crib_error cerr = { 0 };
 	struct crib_reader *r;
 	struct crib_record rec;
@@ -406,7 +375,7 @@ int plan_read(struct restore_plan *plan, int fd, struct tool_error *err)
 	if (!r)
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	while ((ret = crib_reader_next(r, &rec)) == 1) {
-		if (take_record(plan, &caps, &rec, err)) {
+		if (take_record(plan, &rec, err)) {
 			ret = -1;
 			break;
 		}
@@ -416,7 +385,7 @@ int plan_read(struct restore_plan *plan, int fd, struct tool_error *err)
 	crib_reader_close(r);
 	if (ret < 0)
 		return -1;
-	if (!plan->have_process || !plan->have_mm || !plan->n_threads)
+	if (!plan->have_process || !plan->have_mm || !plan->threads.n)
 		return tool_fail(err, 0, "the snapshot has no %s record",
 				 !plan->have_process ? "process" :
 				 !plan->have_mm ? "mm" : "thread");
@@ -427,11 +396,11 @@ static void free_threads(struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_threads; i++) {
-		free(plan->threads[i].xstate);
-		free(plan->threads[i].pending);
+	for (i = 0; i < plan->threads.n; i++) {
+		free(plan->threads.items[i].xstate);
+		free(plan->threads.items[i].pending);
 	}
-	free(plan->threads);
+	array_free(&plan->threads);
 }
 
 void plan_free(struct restore_plan *plan)
@@ -452,17 +421,17 @@ void plan_free(struct restore_plan *plan)
 	free((void *)plan->mm.auxv.data);
 	free((char *)plan->mm.exe);
 	free_threads(plan);
-	for (i = 0; i < plan->n_vmas; i++)
-		free((char *)plan->vmas[i].v.path);
-	free(plan->vmas);
-	free(plan->pages);
-	for (i = 0; i < plan->n_files; i++)
-		free((char *)plan->files[i].path);
-	free(plan->files);
-	free(plan->pipe_fds);
-	for (i = 0; i < plan->n_pipes; i++)
-		free(plan->pipes[i].data);
-	free(plan->pipes);
+	for (i = 0; i < plan->vmas.n; i++)
+		free((char *)plan->vmas.items[i].v.path);
+	array_free(&plan->vmas);
+	array_free(&plan->pages);
+	for (i = 0; i < plan->files.n; i++)
+		free((char *)plan->files.items[i].path);
+	array_free(&plan->files);
+	array_free(&plan->pipe_fds);
+	for (i = 0; i < plan->pipes.n; i++)
+		free(plan->pipes.items[i].data);
+	array_free(&plan->pipes);
 	free(plan->actions);
 	free(plan->shared_pending);
 	free((void *)plan->timers.posix);

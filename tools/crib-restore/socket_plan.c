@@ -14,9 +14,9 @@ struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (plan->sockets[i].s.fd == fd)
-			return &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++)
+		if (plan->sockets.items[i].s.fd == fd)
+			return &plan->sockets.items[i];
 	return NULL;
 }
 
@@ -24,9 +24,9 @@ struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (plan->sockets[i].s.sock_id == sock_id)
-			return &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++)
+		if (plan->sockets.items[i].s.sock_id == sock_id)
+			return &plan->sockets.items[i];
 	return NULL;
 }
 
@@ -70,20 +70,12 @@ int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
 		     struct tool_error *err)
 {
 	struct plan_socket *ps;
-	size_t cap;
 
 	if (plan_find_socket_fd(plan, s->fd))
 		return tool_fail(err, 0, "fd %llu has two socket records", (unsigned long long)s->fd);
-	if (plan->n_sockets == plan->cap_sockets) {
-		cap = plan->cap_sockets ? plan->cap_sockets * 2 : 16;
-		ps = reallocarray(plan->sockets, cap, sizeof(*ps));
-		if (!ps)
-			return tool_fail(err, 0, "out of memory");
-		plan->sockets = ps;
-		plan->cap_sockets = cap;
-	}
-	ps = &plan->sockets[plan->n_sockets++];
-	memset(ps, 0, sizeof(*ps));
+	ps = array_push(&plan->sockets);
+	if (!ps)
+		return tool_fail(err, 0, "out of memory");
 	ps->s = *s;
 	ps->s.options = NULL;
 	ps->s.local = ps->s.peer = (struct crib_sockaddr){ 0 };
@@ -99,11 +91,10 @@ static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, b
 {
 	struct plan_chunk *pc;
 	unsigned char *buf;
-	size_t cap;
 
 	/* A stream queue is one run of bytes, however many records carry it. */
 	if (stream && q->n) {
-		pc = &q->chunks[0];
+		pc = &q->items[0];
 		buf = realloc(pc->data, pc->len + c->data.len + 1);
 		if (!buf)
 			return -1;
@@ -113,22 +104,16 @@ static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, b
 		q->bytes += c->data.len;
 		return 0;
 	}
-	if (q->n == q->cap) {
-		cap = q->cap ? q->cap * 2 : 8;
-		pc = reallocarray(q->chunks, cap, sizeof(*pc));
-		if (!pc)
-			return -1;
-		q->chunks = pc;
-		q->cap = cap;
-	}
-	pc = &q->chunks[q->n];
-	memset(pc, 0, sizeof(*pc));
-	pc->data = malloc(c->data.len + 1);
-	if (!pc->data)
+	pc = array_push(q);
+	if (!pc)
 		return -1;
+	pc->data = malloc(c->data.len + 1);
+	if (!pc->data) {
+		q->n--;
+		return -1;
+	}
 	memcpy(pc->data, c->data.data, c->data.len);
 	pc->len = c->data.len;
-	q->n++;
 	q->bytes += c->data.len;
 	return copy_addr(&pc->src, &c->src);
 }
@@ -166,21 +151,19 @@ static void free_queue(struct plan_queue *q)
 	size_t i;
 
 	for (i = 0; i < q->n; i++)
-		free(q->chunks[i].data);
-	free(q->chunks);
+		free(q->items[i].data);
+	array_free(q);
 }
 
 void plan_free_sockets(struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++) {
-		free(plan->sockets[i].options);
-		free(plan->sockets[i].opt_values);
-		free_queue(&plan->sockets[i].recv);
-		free_queue(&plan->sockets[i].send);
+	for (i = 0; i < plan->sockets.n; i++) {
+		free(plan->sockets.items[i].options);
+		free(plan->sockets.items[i].opt_values);
+		free_queue(&plan->sockets.items[i].recv);
+		free_queue(&plan->sockets.items[i].send);
 	}
-	free(plan->sockets);
-	plan->sockets = NULL;
-	plan->n_sockets = 0;
+	array_free(&plan->sockets);
 }

@@ -57,7 +57,7 @@ int sock_refuse(struct sock_job *j, const struct plan_socket *ps, const char *wh
 
 size_t sock_index(const struct sock_job *j, const struct plan_socket *ps)
 {
-	return (size_t)(ps - j->plan->sockets);
+	return (size_t)(ps - j->plan->sockets.items);
 }
 
 static socklen_t inet6_sockaddr(const struct plan_addr *a, struct sockaddr_in6 *in6)
@@ -214,9 +214,9 @@ static int check_socket(const struct restore_plan *plan, const struct plan_socke
 	bool has_file = false;
 	size_t i;
 
-	for (i = 0; i < plan->n_files; i++)
-		if (plan->files[i].fd == ps->s.fd)
-			has_file = plan->files[i].type == CRIB_FILE_SOCKET;
+	for (i = 0; i < plan->files.n; i++)
+		if (plan->files.items[i].fd == ps->s.fd)
+			has_file = plan->files.items[i].type == CRIB_FILE_SOCKET;
 	if (!has_file)
 		return tool_fail(err, 0, "fd %llu: a socket record for a descriptor that is "
 				 "not a socket", (unsigned long long)ps->s.fd);
@@ -240,8 +240,8 @@ int sockets_check(const struct restore_plan *plan, struct tool_error *err)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (check_socket(plan, &plan->sockets[i], err))
+	for (i = 0; i < plan->sockets.n; i++)
+		if (check_socket(plan, &plan->sockets.items[i], err))
 			return -1;
 	return 0;
 }
@@ -249,7 +249,7 @@ int sockets_check(const struct restore_plan *plan, struct tool_error *err)
 /* The first descriptor of each socket, in one of the passes below. */
 static bool first_of(const struct sock_job *j, size_t i)
 {
-	const struct plan_socket *ps = &j->plan->sockets[i];
+	const struct plan_socket *ps = &j->plan->sockets.items[i];
 
 	return plan_find_socket_id(j->plan, ps->s.sock_id) == ps;
 }
@@ -262,14 +262,14 @@ static int create_pass(struct sock_job *j)
 	int ret;
 
 	/* TCP listeners first: connections share their port */
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
+	for (i = 0; i < j->plan->sockets.n; i++) {
+		ps = &j->plan->sockets.items[i];
 		if (first_of(j, i) && is_tcp(&ps->s) &&
 		    (ps->s.state == SK_LISTEN || ps->s.state == SK_CLOSE) && tcp_create(j, ps))
 			return -1;
 	}
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
+	for (i = 0; i < j->plan->sockets.n; i++) {
+		ps = &j->plan->sockets.items[i];
 		if (!first_of(j, i) || is_tcp(&ps->s))
 			continue;
 		ret = is_udp(&ps->s) ? udp_create(j, ps) : unix_create(j, ps);
@@ -284,13 +284,13 @@ static int fill_pass(struct sock_job *j)
 	const struct plan_socket *ps;
 	size_t i;
 
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
+	for (i = 0; i < j->plan->sockets.n; i++) {
+		ps = &j->plan->sockets.items[i];
 		if (first_of(j, i) && ps->s.family == AF_UNIX && unix_connect(j, ps))
 			return -1;
 	}
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
+	for (i = 0; i < j->plan->sockets.n; i++) {
+		ps = &j->plan->sockets.items[i];
 		if (!first_of(j, i))
 			continue;
 		if (ps->s.family == AF_UNIX && unix_fill(j, ps))
@@ -299,8 +299,8 @@ static int fill_pass(struct sock_job *j)
 			return -1;
 	}
 	/* last: a shut down end sends nothing more, and its peer takes nothing */
-	for (i = 0; i < j->plan->n_sockets; i++) {
-		ps = &j->plan->sockets[i];
+	for (i = 0; i < j->plan->sockets.n; i++) {
+		ps = &j->plan->sockets.items[i];
 		if (first_of(j, i) && ps->s.family == AF_UNIX &&
 		    sock_shutdown(j, ps, j->fds[i]))
 			return -1;
@@ -310,7 +310,7 @@ static int fill_pass(struct sock_job *j)
 
 static bool is_tcp_connection(const struct sock_job *j, size_t i)
 {
-	const struct crib_socket *s = &j->plan->sockets[i].s;
+	const struct crib_socket *s = &j->plan->sockets.items[i].s;
 
 	return first_of(j, i) && is_tcp(s) && s->state != SK_LISTEN && s->state != SK_CLOSE;
 }
@@ -320,8 +320,8 @@ static int tcp_pass(struct sock_job *j)
 {
 	size_t i;
 
-	for (i = 0; i < j->plan->n_sockets; i++)
-		if (is_tcp_connection(j, i) && tcp_repair(j, &j->plan->sockets[i]))
+	for (i = 0; i < j->plan->sockets.n; i++)
+		if (is_tcp_connection(j, i) && tcp_repair(j, &j->plan->sockets.items[i]))
 			return -1;
 	return 0;
 }
@@ -334,7 +334,7 @@ int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, i
 	};
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
+	for (i = 0; i < plan->sockets.n; i++)
 		fds[i] = -1;
 	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j))
 		return -1;
@@ -347,19 +347,19 @@ int sockets_resume(const struct restore_plan *plan, struct tool_error *err)
 	size_t i;
 	int ret = -1;
 
-	j.fds = calloc(plan->n_sockets + 1, sizeof(int));
+	j.fds = calloc(plan->sockets.n + 1, sizeof(int));
 	if (!j.fds)
 		return tool_fail(err, 0, "out of memory");
 	/* every descriptor is at its number now */
-	for (i = 0; i < plan->n_sockets; i++)
-		j.fds[i] = (int)plan->sockets[i].s.fd;
+	for (i = 0; i < plan->sockets.n; i++)
+		j.fds[i] = (int)plan->sockets.items[i].s.fd;
 	if (network_release(plan, err))
 		goto out;
-	for (i = 0; i < plan->n_sockets; i++)
-		if (is_tcp_connection(&j, i) && tcp_finish(&j, &plan->sockets[i]))
+	for (i = 0; i < plan->sockets.n; i++)
+		if (is_tcp_connection(&j, i) && tcp_finish(&j, &plan->sockets.items[i]))
 			goto out;
-	for (i = 0; i < plan->n_sockets; i++)
-		if (is_tcp_connection(&j, i) && tcp_resume(&j, &plan->sockets[i]))
+	for (i = 0; i < plan->sockets.n; i++)
+		if (is_tcp_connection(&j, i) && tcp_resume(&j, &plan->sockets.items[i]))
 			goto out;
 	ret = 0;
 out:

@@ -81,8 +81,8 @@ static const struct plan_socket *local_peer(const struct restore_plan *plan,
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++) {
-		const struct plan_socket *q = &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++) {
+		const struct plan_socket *q = &plan->sockets.items[i];
 
 		if (q->s.type == SOCK_STREAM && q->s.family == ps->s.family &&
 		    is_connection(q->s.state) && same_addr(&q->local, &ps->peer) &&
@@ -208,7 +208,7 @@ static int repair_options(struct sock_job *j, const struct plan_socket *ps, int 
 /* The receive queue, written in repair mode as data received. */
 static int write_recv_queue(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
-	const struct plan_chunk *c = ps->recv.n ? &ps->recv.chunks[0] : NULL;
+	const struct plan_chunk *c = ps->recv.n ? &ps->recv.items[0] : NULL;
 	size_t done = 0, n;
 	ssize_t w;
 
@@ -331,7 +331,7 @@ static int write_unsent(struct sock_job *j, const struct plan_socket *ps, int fd
 
 int tcp_resume(struct sock_job *j, const struct plan_socket *ps)
 {
-	const struct plan_chunk *c = ps->send.n ? &ps->send.chunks[0] : NULL;
+	const struct plan_chunk *c = ps->send.n ? &ps->send.items[0] : NULL;
 	int fd = j->fds[sock_index(j, ps)];
 
 	if (c && write_unsent(j, ps, fd, c))

@@ -59,7 +59,7 @@ static struct tracee *find_tracee(struct trace *tr, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < tr->plan->n_threads; i++)
+	for (i = 0; i < tr->plan->threads.n; i++)
 		if (tr->threads[i].tid == tid)
 			return &tr->threads[i];
 	return NULL;
@@ -105,7 +105,7 @@ static int report_death(struct trace *tr, int status)
 		t = area_thread(tr, a->failed_thread);
 		return tool_fail(tr->err, (int)-a->error, "restore failed while %s (thread %d, detail %#llx)",
 				 area_step_name(a->step),
-				 a->failed_thread < tr->plan->n_threads ? (int)t->tid : 0,
+				 a->failed_thread < tr->plan->threads.n ? (int)t->tid : 0,
 				 (unsigned long long)a->detail);
 	}
 	return tool_fail(tr->err, 0, "the new process exited (status %d) while %s",
@@ -160,7 +160,7 @@ static int wait_ready(struct trace *tr)
 
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(RESTORE_TIMEOUT_S);
-	while (tr->n_ready < tr->plan->n_threads && !ret) {
+	while (tr->n_ready < tr->plan->threads.n && !ret) {
 		w = waitpid(-1, &status, __WALL);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -281,14 +281,14 @@ static int finish(struct trace *tr)
 
 	if (unmap_area(tr))
 		return -1;
-	for (i = 0; i < tr->plan->n_threads; i++)
-		if (set_thread_regs(tr, &tr->plan->threads[i]))
+	for (i = 0; i < tr->plan->threads.n; i++)
+		if (set_thread_regs(tr, &tr->plan->threads.items[i]))
 			return -1;
 	if (tr->fault->site == FAULT_REGISTERS)
 		return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=registers) once "
 				 "the registers were set");
 	/* Everything is in place: let them all go. */
-	for (i = 0; i < tr->plan->n_threads; i++) {
+	for (i = 0; i < tr->plan->threads.n; i++) {
 		if (ptrace(PTRACE_DETACH, tr->threads[i].tid, 0, 0))
 			return tool_fail(tr->err, errno, "cannot let thread %d go",
 					 (int)tr->threads[i].tid);
@@ -366,11 +366,11 @@ pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill
 	int sync_fd = -1, ret = -1;
 	size_t i;
 
-	tr.threads = calloc(plan->n_threads, sizeof(*tr.threads));
+	tr.threads = calloc(plan->threads.n, sizeof(*tr.threads));
 	if (!tr.threads)
 		return tool_fail(err, 0, "out of memory");
-	for (i = 0; i < plan->n_threads; i++)
-		tr.threads[i].tid = plan->threads[i].tid;
+	for (i = 0; i < plan->threads.n; i++)
+		tr.threads[i].tid = plan->threads.items[i].tid;
 	if (area_create(&area, plan, err))
 		goto out;
 	restore_verbose(opt, "restore area at %p, %zu bytes\n", area.base, area.len);
@@ -390,7 +390,7 @@ pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill
 		goto out_area;
 	}
 	restore_verbose(opt, "process %d restored with %zu threads\n", (int)tr.pid,
-			plan->n_threads);
+			plan->threads.n);
 	ret = tr.pid;
 out_area:
 	area_destroy(&area);

@@ -37,12 +37,12 @@ int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	if (ps->send.n > 1)
 		return tool_fail(err, 0, "fd %llu (%s): %zu pending datagrams; a UDP socket "
 				 "holds one", fd, socket_kind_name(&ps->s), ps->send.n);
-	if (ps->send.n && !ps->send.chunks[0].src.family)
+	if (ps->send.n && !ps->send.items[0].src.family)
 		return tool_fail(err, 0, "fd %llu (%s): the pending datagram has no destination",
 				 fd, socket_kind_name(&ps->s));
 	sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only);
 	for (i = 0; i < ps->recv.n; i++) {
-		const struct plan_addr *src = &ps->recv.chunks[i].src;
+		const struct plan_addr *src = &ps->recv.items[i].src;
 
 		if (src->family != AF_INET && src->family != AF_INET6)
 			return tool_fail(err, 0, "fd %llu (%s): queued datagram %zu has no IP "
@@ -52,10 +52,10 @@ int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 					 "IPv%d, which this socket cannot receive", fd,
 					 socket_kind_name(&ps->s), i,
 					 src->family == AF_INET ? 4 : 6);
-		if (ps->recv.chunks[i].len > udp_max_payload(src->family))
+		if (ps->recv.items[i].len > udp_max_payload(src->family))
 			return tool_fail(err, 0, "fd %llu (%s): queued datagram %zu is %zu bytes, "
 					 "more than UDP carries", fd, socket_kind_name(&ps->s),
-					 i, ps->recv.chunks[i].len);
+					 i, ps->recv.items[i].len);
 	}
 	return 0;
 }
@@ -80,7 +80,7 @@ int udp_create(struct sock_job *j, const struct plan_socket *ps)
 /* The corked datagram: UDP_CORK is already on if it was; else MSG_MORE. */
 static int send_pending(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
-	const struct plan_chunk *c = &ps->send.chunks[0];
+	const struct plan_chunk *c = &ps->send.items[0];
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int cork = 0;

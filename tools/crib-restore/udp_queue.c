@@ -39,8 +39,8 @@ static bool needs_refill(const struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++) {
-		const struct plan_socket *ps = &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++) {
+		const struct plan_socket *ps = &plan->sockets.items[i];
 
 		if ((ps->s.family == AF_INET || ps->s.family == AF_INET6) &&
 		    ps->s.type == SOCK_DGRAM && ps->recv.n)
@@ -217,7 +217,7 @@ int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd)
 	if (!j->refill || j->refill->prog_fd < 0)
 		return sock_refuse(j, ps, "the program refilling UDP queues is not loaded");
 	while (i < ps->recv.n) {
-		ret = put_packet(j->refill, ps, &ps->recv.chunks[i]);
+		ret = put_packet(j->refill, ps, &ps->recv.items[i]);
 		if (ret < 0)
 			return sock_fail(j, ps, "writing a datagram into the ring buffer", errno);
 		if (ret == 0) {

@@ -75,8 +75,8 @@ static const struct plan_socket *accepted_from(const struct restore_plan *plan,
 
 	if (ps->s.state != SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
 		return NULL;
-	for (i = 0; i < plan->n_sockets; i++) {
-		const struct plan_socket *l = &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++) {
+		const struct plan_socket *l = &plan->sockets.items[i];
 
 		if (l->s.state == SK_LISTEN && l->s.type == ps->s.type &&
 		    same_name(&l->local, &ps->local))
@@ -91,10 +91,10 @@ static const struct plan_socket *holder_of(const struct restore_plan *plan,
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (plan->sockets[i].s.type == SOCK_DGRAM &&
-		    same_name(&plan->sockets[i].local, name))
-			return &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++)
+		if (plan->sockets.items[i].s.type == SOCK_DGRAM &&
+		    same_name(&plan->sockets.items[i].local, name))
+			return &plan->sockets.items[i];
 	return NULL;
 }
 
@@ -162,7 +162,7 @@ static int check_queue(const struct restore_plan *plan, const struct plan_socket
 		return 0;
 	}
 	for (i = 0; i < ps->recv.n; i++)
-		if (dgram_sender(plan, ps, &ps->recv.chunks[i], &sender, &why))
+		if (dgram_sender(plan, ps, &ps->recv.items[i], &sender, &why))
 			return tool_fail(err, 0, "fd %llu (%s): %s", fd, socket_kind_name(&ps->s),
 					 why);
 	return 0;
@@ -268,7 +268,7 @@ static int create_closed(struct sock_job *j, const struct plan_socket *ps)
 		return -1;
 	}
 	for (i = 0; i < ps->recv.n && !ret; i++)
-		if (sock_send_all(sv[1], ps->recv.chunks[i].data, ps->recv.chunks[i].len, 0,
+		if (sock_send_all(sv[1], ps->recv.items[i].data, ps->recv.items[i].len, 0,
 				  NULL, 0))
 			ret = sock_fail(j, ps, "sending the queued data again", errno);
 	close(sv[1]);
@@ -353,7 +353,7 @@ int unix_fill(struct sock_job *j, const struct plan_socket *ps)
 
 	if (ps->s.type == SOCK_DGRAM) {
 		for (i = 0; i < ps->recv.n; i++)
-			if (send_dgram(j, ps, &ps->recv.chunks[i]))
+			if (send_dgram(j, ps, &ps->recv.items[i]))
 				return -1;
 		return 0;
 	}
@@ -361,8 +361,8 @@ int unix_fill(struct sock_job *j, const struct plan_socket *ps)
 		return 0;	/* filled by the peer before it went */
 	/* a stream is one chunk; seqpacket records one each */
 	for (i = 0; i < ps->recv.n; i++)
-		if (sock_send_all(j->fds[sock_index(j, peer)], ps->recv.chunks[i].data,
-				  ps->recv.chunks[i].len, 0, NULL, 0))
+		if (sock_send_all(j->fds[sock_index(j, peer)], ps->recv.items[i].data,
+				  ps->recv.items[i].len, 0, NULL, 0))
 			return sock_fail(j, ps, "sending the queued data again from the peer",
 					 errno);
 	return 0;

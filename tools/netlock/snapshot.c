@@ -9,26 +9,20 @@
 
 #include <crib/format.h>
 
+#include "array.h"
 #include "netlock.h"
 
 struct tuple_list {
-	struct netlock_tuple *items;
-	size_t n;
-	size_t cap;
+	ARRAY(struct netlock_tuple);
 };
 
 static int tuple_list_add(struct tuple_list *l, const struct netlock_tuple *t)
 {
-	struct netlock_tuple *items;
+	struct netlock_tuple *added = array_push(l);
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 8;
-		items = realloc(l->items, l->cap * sizeof(*items));
-		if (!items)
-			return -1;
-		l->items = items;
-	}
-	l->items[l->n++] = *t;
+	if (!added)
+		return -1;
+	*added = *t;
 	return 0;
 }
 
@@ -59,7 +53,7 @@ int netlock_release_sockets(const struct crib_socket *s, size_t n, struct tool_e
 			goto out;
 	ret = netlock_release(l.items, l.n, err);
 out:
-	free(l.items);
+	array_free(&l);
 	return ret;
 }
 
@@ -106,7 +100,7 @@ int netlock_release_snapshot(int fd, size_t *released, struct tool_error *err)
 		goto out;
 	ret = netlock_release(l.items, l.n, err);
 out:
-	free(l.items);
+	array_free(&l);
 	crib_reader_close(r);
 	return ret;
 }
