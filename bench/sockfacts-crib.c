@@ -2,7 +2,7 @@
 /*
  * Socket facts the CRIB way: the dump_sockets program over every
  * descriptor of the process, its ring buffer drained, resumed where it
- * ran out of room, as crib-dump's sockets.c runs it; each record then
+ * ran out of room, as crib-dump's socket_records.c runs it; each record then
  * put in the units procfs and getsockopt() use.
  */
 #include <errno.h>

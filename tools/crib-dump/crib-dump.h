@@ -18,10 +18,13 @@
 #include <crib/format.h>
 
 #include "array.h"
+#include "collect.h"
 #include "dump.h"
 #include "error.h"
 
+struct bpf_map;
 struct bpf_program;
+struct dump_job;
 struct dump_task;
 struct dump_mm;
 struct dump_files;
@@ -62,32 +65,15 @@ struct dump_programs {
 };
 
 int programs_load(struct dump_programs *progs, struct tool_error *err);
+/*
+ * Run @prog over the objects of the process (VMAs, descriptors) to the
+ * end, into @out: program_collect_all() with a struct dump_ctx, the walk
+ * resuming after the last record that arrived, as @resume_after says.
+ */
+int programs_walk(struct dump_job *job, const struct bpf_program *prog,
+		  const struct bpf_map *map, uint64_t (*resume_after)(const void *last),
+		  struct record_list *out);
 void programs_unload(struct dump_programs *progs);
-
-/* Records of one kind collected from a ring buffer, in arrival order. */
-struct record_list {
-	uint32_t kind;
-	size_t size;		/* of one record */
-	void *items;
-	size_t n;
-	size_t cap;
-};
-
-/*
- * Run @prog with @ctx and append what it sends through @map_fd's ring
- * buffer to @out.  Returns the program's enum dump_result, or -1 with
- * @err set.
- */
-int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
-		    struct record_list *out, struct tool_error *err);
-/*
- * The same for a program that sends records of several kinds, one list
- * each, and whose context (@ctx_size bytes) need not be a struct dump_ctx.
- */
-int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
-			  size_t ctx_size, struct record_list **lists, size_t n_lists,
-			  struct tool_error *err);
-void record_list_free(struct record_list *list);
 
 /* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
 int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);

@@ -38,29 +38,16 @@ struct file_list {
 	size_t n;
 };
 
+/* The walk goes on from the descriptor after the last one that arrived. */
+static uint64_t after_file(const void *last)
+{
+	return (uint64_t)((const struct dump_file_rec *)last)->fd + 1;
+}
+
 int files_collect(struct dump_job *job, struct record_list *recs)
 {
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
-	const struct dump_file_rec *last;
-	int ret;
-
-	for (;;) {
-		ret = program_collect(job->progs.files->progs.dump_files,
-				      bpf_map__fd(job->progs.files->maps.file_records), &ctx,
-				      recs, &job->err);
-		if (ret < 0)
-			return -1;
-		if (ret == DUMP_OK)
-			return 0;
-		if (ret == DUMP_NO_ROOM && recs->n) {
-			last = (const struct dump_file_rec *)recs->items + recs->n - 1;
-			ctx.start = (uint64_t)last->fd + 1;
-			continue;
-		}
-		if (ret == DUMP_NO_TASK)
-			return tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
-		return tool_fail(&job->err, 0, "dump_files failed (result %d)", ret);
-	}
+	return programs_walk(job, job->progs.files->progs.dump_files,
+			     job->progs.files->maps.file_records, after_file, recs);
 }
 
 static uint64_t file_type(const struct dump_file_rec *k, const char *path)

@@ -49,32 +49,16 @@ struct vma_list {
 	size_t n;
 };
 
+/* The walk goes on from the end of the last VMA that arrived. */
+static uint64_t after_vma(const void *last)
+{
+	return ((const struct dump_vma_rec *)last)->end;
+}
+
 int mm_collect_vmas(struct dump_job *job, struct record_list *recs)
 {
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
-	const struct dump_vma_rec *last;
-	int ret, busy = 0;
-
-	for (;;) {
-		ret = program_collect(job->progs.mm->progs.dump_vmas,
-				      bpf_map__fd(job->progs.mm->maps.vma_records), &ctx, recs,
-				      &job->err);
-		if (ret < 0)
-			return -1;
-		if (ret == DUMP_OK)
-			return 0;
-		if (ret == DUMP_NO_ROOM && recs->n) {
-			last = (const struct dump_vma_rec *)recs->items + recs->n - 1;
-			ctx.start = last->end;
-			continue;
-		}
-		/* Nobody else should hold the lock of a frozen process for long. */
-		if (ret == DUMP_BUSY && ++busy < 100)
-			continue;
-		if (ret == DUMP_NO_TASK)
-			return tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
-		return tool_fail(&job->err, 0, "dump_vmas failed (result %d)", ret);
-	}
+	return programs_walk(job, job->progs.mm->progs.dump_vmas,
+			     job->progs.mm->maps.vma_records, after_vma, recs);
 }
 
 static uint64_t vma_kind(const struct dump_job *job, const struct dump_vma_rec *v,

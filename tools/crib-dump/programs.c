@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loading the dump_* CRIB programs and collecting what they send back. */
+/* Loading the dump_* CRIB programs, and walks over a process with them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +43,20 @@ fail:
 	return -1;
 }
 
+int programs_walk(struct dump_job *job, const struct bpf_program *prog,
+		  const struct bpf_map *map, uint64_t (*resume_after)(const void *last),
+		  struct record_list *out)
+{
+	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	struct collect_walk walk = {
+		.prog = prog, .map_fd = bpf_map__fd(map),
+		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
+		.resume_after = resume_after, .pid = job->pid,
+	};
+
+	return program_collect_all(&walk, out, &job->err);
+}
+
 void programs_unload(struct dump_programs *progs)
 {
 	dump_sockets__destroy(progs->sockets);
@@ -51,89 +65,4 @@ void programs_unload(struct dump_programs *progs)
 	dump_mm__destroy(progs->mm);
 	dump_task__destroy(progs->task);
 	memset(progs, 0, sizeof(*progs));
-}
-
-struct collect_state {
-	struct record_list **lists;
-	size_t n_lists;
-	int bad;
-};
-
-static int record_list_push(struct record_list *list, const void *rec)
-{
-	void *items;
-
-	if (list->n == list->cap) {
-		items = array_grow(list->items, &list->cap, list->n + 1, list->size);
-		if (!items)
-			return -ENOMEM;
-		list->items = items;
-	}
-	memcpy((char *)list->items + list->n * list->size, rec, list->size);
-	list->n++;
-	return 0;
-}
-
-static int on_record(void *data, void *rec, size_t size)
-{
-	struct collect_state *st = data;
-	struct record_list *list;
-	size_t i;
-
-	for (i = 0; i < st->n_lists; i++) {
-		list = st->lists[i];
-		if (size >= sizeof(uint32_t) && *(uint32_t *)rec == list->kind)
-			break;
-	}
-	if (i == st->n_lists || size != list->size) {
-		st->bad++;
-		return 0;
-	}
-	return record_list_push(list, rec);
-}
-
-int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
-		    struct record_list *out, struct tool_error *err)
-{
-	return program_collect_kinds(prog, map_fd, ctx, sizeof(*ctx), &out, 1, err);
-}
-
-int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
-			  size_t ctx_size, struct record_list **lists, size_t n_lists,
-			  struct tool_error *err)
-{
-	struct collect_state st = { .lists = lists, .n_lists = n_lists };
-	struct ring_buffer *rb;
-	int ret, retval;
-
-	rb = ring_buffer__new(map_fd, on_record, &st, NULL);
-	if (!rb)
-		return tool_fail(err, errno, "cannot open the ring buffer of %s",
-				 bpf_program__name(prog));
-	ret = crib_prog_run(prog, ctx, ctx_size, &retval);
-	if (ret) {
-		tool_fail(err, -ret, "running %s failed", bpf_program__name(prog));
-		goto out;
-	}
-	ret = ring_buffer__consume(rb);
-	if (ret < 0) {
-		tool_fail(err, -ret, "reading the records of %s", bpf_program__name(prog));
-		goto out;
-	}
-	if (st.bad) {
-		ret = tool_fail(err, 0, "%s sent %d malformed records", bpf_program__name(prog),
-				st.bad);
-		goto out;
-	}
-	ret = retval;
-out:
-	ring_buffer__free(rb);
-	return ret;
-}
-
-void record_list_free(struct record_list *list)
-{
-	free(list->items);
-	list->items = NULL;
-	list->n = list->cap = 0;
 }

@@ -79,8 +79,8 @@ static int read_sighand(struct dump_job *job, struct signal_state *s)
 	int ret, sig;
 
 	ret = program_collect(job->progs.signals->progs.dump_sighand,
-			      bpf_map__fd(job->progs.signals->maps.signal_records), &ctx, &recs,
-			      &job->err);
+			      bpf_map__fd(job->progs.signals->maps.signal_records), &ctx, sizeof(ctx),
+			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret != DUMP_OK || recs.n != 1) {

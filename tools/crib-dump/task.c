@@ -18,8 +18,8 @@ int task_read(struct dump_job *job)
 	int ret;
 
 	ret = program_collect(job->progs.task->progs.dump_task,
-			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, &recs,
-			      &job->err);
+			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, sizeof(ctx),
+			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret == DUMP_NO_TASK) {

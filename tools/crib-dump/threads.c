@@ -32,8 +32,8 @@ static int read_thread_kernel_state(struct dump_job *job, pid_t tid,
 	int ret;
 
 	ret = program_collect(job->progs.task->progs.dump_thread,
-			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, &recs,
-			      &job->err);
+			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, sizeof(ctx),
+			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret != DUMP_OK || recs.n != 1) {
