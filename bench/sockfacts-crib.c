@@ -18,10 +18,6 @@
 #include "dump_sockets.skel.h"
 #include "sockfacts.h"
 
-#define TCPS_LISTEN	10
-#define TCPS_CLOSE	7
-#define TCPS_SYN_SENT	2
-
 /* A struct sockaddr_in or sockaddr_in6 as the kernel filled it. */
 static void inet_addr(const uint8_t *raw, uint8_t *addr, uint16_t *port)
 {
@@ -72,9 +68,9 @@ static void convert_tcp(const struct dump_socket_rec *k, struct sock_fact *s)
 	int32_t rx = (int32_t)(k->rcv_nxt - k->copied_seq);
 
 	/* As /proc/net/tcp shows them (get_tcp4_sock()). */
-	s->rx_queue = k->state == TCPS_LISTEN ? k->ack_backlog : rx > 0 ? (uint32_t)rx : 0;
+	s->rx_queue = k->state == CRIB_SK_LISTEN ? k->ack_backlog : rx > 0 ? (uint32_t)rx : 0;
 	s->tx_queue = k->write_seq - k->snd_una;
-	if (k->state == TCPS_LISTEN || k->state == TCPS_CLOSE || k->state == TCPS_SYN_SENT)
+	if (k->state == CRIB_SK_LISTEN || k->state == CRIB_SK_CLOSE || k->state == CRIB_SK_SYN_SENT)
 		return;
 	s->write_seq = k->write_seq;
 	s->rcv_nxt = k->rcv_nxt;
@@ -111,7 +107,7 @@ static void convert(const struct dump_socket_rec *k, struct sock_fact *s)
 								     SOCKFACT_NAME_LEN;
 		memcpy(s->name, k->unix_local.path, s->name_len);
 		s->peer_ino = k->peer_ino;
-		if (k->state == TCPS_LISTEN) {
+		if (k->state == CRIB_SK_LISTEN) {
 			s->rx_queue = k->receive_qlen;
 			s->tx_queue = k->max_ack_backlog;
 		} else {

@@ -32,9 +32,6 @@
 
 #include "sockfacts.h"
 
-#define TCPS_LISTEN	10
-#define TCPS_CLOSE	7
-#define TCPS_SYN_SENT	2
 #ifndef TCP_REPAIR_OFF_NO_WP
 #define TCP_REPAIR_OFF_NO_WP	-1
 #endif
@@ -243,7 +240,8 @@ static void on_inet(struct sock_facts *f, const struct nlmsghdr *h)
 		    RTA_PAYLOAD(a) < (int)offsetof(struct tcp_info, tcpi_rto))
 			continue;
 		ti = RTA_DATA(a);
-		if (s->state == TCPS_LISTEN || s->state == TCPS_CLOSE || s->state == TCPS_SYN_SENT)
+		if (s->state == CRIB_SK_LISTEN || s->state == CRIB_SK_CLOSE ||
+		    s->state == CRIB_SK_SYN_SENT)
 			continue;
 		s->snd_wscale = ti->tcpi_snd_wscale;
 		s->rcv_wscale = ti->tcpi_rcv_wscale;
@@ -294,7 +292,7 @@ static void on_unix(struct sock_facts *f, const struct nlmsghdr *h)
 		case UNIX_DIAG_RQLEN:
 			q = RTA_DATA(a);
 			/* Bytes queued, which dump_sockets does not count, but on a listener. */
-			s->rx_queue = m->udiag_state == TCPS_LISTEN ? q->udiag_rqueue : 0;
+			s->rx_queue = m->udiag_state == CRIB_SK_LISTEN ? q->udiag_rqueue : 0;
 			s->tx_queue = q->udiag_wqueue;
 			break;
 		}
@@ -420,8 +418,8 @@ out:
 
 static bool tcp_connection(const struct sock_fact *s)
 {
-	return s->family != AF_UNIX && s->type == SOCK_STREAM && s->state != TCPS_LISTEN &&
-	       s->state != TCPS_CLOSE && s->state != TCPS_SYN_SENT;
+	return s->family != AF_UNIX && s->type == SOCK_STREAM && s->state != CRIB_SK_LISTEN &&
+	       s->state != CRIB_SK_CLOSE && s->state != CRIB_SK_SYN_SENT;
 }
 
 static int read_socket(struct procfs_sock_reader *r, struct sock_fact *s, struct tool_error *err)

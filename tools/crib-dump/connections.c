@@ -24,8 +24,6 @@
 #include "netlock.h"
 #include "sockets.h"
 
-#define TCP_STATE_LISTEN	10
-
 struct connection_lock {
 	struct netlock_tuple *tuples;	/* connected sockets, locked */
 	size_t n_tuples;
@@ -75,7 +73,7 @@ static int connections_collect(struct dump_job *job, const struct socket_entry *
 		e = &items[i];
 		if (e->kind != SOCKET_TCP)
 			continue;
-		if (e->k.state != TCP_STATE_LISTEN)
+		if (e->k.state != CRIB_SK_LISTEN)
 			cl->fds[cl->n_fds++] = e->k.fd;
 		if (!is_connection(e))
 			continue;

@@ -24,8 +24,7 @@
 
 #include "crib-dump.h"
 #include "dump_files.skel.h"
-
-#define FMODE_WRITE	0x2
+#include "kabi.h"
 
 struct file_entry {
 	struct dump_file_rec k;

@@ -16,27 +16,7 @@
 
 #include "crib-dump.h"
 #include "dump_mm.skel.h"
-
-/* Kernel VM_* flags (include/linux/mm.h). */
-#define VM_READ		0x00000001UL
-#define VM_WRITE	0x00000002UL
-#define VM_EXEC		0x00000004UL
-#define VM_MAYSHARE	0x00000080UL
-#define VM_GROWSDOWN	0x00000100UL
-#define VM_PFNMAP	0x00000400UL
-#define VM_LOCKED	0x00002000UL
-#define VM_IO		0x00004000UL
-#define VM_NORESERVE	0x00200000UL
-#define VM_HUGETLB	0x00400000UL
-
-/*
- * The mm flags that are the process's state: those a new mm takes over on
- * fork (the kernel's MMF_INIT_MASK: dumpable, coredump filter, THP
- * disabled, MDWE, KSM merge-any, top-down layout) and MDWE's no-inherit
- * bit.  The rest is the kernel's bookkeeping (pages ever pinned, uprobes,
- * OOM handling), which a restored process need not share.
- */
-#define MMF_STATE_MASK	0xf10007ffULL
+#include "kabi.h"
 
 struct vma_entry {
 	struct vma_info info;

@@ -19,45 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
-
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-
-/* PAGEMAP_SCAN (Linux 6.7) is newer than the distribution's uapi headers. */
-#ifndef PAGEMAP_SCAN
-#define PAGEMAP_SCAN		_IOWR('f', 16, struct pm_scan_arg)
-#define PAGE_IS_FILE		(1 << 2)
-#define PAGE_IS_PRESENT		(1 << 3)
-#define PAGE_IS_SWAPPED		(1 << 4)
-
-struct page_region {
-	__u64 start;
-	__u64 end;
-	__u64 categories;
-};
-
-struct pm_scan_arg {
-	__u64 size;
-	__u64 flags;
-	__u64 start;
-	__u64 end;
-	__u64 walk_end;
-	__u64 vec;
-	__u64 vec_len;
-	__u64 max_pages;
-	__u64 category_inverted;
-	__u64 category_mask;
-	__u64 category_anyof_mask;
-	__u64 return_mask;
-};
-#endif
+#include "kabi.h"
 
 #define SCAN_REGIONS	512	/* page runs returned by one PAGEMAP_SCAN */
-
-#define VM_MAYSHARE	0x00000080UL
 
 struct page_reader {
 	int pagemap_fd;

@@ -29,9 +29,9 @@
 
 #include "crib-dump.h"
 #include "dump_signals.skel.h"
+#include "kabi.h"
 
 #define SIGINFO_SIZE	128	/* siginfo_t as user space sees it */
-#define SA_IMMUTABLE	0x00800000UL	/* kernel-internal: the task is being killed */
 #define QUEUE_READS	5	/* attempts at a consistent read of one queue */
 
 struct queued {

@@ -19,18 +19,16 @@
  * the socket moved on (data arrived), it is read again.
  */
 #include <arpa/inet.h>
+#include <linux/if_ether.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "kabi.h"
 #include "sockets.h"
 
-#define TCPHDR_FIN	0x01
-#define TCPHDR_SYN	0x02
-#define ETH_P_IP	0x0800
-#define ETH_P_IPV6	0x86dd
-#define UDP_HEADER_LEN	8
+#define UDP_HEADER_LEN	8	/* struct udphdr */
 
 const char *socket_queue_name(uint32_t queue)
 {
@@ -374,7 +372,7 @@ int socket_queues_build(struct dump_job *job, struct socket_entry *e, const stru
 	int ret;
 
 	socket_queues_free(e);
-	if (e->k.state == 10)	/* TCP_LISTEN */
+	if (e->k.state == CRIB_SK_LISTEN)
 		return 0;
 	switch (e->kind) {
 	case SOCKET_TCP:

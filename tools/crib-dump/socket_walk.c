@@ -157,7 +157,8 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 /* The queues each kind of socket has data in. */
 static bool queue_used(const struct socket_entry *e, uint32_t queue)
 {
-	if (e->k.state == 10)	/* TCP_LISTEN: connections, not data (refused if any) */
+	/* a listener queues connections, not data (refused if any) */
+	if (e->k.state == CRIB_SK_LISTEN)
 		return false;
 	switch (e->kind) {
 	case SOCKET_TCP:

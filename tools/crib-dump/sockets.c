@@ -31,21 +31,10 @@
 
 #include "crib_libbpf.h"
 #include "dump_sockets.skel.h"
+#include "kabi.h"
 #include "netlock.h"
 #include "sockets.h"
 
-/* sk_state values (include/net/tcp_states.h) */
-enum {
-	ST_ESTABLISHED = 1,
-	ST_SYN_SENT = 2,
-	ST_SYN_RECV = 3,
-	ST_FIN_WAIT1 = 4,
-	ST_LAST_ACK = 9,
-	ST_LISTEN = 10,
-	ST_CLOSING = 11,
-};
-
-#define TCP_URG_VALID		0x0100
 /* How long to wait for sent data to be acknowledged, and for a socket to settle. */
 #define INFLIGHT_WAIT_MS	2000
 #define SETTLE_TRIES		20
@@ -165,7 +154,7 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 	const struct dump_socket_rec *k = &e->k;
 	const char *why = NULL;
 
-	if (k->state == ST_LISTEN && k->ack_backlog)
+	if (k->state == CRIB_SK_LISTEN && k->ack_backlog)
 		return tool_fail(&job->err, 0, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
 				 k->fd, k->ack_backlog);
 	if (k->error_qlen)
@@ -195,10 +184,11 @@ static uint32_t tcp_unacked(const struct dump_socket_rec *k)
 {
 	uint32_t n = k->snd_nxt - k->snd_una;
 
-	if (n && (k->state == ST_SYN_SENT || k->state == ST_SYN_RECV))
+	if (n && (k->state == CRIB_SK_SYN_SENT || k->state == CRIB_SK_SYN_RECV))
 		n--;
 	if (n && k->snd_nxt == k->write_seq &&
-	    (k->state == ST_FIN_WAIT1 || k->state == ST_CLOSING || k->state == ST_LAST_ACK))
+	    (k->state == CRIB_SK_FIN_WAIT1 || k->state == CRIB_SK_CLOSING ||
+	     k->state == CRIB_SK_LAST_ACK))
 		n--;
 	return n;
 }
@@ -413,7 +403,7 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		.options = e->opts, .n_options = e->n_opts,
 		.recv_queued = e->recv.bytes, .send_queued = e->send.bytes,
 		.shutdown = k->shutdown,
-		.backlog = k->state == ST_LISTEN ? k->max_ack_backlog : 0,
+		.backlog = k->state == CRIB_SK_LISTEN ? k->max_ack_backlog : 0,
 	};
 
 	if (k->family == AF_UNIX) {

@@ -46,6 +46,10 @@ struct sock_queue {
 #define SOCKOPT_MAX	64
 #define SOCKOPT_BUF	1024
 
+/*
+ * A socket as dump_sockets read it.  k.state is the kernel's sk_state,
+ * which the snapshot keeps as it is: enum crib_sk_state.
+ */
 struct socket_entry {
 	struct dump_socket_rec k;
 	enum socket_kind kind;

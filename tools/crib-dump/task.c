@@ -10,6 +10,7 @@
 
 #include "crib-dump.h"
 #include "dump_task.skel.h"
+#include "kabi.h"
 
 int task_read(struct dump_job *job)
 {
@@ -117,7 +118,7 @@ int task_write(struct dump_job *job)
 		.rlimits = rlimits, .n_rlimits = DUMP_NR_RLIMITS,
 		.cwd = cwd, .root = root, .exe = exe,
 		.no_new_privs = t->no_new_privs,
-		.dumpable = t->mm_flags & 3,	/* MMF_DUMPABLE_MASK */
+		.dumpable = t->mm_flags & MMF_DUMPABLE_MASK,
 		.start_time = t->start_boottime,
 	};
 	if (crib_write_process(job->writer, &p))

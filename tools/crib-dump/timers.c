@@ -17,6 +17,7 @@
  * CPU time, a timer that signals a thread which is gone.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +27,8 @@
 
 #include "crib-dump.h"
 #include "dump_signals.skel.h"
+#include "kabi.h"
 
-#define SIGEV_NONE_		1	/* the kernel's SIGEV_* values */
-#define SIGEV_THREAD_ID_	4
-#define REQUEUE_PENDING		1	/* expired, its signal not yet delivered */
-#define CPUCLOCK_PERTHREAD	4
-#define CPUCLOCK_CLOCK_MASK	3
-#define CLOCKFD			3
-#define CLOCK_REALTIME_ALARM_	8
-#define CLOCK_BOOTTIME_ALARM_	9
 #define DUE_NOW			1	/* ns left for an expired timer whose signal is on its way */
 
 struct timer_state {
@@ -95,7 +89,7 @@ static int64_t forward(int64_t expires, int64_t now, int64_t interval)
 /* common_timer_get() for a timer on an hrtimer clock. */
 static uint64_t posix_hrtimer_left(const struct dump_posix_timer_rec *p, int64_t now)
 {
-	bool sig_none = p->sigev_notify == SIGEV_NONE_;
+	bool sig_none = p->sigev_notify == SIGEV_NONE;
 	int64_t clock_now = now + p->hr.base_offset, expires = p->hr.expires;
 
 	if (!p->interval && !p->active)
@@ -110,7 +104,7 @@ static uint64_t posix_hrtimer_left(const struct dump_posix_timer_rec *p, int64_t
 /* posix_cpu_timer_get() for a timer on a CPU-time clock. */
 static uint64_t posix_cpu_left(const struct dump_posix_timer_rec *p, int which)
 {
-	bool sig_none = p->sigev_notify == SIGEV_NONE_;
+	bool sig_none = p->sigev_notify == SIGEV_NONE;
 	int64_t now = (int64_t)p->cpu_sample[which], expires = (int64_t)p->cpu_expires;
 
 	if (p->interval > 0 && ((p->requeue_pending & REQUEUE_PENDING) || sig_none))
@@ -139,8 +133,8 @@ static int hrtimer_clock(struct dump_job *job, const struct dump_posix_timer_rec
 	case CLOCK_BOOTTIME:
 	case CLOCK_TAI:
 		break;
-	case CLOCK_REALTIME_ALARM_:
-	case CLOCK_BOOTTIME_ALARM_:
+	case CLOCK_REALTIME_ALARM:
+	case CLOCK_BOOTTIME_ALARM:
 		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on an alarm clock (%d), which crib-dump does not read",
 				 p->id, (int)job->pid, p->clock);
 	default:
@@ -196,7 +190,7 @@ static int posix_timer(struct dump_job *job, const struct dump_posix_timer_rec *
 		.notify = (uint64_t)p->sigev_notify, .sigev_value = p->sigev_value,
 		.overrun = p->overrun_last > 0 ? (uint64_t)p->overrun_last : 0,
 	};
-	if (p->sigev_notify & SIGEV_THREAD_ID_) {
+	if (p->sigev_notify & SIGEV_THREAD_ID) {
 		if (!is_our_thread(job, p->target))
 			return tool_fail(&job->err, 0, "POSIX timer %d of process %d signals thread %d, which is not one of its threads (it exited)",
 					 p->id, (int)job->pid, p->target);
@@ -265,11 +259,11 @@ static int read_procfs_timers(struct dump_job *job, struct procfs_timers *out)
 static bool same_as_procfs(const struct dump_posix_timer_rec *p, const struct procfs_timer *f)
 {
 	static const char *const notify[] = { "signal", "none", "thread" };
-	int how = p->sigev_notify & ~SIGEV_THREAD_ID_;
+	int how = p->sigev_notify & ~SIGEV_THREAD_ID;
 
 	return p->signo == f->signo && p->sigev_value == f->value && p->clock == f->clock &&
 	       p->target == f->target && how >= 0 && how < 3 && !strcmp(notify[how], f->notify) &&
-	       !strcmp(p->sigev_notify & SIGEV_THREAD_ID_ ? "tid" : "pid", f->target_kind);
+	       !strcmp(p->sigev_notify & SIGEV_THREAD_ID ? "tid" : "pid", f->target_kind);
 }
 
 /*

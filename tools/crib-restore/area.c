@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "kabi.h"
 #include "restorer-blob.h"
 
-#define TASK_SIZE	0x7ffffffff000ULL	/* 4-level paging user space */
 #define AREA_ALIGN	(2ULL << 20)
 #define AREA_GAP	(16ULL << 20)		/* kept free around the area */
 #define AREA_LOW	(1ULL << 32)		/* stay clear of non-PIE programs */
@@ -116,8 +116,8 @@ static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int f
 
 	if (lo < AREA_LOW)
 		lo = AREA_LOW;
-	if (hi > TASK_SIZE)
-		hi = TASK_SIZE;
+	if (hi > TASK_SIZE_MAX)
+		hi = TASK_SIZE_MAX;
 	if (hi <= lo || hi - lo < len + 2 * AREA_GAP + AREA_ALIGN)
 		return NULL;
 	cand[0] = ((lo + hi) / 2) & ~(AREA_ALIGN - 1);
@@ -141,7 +141,8 @@ void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, in
 
 	/* Holes from the top down: the big one below the stack comes first. */
 	if (plan->vmas.n) {
-		p = place_in_hole(plan->vmas.items[plan->vmas.n - 1].v.end, TASK_SIZE, len, prot, flags);
+		p = place_in_hole(array_last(&plan->vmas)->v.end, TASK_SIZE_MAX, len, prot,
+				  flags);
 		if (p)
 			return p;
 	}
@@ -441,7 +442,7 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	struct area_layout l;
 
 	plan_layout(plan, &l);
-	a->task_size = TASK_SIZE;
+	a->task_size = TASK_SIZE_MAX;
 	a->shadows_start = (uint64_t)(uintptr_t)plan->shadows;
 	a->shadows_len = plan->shadows_len;
 	a->pages_fd = fds->pages;

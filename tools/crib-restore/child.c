@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "kabi.h"
 
 /* End the child with @err's failure, for crib-restore to report. */
 static __attribute__((noreturn))
@@ -102,7 +103,7 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 		if (v->kind != CRIB_VMA_FILE)
 			continue;
 		/* A shared writable mapping needs the file open for writing. */
-		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & 0x20 /* VM_MAYWRITE */) ?
+		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & VM_MAYWRITE) ?
 			O_RDWR : O_RDONLY;
 		for (j = 0; j < i; j++)
 			if (fds->vma[j] >= 0 && !strcmp(plan->vmas.items[j].v.path, v->path) &&

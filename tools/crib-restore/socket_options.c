@@ -13,11 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kabi.h"
 #include "sockets.h"
-
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK	72
-#endif
 
 bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
 {

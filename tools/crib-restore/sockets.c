@@ -265,7 +265,7 @@ static int create_pass(struct sock_job *j)
 	for (i = 0; i < j->plan->sockets.n; i++) {
 		ps = &j->plan->sockets.items[i];
 		if (first_of(j, i) && is_tcp(&ps->s) &&
-		    (ps->s.state == SK_LISTEN || ps->s.state == SK_CLOSE) && tcp_create(j, ps))
+		    (ps->s.state == CRIB_SK_LISTEN || ps->s.state == CRIB_SK_CLOSE) && tcp_create(j, ps))
 			return -1;
 	}
 	for (i = 0; i < j->plan->sockets.n; i++) {
@@ -312,7 +312,7 @@ static bool is_tcp_connection(const struct sock_job *j, size_t i)
 {
 	const struct crib_socket *s = &j->plan->sockets.items[i].s;
 
-	return first_of(j, i) && is_tcp(s) && s->state != SK_LISTEN && s->state != SK_CLOSE;
+	return first_of(j, i) && is_tcp(s) && s->state != CRIB_SK_LISTEN && s->state != CRIB_SK_CLOSE;
 }
 
 /* Every TCP connection rebuilt, still in repair mode: it sends nothing yet. */

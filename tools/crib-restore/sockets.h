@@ -15,11 +15,6 @@
 
 #include "crib-restore.h"
 
-/* sk_state values, as the socket record numbers them for every family. */
-#define SK_ESTABLISHED	1
-#define SK_CLOSE	7
-#define SK_LISTEN	10
-
 /* What the child is doing with the plan's sockets. */
 struct sock_job {
 	const struct restore_plan *plan;

@@ -24,49 +24,27 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "kabi.h"
 #include "sockets.h"
-
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK		72
-#endif
-#ifndef TCP_REPAIR_WINDOW
-#define TCP_REPAIR_WINDOW	29
-#endif
-
-enum {
-	ST_FIN_WAIT1 = 4,
-	ST_FIN_WAIT2 = 5,
-	ST_CLOSE_WAIT = 8,
-};
-
-#define TCPOPT_MSS		2
-#define TCPOPT_WINDOW		3
-#define TCPOPT_SACK_PERM	4
-#define TCPOPT_TIMESTAMP	8
 
 /* Bytes of the receive queue written per call: tcp_send_rcvq() takes up to 17 pages. */
 #define RCVQ_CHUNK		(64 * 1024)
 
-static const char *const state_names[] = {
-	"?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT",
-	"CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV",
-};
-
 static bool is_connection(uint64_t state)
 {
-	return state == SK_ESTABLISHED || state == ST_FIN_WAIT1 || state == ST_FIN_WAIT2 ||
-	       state == ST_CLOSE_WAIT;
+	return state == CRIB_SK_ESTABLISHED || state == CRIB_SK_FIN_WAIT1 || state == CRIB_SK_FIN_WAIT2 ||
+	       state == CRIB_SK_CLOSE_WAIT;
 }
 
 /* The process sent its FIN / received the peer's. */
 static bool fin_sent(const struct crib_socket *s)
 {
-	return s->state == ST_FIN_WAIT1 || s->state == ST_FIN_WAIT2;
+	return s->state == CRIB_SK_FIN_WAIT1 || s->state == CRIB_SK_FIN_WAIT2;
 }
 
 static bool fin_received(const struct crib_socket *s)
 {
-	return s->state == ST_CLOSE_WAIT;
+	return s->state == CRIB_SK_CLOSE_WAIT;
 }
 
 static bool same_addr(const struct plan_addr *a, const struct plan_addr *b)
@@ -124,7 +102,7 @@ static int check_connection(const struct restore_plan *plan, const struct plan_s
 		return tool_fail(err, 0, "fd %llu (%s): a connection without both addresses",
 				 fd, kind);
 	if ((uint32_t)t->snd_una != (uint32_t)t->snd_nxt &&
-	    !(ps->s.state == ST_FIN_WAIT1 && (uint32_t)t->snd_nxt - (uint32_t)t->snd_una == 1))
+	    !(ps->s.state == CRIB_SK_FIN_WAIT1 && (uint32_t)t->snd_nxt - (uint32_t)t->snd_una == 1))
 		return tool_fail(err, 0, "fd %llu (%s): %u bytes in flight, which a snapshot "
 				 "does not hold", fd, kind,
 				 (uint32_t)t->snd_nxt - (uint32_t)t->snd_una);
@@ -149,17 +127,16 @@ int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 {
 	uint64_t st = ps->s.state;
 
-	if (st == SK_LISTEN && !ps->local.family)
+	if (st == CRIB_SK_LISTEN && !ps->local.family)
 		return tool_fail(err, 0, "fd %llu (%s): a listener without an address",
 				 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s));
-	if (st == SK_LISTEN || st == SK_CLOSE)
+	if (st == CRIB_SK_LISTEN || st == CRIB_SK_CLOSE)
 		return 0;
 	if (is_connection(st))
 		return check_connection(plan, ps, err);
 	return tool_fail(err, 0, "fd %llu (%s): a connection in state %s cannot be restored",
 			 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
-			 st < sizeof(state_names) / sizeof(state_names[0]) ?
-			 state_names[st] : "?");
+			 crib_socket_state_name(&ps->s));
 }
 
 int tcp_create(struct sock_job *j, const struct plan_socket *ps)
@@ -168,7 +145,7 @@ int tcp_create(struct sock_job *j, const struct plan_socket *ps)
 
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd))
 		return -1;
-	if (ps->s.state == SK_LISTEN && listen(fd, (int)ps->s.backlog))
+	if (ps->s.state == CRIB_SK_LISTEN && listen(fd, (int)ps->s.backlog))
 		return sock_fail(j, ps, "listen", errno);
 	return 0;
 }
@@ -189,12 +166,12 @@ static int repair_options(struct sock_job *j, const struct plan_socket *ps, int 
 	struct tcp_repair_opt opts[4];
 	size_t n = 0;
 
-	opts[n++] = (struct tcp_repair_opt){ TCPOPT_MSS, (uint32_t)t->mss_clamp };
+	opts[n++] = (struct tcp_repair_opt){ TCPOPT_MAXSEG, (uint32_t)t->mss_clamp };
 	if (t->wscale_ok)
 		opts[n++] = (struct tcp_repair_opt){
 			TCPOPT_WINDOW, (uint32_t)(t->snd_wscale | t->rcv_wscale << 16) };
 	if (t->sack)
-		opts[n++] = (struct tcp_repair_opt){ TCPOPT_SACK_PERM, 0 };
+		opts[n++] = (struct tcp_repair_opt){ TCPOPT_SACK_PERMITTED, 0 };
 	if (t->timestamps)
 		opts[n++] = (struct tcp_repair_opt){ TCPOPT_TIMESTAMP, 0 };
 	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_OPTIONS, opts,

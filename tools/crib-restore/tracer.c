@@ -24,12 +24,7 @@
 #include <linux/sched.h>
 
 #include "crib-restore.h"
-
-/* Kernel-internal restart codes a stopped system call may show in rax. */
-#define ERESTARTSYS		512
-#define ERESTARTNOINTR		513
-#define ERESTARTNOHAND		514
-#define ERESTART_RESTARTBLOCK	516
+#include "kabi.h"
 
 /* How long the restorer may take before the restore is given up. */
 #define RESTORE_TIMEOUT_S	600

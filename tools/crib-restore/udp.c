@@ -28,10 +28,10 @@ int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	size_t i;
 
 	(void)plan;
-	if (ps->s.state != SK_CLOSE && ps->s.state != SK_ESTABLISHED)
+	if (ps->s.state != CRIB_SK_CLOSE && ps->s.state != CRIB_SK_ESTABLISHED)
 		return tool_fail(err, 0, "fd %llu (%s): state %llu is not a UDP socket's", fd,
 				 socket_kind_name(&ps->s), (unsigned long long)ps->s.state);
-	if (ps->s.state == SK_ESTABLISHED && !ps->peer.family)
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !ps->peer.family)
 		return tool_fail(err, 0, "fd %llu (%s): connected, but to no address", fd,
 				 socket_kind_name(&ps->s));
 	if (ps->send.n > 1)
@@ -68,7 +68,7 @@ int udp_create(struct sock_job *j, const struct plan_socket *ps)
 
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd))
 		return -1;
-	if (ps->s.state == SK_ESTABLISHED) {
+	if (ps->s.state == CRIB_SK_ESTABLISHED) {
 		len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
 		if (connect(fd, (struct sockaddr *)&ss, len))
 			return sock_fail(j, ps, "connect", errno);

@@ -37,7 +37,7 @@ static bool same_name(const struct plan_addr *a, const struct plan_addr *b)
 static const struct plan_socket *peer_of(const struct restore_plan *plan,
 					 const struct plan_socket *ps)
 {
-	if (ps->s.state != SK_ESTABLISHED || !ps->s.peer_id)
+	if (ps->s.state != CRIB_SK_ESTABLISHED || !ps->s.peer_id)
 		return NULL;
 	return plan_find_socket_id(plan, ps->s.peer_id);
 }
@@ -50,7 +50,7 @@ static const struct plan_socket *peer_of(const struct restore_plan *plan,
  */
 static bool peer_closed(const struct plan_socket *ps)
 {
-	return ps->s.state == SK_ESTABLISHED && !ps->s.peer_id && ps->s.type != SOCK_DGRAM &&
+	return ps->s.state == CRIB_SK_ESTABLISHED && !ps->s.peer_id && ps->s.type != SOCK_DGRAM &&
 	       (ps->s.shutdown & 3) == 3 && !named(&ps->local) && !named(&ps->peer);
 }
 
@@ -59,7 +59,7 @@ static bool is_pair(const struct restore_plan *plan, const struct plan_socket *p
 {
 	const struct plan_socket *peer = peer_of(plan, ps);
 
-	return peer && peer->s.state == SK_ESTABLISHED && peer->s.peer_id == ps->s.sock_id &&
+	return peer && peer->s.state == CRIB_SK_ESTABLISHED && peer->s.peer_id == ps->s.sock_id &&
 	       !named(&ps->local) && !named(&peer->local);
 }
 
@@ -73,12 +73,12 @@ static const struct plan_socket *accepted_from(const struct restore_plan *plan,
 {
 	size_t i;
 
-	if (ps->s.state != SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
+	if (ps->s.state != CRIB_SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
 		return NULL;
 	for (i = 0; i < plan->sockets.n; i++) {
 		const struct plan_socket *l = &plan->sockets.items[i];
 
-		if (l->s.state == SK_LISTEN && l->s.type == ps->s.type &&
+		if (l->s.state == CRIB_SK_LISTEN && l->s.type == ps->s.type &&
 		    same_name(&l->local, &ps->local))
 			return l;
 	}
@@ -111,7 +111,7 @@ static int dgram_sender(const struct restore_plan *plan, const struct plan_socke
 		return -1;
 	}
 	/* a connected socket receives only from its peer */
-	if (ps->s.state == SK_ESTABLISHED && *sender != peer) {
+	if (ps->s.state == CRIB_SK_ESTABLISHED && *sender != peer) {
 		*why = "a queued datagram comes from another socket than its peer";
 		return -1;
 	}
@@ -179,26 +179,26 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	    ps->s.type != SOCK_SEQPACKET)
 		return tool_fail(err, 0, "fd %llu (%s): UNIX sockets of type %llu cannot be "
 				 "restored", fd, kind, (unsigned long long)ps->s.type);
-	if (ps->s.state == SK_LISTEN && !named(&ps->local))
+	if (ps->s.state == CRIB_SK_LISTEN && !named(&ps->local))
 		return tool_fail(err, 0, "fd %llu (%s): a listener without a name", fd, kind);
 	if (peer_closed(ps))
 		return check_name(ps, err) || check_queue(plan, ps, err);
-	if (ps->s.state == SK_ESTABLISHED && !peer)
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !peer)
 		return tool_fail(err, 0, "fd %llu (%s): connected to a socket outside the "
 				 "process; that cannot be restored", fd, kind);
-	if (ps->s.state == SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
+	if (ps->s.state == CRIB_SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
 	    !accepted_from(plan, ps) && !accepted_from(plan, peer))
 		return tool_fail(err, 0, "fd %llu (%s): a connection between named sockets that "
 				 "no listener of the process accepted", fd, kind);
 	if (accepted_from(plan, ps) && peer->s.peer_id != ps->s.sock_id)
 		return tool_fail(err, 0, "fd %llu (%s): accepted from a listener, by a peer "
 				 "connected elsewhere", fd, kind);
-	if (ps->s.state == SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
 	    !named(&peer->local))
 		return tool_fail(err, 0, "fd %llu (%s): connected to an unnamed socket that is "
 				 "connected elsewhere", fd, kind);
-	if (ps->s.state != SK_ESTABLISHED && ps->s.state != SK_CLOSE &&
-	    ps->s.state != SK_LISTEN)
+	if (ps->s.state != CRIB_SK_ESTABLISHED && ps->s.state != CRIB_SK_CLOSE &&
+	    ps->s.state != CRIB_SK_LISTEN)
 		return tool_fail(err, 0, "fd %llu (%s): state %llu cannot be restored", fd, kind,
 				 (unsigned long long)ps->s.state);
 	return check_name(ps, err) || check_queue(plan, ps, err);
@@ -289,7 +289,7 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 		return 0;	/* accepted once its peer connects */
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || bind_name(j, ps, fd))
 		return -1;
-	if (ps->s.state == SK_LISTEN && listen(fd, (int)ps->s.backlog))
+	if (ps->s.state == CRIB_SK_LISTEN && listen(fd, (int)ps->s.backlog))
 		return sock_fail(j, ps, "listen", errno);
 	return 0;
 }
@@ -333,7 +333,7 @@ static int send_dgram(struct sock_job *j, const struct plan_socket *ps,
 	if (dgram_sender(j->plan, ps, c, &sender, &why))
 		return sock_refuse(j, ps, why);
 	/* to its name, unless the sender is connected to it */
-	if (!sender || sender->s.state != SK_ESTABLISHED || sender->s.peer_id != ps->s.sock_id)
+	if (!sender || sender->s.state != CRIB_SK_ESTABLISHED || sender->s.peer_id != ps->s.sock_id)
 		len = plan_sockaddr(&ps->local, AF_UNIX, &ss);
 	fd = sender ? j->fds[sock_index(j, sender)] : socket(AF_UNIX, SOCK_DGRAM, 0);
 	if (fd < 0)
