@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * crib-dump's socket queue checks (tools/crib-dump/socket_queues.c) on
- * walks built here, skb by skb: a whole queue becomes the data a restore
- * needs, while a queue read short (an skb missing at the end or in the
- * middle, an skb without all its bytes, fewer skbs than the walk counted,
- * UDP memory the skbs do not account for, a corked datagram cut short)
- * fails with a message, and a queue that moved under the walk asks to be
- * read again.  The guest tests cannot make the kernel's skb iterator stop
- * early; these make sure that when it does, no short queue is written.
+ * crib-dump's socket queue checks (tools/crib-dump/socket_queues.c and the
+ * protocols' tcp.c, udp.c, unix.c) on walks built here, skb by skb: a
+ * whole queue becomes the data a restore needs, while a queue read short
+ * (an skb missing at the end or in the middle, an skb without all its
+ * bytes, fewer skbs than the walk counted, UDP memory the skbs do not
+ * account for, a corked datagram cut short) fails with a message, and a
+ * queue that moved under the walk asks to be read again.  The guest tests
+ * cannot make the kernel's skb iterator stop early; these make sure that
+ * when it does, no short queue is written.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>

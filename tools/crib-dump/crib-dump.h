@@ -35,7 +35,7 @@ struct file_list;
 struct signal_state;
 struct timer_state;
 struct socket_list;
-struct connection_lock;
+struct network_lock;
 
 /* One stopped thread of the frozen process. */
 struct frozen_thread {
@@ -92,7 +92,7 @@ struct dump_job {
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
 	struct socket_list *sockets;	/* sockets.c */
-	struct connection_lock *connections;	/* connections.c */
+	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
 	struct tool_error err;		/* the dump's first failure */
@@ -137,14 +137,14 @@ int sockets_write(struct dump_job *job);
 void sockets_free(struct dump_job *job);
 
 /*
- * The network lock (connections.c).  The process's TCP connections stay
- * locked from sockets_read() on; connections_repair() puts its TCP sockets
- * in repair mode once the snapshot is complete, so that the kill closes
- * them silently; connections_unlock() is for a dump that failed.
+ * The network lock (network.c).  The process's TCP connections stay
+ * locked from sockets_read() on; network_repair() puts its TCP sockets in
+ * repair mode once the snapshot is complete, so that the kill closes them
+ * silently; network_unlock() is for a dump that failed.
  */
-int connections_repair(struct dump_job *job);
-void connections_unlock(struct dump_job *job);
-void connections_free(struct dump_job *job);
+int network_repair(struct dump_job *job);
+void network_unlock(struct dump_job *job);
+void network_free(struct dump_job *job);
 
 /* Handlers and pending signals: sighand, sigpending, each thread's list. */
 int signals_read(struct dump_job *job);

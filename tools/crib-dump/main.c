@@ -7,7 +7,7 @@
  * The process is frozen for the whole dump and, once the snapshot is
  * complete, killed (or, with --leave-running, let go).  If anything fails
  * it is let go as it was, and a partial FILE is removed.  A process that
- * is killed leaves its TCP connections locked (connections.c) for
+ * is killed leaves its TCP connections locked (network.c) for
  * crib-restore.
  */
 #include <errno.h>
@@ -244,9 +244,9 @@ int main(int argc, char **argv)
 			     (int)job.pid);
 		ret = dump_frozen(&job, out_fd, o.level);
 		if (!ret && !o.leave_running)
-			ret = connections_repair(&job);
+			ret = network_repair(&job);
 		if (ret)
-			connections_unlock(&job);
+			network_unlock(&job);
 		if (ret && process_gone(job.pid)) {
 			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
 				(int)job.pid, job.err.msg);
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
 	}
 	if (job.writer)
 		crib_writer_abort(job.writer);
-	connections_free(&job);
+	network_free(&job);
 	sockets_free(&job);
 	timers_free(&job);
 	signals_free(&job);

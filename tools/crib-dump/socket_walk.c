@@ -3,7 +3,8 @@
  * Walking a socket queue with the dump_socket_queue CRIB program: a
  * record per skb, then its bytes from skb->head.  A walk cut short by a
  * full ring buffer resumes at the first skb that did not arrive whole.
- * socket_queues.c checks and assembles what the walks brought back.
+ * socket_queues.c has each protocol (tcp.c, udp.c, unix.c) check and
+ * assemble what the walks brought back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,14 +19,6 @@
 
 /* Larger than any skb a socket queues (64 KiB GSO, a UNIX datagram of sk_sndbuf). */
 #define SKB_BYTES_MAX	(16u << 20)
-
-void skb_list_free(struct skb_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->items[i].bytes);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
-}
 
 static int malformed(struct skb_list *l, const char *why)
 {

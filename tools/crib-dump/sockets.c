@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Socket records.  The dump_sockets CRIB program reads every socket of
- * the process; this file refuses what a restore could not rebuild, reads
- * the queues (socket_queues.c) and options (socket_options.c), and writes
- * a socket record and the socket_queue records of each.
+ * the process; this file refuses what a restore could not rebuild (with
+ * each protocol's checks: tcp.c, udp.c, unix.c), reads the queues
+ * (socket_walk.c) and options (socket_options.c), and writes a socket
+ * record and the socket_queue records of each.
  *
  * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
  * seqpacket sockets.  Refused, each with its reason: other families and
@@ -14,7 +15,7 @@
  * Everything is read, queues included, before the first record is
  * written, so a refused socket stops the dump before anything is written.
  * When the dump will kill the process, its TCP connections are locked
- * (connections.c) before their state and queues are read.
+ * (network.c) before their state and queues are read.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,16 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
-#include "crib_libbpf.h"
-#include "dump_sockets.skel.h"
-#include "kabi.h"
-#include "netlock.h"
 #include "sockets.h"
 
 /* How long to wait for sent data to be acknowledged, and for a socket to settle. */
@@ -152,45 +146,22 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
-	const char *why = NULL;
+	const char *why;
 
 	if (k->state == CRIB_SK_LISTEN && k->ack_backlog)
 		return tool_fail(&job->err, 0, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
 				 k->fd, k->ack_backlog);
 	if (k->error_qlen)
 		why = "queued socket errors (MSG_ERRQUEUE)";
-	else if (e->kind == SOCKET_TCP && k->repair)
-		why = "a TCP socket in repair mode";
-	else if (e->kind == SOCKET_TCP && k->has_ulp)
-		why = "a TCP socket with an upper layer protocol (kTLS)";
-	else if (e->kind == SOCKET_TCP && (k->urg_data & TCP_URG_VALID))
-		why = "unread TCP urgent data";
-	else if (e->kind == SOCKET_UDP && k->encap_type)
-		why = "a UDP socket with encapsulation";
-	else if (k->family == AF_UNIX && k->unix_nr_fds)
-		why = "descriptors in flight (SCM_RIGHTS) in its receive queue";
-	else if (k->family == AF_UNIX && k->unix_has_oob)
-		why = "out-of-band data (MSG_OOB)";
+	else if (e->kind == SOCKET_TCP)
+		why = tcp_unsupported(e);
+	else if (e->kind == SOCKET_UDP)
+		why = udp_unsupported(e);
+	else
+		why = unix_unsupported(e);
 	if (why)
 		return tool_fail(&job->err, 0, "cannot dump fd %d: %s is not supported", k->fd, why);
 	return 0;
-}
-
-/*
- * Bytes sent and not acknowledged yet live in the retransmit queue, an
- * rbtree no CRIB kfunc reads.  A SYN or FIN in flight carries no data.
- */
-static uint32_t tcp_unacked(const struct dump_socket_rec *k)
-{
-	uint32_t n = k->snd_nxt - k->snd_una;
-
-	if (n && (k->state == CRIB_SK_SYN_SENT || k->state == CRIB_SK_SYN_RECV))
-		n--;
-	if (n && k->snd_nxt == k->write_seq &&
-	    (k->state == CRIB_SK_FIN_WAIT1 || k->state == CRIB_SK_CLOSING ||
-	     k->state == CRIB_SK_LAST_ACK))
-		n--;
-	return n;
 }
 
 /* Wait (briefly) for the peer to acknowledge what is in flight. */
@@ -233,13 +204,8 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			 e->k.fd);
 }
 
-static bool needs_lock(const struct socket_entry *e)
-{
-	return e->kind == SOCKET_TCP && netlock_state_connected(e->k.state);
-}
-
 /*
- * Lock every connection (connections.c), with nothing of ours in flight:
+ * Lock every connection (network.c), with nothing of ours in flight:
  * once locked, no acknowledgement can arrive, and data sent and not
  * acknowledged would stop the dump.  What was acknowledged is waited for
  * first; the sockets are read again under the lock, and should the
@@ -254,9 +220,9 @@ static int lock_connections(struct dump_job *job, struct socket_list *list)
 
 	for (int tries = 0; tries < SETTLE_TRIES; tries++) {
 		for (i = 0; i < list->n; i++)
-			if (needs_lock(&list->items[i]) && tcp_wait_acked(job, &list->items[i]))
+			if (network_lockable(&list->items[i]) && tcp_wait_acked(job, &list->items[i]))
 				return -1;
-		if (connections_lock(job, list->items, list->n))
+		if (network_lock(job, list->items, list->n))
 			return -1;
 		settled = true;
 		for (i = 0; i < list->n && settled; i++) {
@@ -264,16 +230,16 @@ static int lock_connections(struct dump_job *job, struct socket_list *list)
 			if (e->kind != SOCKET_TCP)
 				continue;
 			if (reread_socket(job, e)) {
-				connections_unlock(job);
+				network_unlock(job);
 				return -1;
 			}
 			/* A connection that appeared or data that left since the wait. */
-			settled = needs_lock(e) ? connection_is_locked(job, e) && !tcp_unacked(&e->k) :
+			settled = network_lockable(e) ? network_locked(job, e) && !tcp_unacked(&e->k) :
 						  true;
 		}
 		if (settled)
 			return 0;
-		connections_unlock(job);
+		network_unlock(job);
 	}
 	return tool_fail(&job->err, 0, "cannot lock the TCP connections: data kept being sent or connections kept changing while they were locked");
 }
@@ -362,37 +328,6 @@ static void inet_sockaddr(const uint8_t *raw, struct crib_sockaddr *a)
 	a->scope_id = in6.sin6_scope_id;
 }
 
-/* A UNIX name: a path up to its NUL, an abstract name (leading NUL) whole. */
-static void unix_sockaddr(const struct dump_unix_addr *u, struct crib_sockaddr *a)
-{
-	size_t len = u->len;
-
-	if (!len)
-		return;
-	if (u->path[0])
-		len = strnlen((const char *)u->path, len);
-	a->family = AF_UNIX;
-	a->addr = (struct crib_blob){ .data = u->path, .len = len };
-}
-
-static void fill_tcp(const struct socket_entry *e, struct crib_tcp *t)
-{
-	const struct dump_socket_rec *k = &e->k;
-
-	*t = (struct crib_tcp) {
-		.snd_una = k->snd_una, .snd_nxt = k->snd_nxt, .rcv_nxt = k->rcv_nxt,
-		.snd_wnd = k->snd_wnd, .rcv_wnd = k->rcv_wnd, .max_window = k->max_window,
-		.rcv_wup = k->rcv_wup, .mss_clamp = k->mss_clamp,
-		.snd_wscale = k->snd_wscale, .rcv_wscale = k->rcv_wscale,
-		.timestamps = k->tstamp_ok, .ts_val = k->ts_val, .sack = k->sack_ok,
-		.unsent = e->send.bytes,
-		.nodelay = (k->bits >> DUMP_TCP_NODELAY) & 1,
-		.cork = (k->bits >> DUMP_TCP_CORK) & 1,
-		.write_seq = k->write_seq, .copied_seq = k->copied_seq, .snd_wl1 = k->snd_wl1,
-		.wscale_ok = k->wscale_ok,
-	};
-}
-
 static int write_socket(struct dump_job *job, const struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
@@ -415,7 +350,7 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		inet_sockaddr(k->peer_inet, &s.peer);
 	}
 	if (e->kind == SOCKET_TCP)
-		fill_tcp(e, &s.tcp);
+		tcp_record(e, &s.tcp);
 	if (crib_write_socket(job->writer, &s))
 		return tool_fail(&job->err, 0, "writing the socket of fd %d: %s", k->fd,
 				 crib_writer_error(job->writer)->msg);
