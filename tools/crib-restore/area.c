@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The restore area: one shared anonymous mapping holding the restorer's
- * code, its arguments and one stack per thread.  It must lie where the
- * snapshot has no mapping (the restorer unmaps everything else and maps
- * the snapshot's VMAs around it) and where crib-restore itself has none
- * (the child inherits it at the same address), with room to spare from
- * the neighbours so a stack's guard gap is never involved.
+ * code, its arguments and one stack per thread, placed by map_in_hole()
+ * (mapping.c) where the snapshot has no mapping.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,10 +14,6 @@
 #include "crib-restore.h"
 #include "kabi.h"
 #include "restorer-blob.h"
-
-#define AREA_ALIGN	(2ULL << 20)
-#define AREA_GAP	(16ULL << 20)		/* kept free around the area */
-#define AREA_LOW	(1ULL << 32)		/* stay clear of non-PIE programs */
 
 /* Byte offsets of the parts of the area, and its size. */
 struct area_layout {
@@ -93,68 +86,6 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	l->size = align_up(off, page);
 }
 
-/* Map @len bytes exactly at @addr, where nothing is yet; NULL when that fails. */
-static void *try_map(uint64_t addr, size_t len, int prot, int flags)
-{
-	void *p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if (p != (void *)addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
-/* Candidate places in the hole [lo, hi): its middle, then near either end. */
-static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int flags)
-{
-	uint64_t cand[3];
-	void *p;
-	int i;
-
-	if (lo < AREA_LOW)
-		lo = AREA_LOW;
-	if (hi > TASK_SIZE_MAX)
-		hi = TASK_SIZE_MAX;
-	if (hi <= lo || hi - lo < len + 2 * AREA_GAP + AREA_ALIGN)
-		return NULL;
-	cand[0] = ((lo + hi) / 2) & ~(AREA_ALIGN - 1);
-	cand[1] = align_up(lo + AREA_GAP, AREA_ALIGN);
-	cand[2] = (hi - AREA_GAP - len) & ~(AREA_ALIGN - 1);
-	for (i = 0; i < 3; i++) {
-		if (cand[i] < lo + AREA_GAP || cand[i] + len + AREA_GAP > hi)
-			continue;
-		p = try_map(cand[i], len, prot, flags);
-		if (p)
-			return p;
-	}
-	return NULL;
-}
-
-void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags)
-{
-	uint64_t prev_end = 0;
-	void *p;
-	size_t i;
-
-	/* Holes from the top down: the big one below the stack comes first. */
-	if (plan->vmas.n) {
-		p = place_in_hole(array_last(&plan->vmas)->v.end, TASK_SIZE_MAX, len, prot,
-				  flags);
-		if (p)
-			return p;
-	}
-	for (i = plan->vmas.n; i-- > 0;) {
-		prev_end = i ? plan->vmas.items[i - 1].v.end : 0;
-		p = place_in_hole(prev_end, plan->vmas.items[i].v.start, len, prot, flags);
-		if (p)
-			return p;
-	}
-	return NULL;
-}
-
 int area_create(struct restore_area *area, const struct restore_plan *plan,
 		struct tool_error *err)
 {
@@ -162,7 +93,7 @@ int area_create(struct restore_area *area, const struct restore_plan *plan,
 
 	memset(area, 0, sizeof(*area));
 	plan_layout(plan, &l);
-	area->base = area_map_in_hole(plan, l.size, PROT_READ | PROT_WRITE | PROT_EXEC,
+	area->base = map_in_hole(plan, l.size, PROT_READ | PROT_WRITE | PROT_EXEC,
 				      MAP_SHARED | MAP_ANONYMOUS);
 	if (!area->base)
 		return tool_fail(err, 0, "no room for the restorer (%zu bytes) between the "
@@ -189,21 +120,6 @@ static uint32_t prot_of(uint64_t crib_prot)
 	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
 }
 
-uint32_t area_map_flags(const struct crib_vma *v)
-{
-	uint32_t flags = (v->flags & CRIB_MAP_SHARED) ? MAP_SHARED : MAP_PRIVATE;
-
-	if (v->kind != CRIB_VMA_FILE)
-		flags |= MAP_ANONYMOUS;
-	if (v->flags & CRIB_MAP_GROWSDOWN)
-		flags |= MAP_GROWSDOWN;
-	if (v->flags & CRIB_MAP_NORESERVE)
-		flags |= MAP_NORESERVE;
-	if (v->flags & CRIB_MAP_LOCKED)
-		flags |= MAP_LOCKED;
-	return flags;
-}
-
 static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		      const struct restore_fds *fds, struct rst_vma *out)
 {
@@ -224,7 +140,7 @@ static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		out->shadow = (uint64_t)(uintptr_t)plan->vmas.items[i].shadow;
 		if (out->shadow)
 			out->map_prot = PROT_READ | PROT_WRITE;
-		out->flags = area_map_flags(v);
+		out->flags = vma_map_flags(v);
 		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
 		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
 		out++;

@@ -156,6 +156,8 @@ void plan_free_sockets(struct restore_plan *plan);
 struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd);
 /* The first socket of the plan with @sock_id (several fds may share one). */
 struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id);
+/* The recorded value of @ps's int option @level/@name; false when not recorded. */
+bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
 /* Everything checked before anything is created: see check.c. */
 int plan_check(const struct restore_plan *plan, struct tool_error *err);
@@ -203,20 +205,21 @@ struct restore_fds {
 	size_t n_opened;
 };
 
+/*
+ * Map @len bytes where the snapshot has no mapping and this process has
+ * none either, clear of the snapshot's mappings by a margin; NULL if no
+ * hole has room (mapping.c).
+ */
+void *map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
+/* The MAP_* flags a VMA of the snapshot is mapped with. */
+uint32_t vma_map_flags(const struct crib_vma *v);
+
 int area_create(struct restore_area *area, const struct restore_plan *plan,
 		struct tool_error *err);
 /* Fill in the arguments, with the descriptor numbers the child settled on. */
 void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	       const struct restore_fds *fds);
 void area_destroy(struct restore_area *area);
-/*
- * Map @len bytes where the snapshot has no mapping and this process has
- * none either, clear of the snapshot's mappings by a margin; NULL if no
- * hole has room.
- */
-void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
-/* The MAP_* flags a VMA of the snapshot is mapped with. */
-uint32_t area_map_flags(const struct crib_vma *v);
 /* The restorer's step as words, for an error message. */
 const char *area_step_name(uint32_t step);
 

@@ -55,8 +55,8 @@ static void reserve(struct restore_plan *plan)
 		pv->shadow_off = len;
 		len += pv->v.end - pv->v.start + page;
 	}
-	p = len ? area_map_in_hole(plan, len, PROT_NONE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE) : NULL;
+	p = len ? map_in_hole(plan, len, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE) : NULL;
 	if (!p) {
 		plan->no_shadows = true;
 		return;
@@ -92,7 +92,7 @@ static int make_shadow(struct restore_plan *plan, struct plan_vma *pv)
 	void *p;
 
 	p = mmap(at, len, PROT_READ | PROT_WRITE,
-		 (int)(area_map_flags(&pv->v) | MAP_FIXED), -1, 0);
+		 (int)(vma_map_flags(&pv->v) | MAP_FIXED), -1, 0);
 	if (p != at) {
 		/* Give its room back to the reservation; the page store takes its pages. */
 		if (p != MAP_FAILED)

@@ -16,21 +16,6 @@
 #include "kabi.h"
 #include "sockets.h"
 
-bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
-{
-	size_t i;
-
-	for (i = 0; i < ps->s.n_options; i++) {
-		const struct crib_sockopt *o = &ps->s.options[i];
-
-		if ((int)o->level == level && (int)o->name == name && o->value.len >= sizeof(int)) {
-			memcpy(val, o->value.data, sizeof(int));
-			return true;
-		}
-	}
-	return false;
-}
-
 static int set_one(int fd, const struct crib_sockopt *o)
 {
 	int level = (int)o->level, name = (int)o->name, val;

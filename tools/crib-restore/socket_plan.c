@@ -2,7 +2,9 @@
 /*
  * Socket and socket_queue records into the restore plan: each socket
  * with its addresses and options copied out of the record, and the data
- * of its queues gathered from the records that carry it, in order.
+ * of its queues gathered from the records that carry it, in order; and
+ * the plan's sockets looked up, by descriptor or socket, and an option's
+ * recorded value.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,22 @@ struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_
 		if (plan->sockets.items[i].s.sock_id == sock_id)
 			return &plan->sockets.items[i];
 	return NULL;
+}
+
+
+bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
+{
+	size_t i;
+
+	for (i = 0; i < ps->s.n_options; i++) {
+		const struct crib_sockopt *o = &ps->s.options[i];
+
+		if ((int)o->level == level && (int)o->name == name && o->value.len >= sizeof(int)) {
+			memcpy(val, o->value.data, sizeof(int));
+			return true;
+		}
+	}
+	return false;
 }
 
 static int copy_addr(struct plan_addr *out, const struct crib_sockaddr *in)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Sockets in crib-restore, shared by sockets.c (the order of the steps,
- * checks, addresses), socket_options.c (options), udp.c, udp_queue.c (the
- * receive queue, through the CRIB program restore_udp_queue), unix.c and
- * tcp.c.  Every socket is created in the child, parked above the
+ * Sockets in crib-restore, as in crib-dump: sockets.c checks every socket
+ * and creates them in an order that lets them find each other;
+ * socket_ops.c does what the protocols do alike to one socket,
+ * socket_options.c sets its options, tcp.c, udp.c (with udp_queue.c, the
+ * receive queue through the CRIB program restore_udp_queue) and unix.c
+ * each rebuild their own.  network.c releases the network lock of the TCP
+ * connections.  Every socket is created in the child, parked above the
  * snapshot's descriptors; files.c then puts it at its number.
  */
 #ifndef CRIB_RESTORE_SOCKETS_TOOL_H
@@ -24,7 +27,7 @@ struct sock_job {
 	struct tool_error *err;
 };
 
-/* "inet6 udp" and the like, for messages. */
+/* One socket (socket_ops.c).  "inet6 udp" and the like, for messages. */
 const char *socket_kind_name(const struct crib_socket *s);
 /* Record the failure of @step on @ps with @errnum in j->err; returns -1. */
 int sock_fail(struct sock_job *j, const struct plan_socket *ps, const char *step, int errnum);
@@ -50,8 +53,6 @@ int sockopts_apply(struct sock_job *j, const struct plan_socket *ps, int fd);
 /* Set the recorded option @level/@name again, if it differs. */
 int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, int level,
 		    int name);
-/* The recorded value of an int option; false when not recorded. */
-bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
 int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	      struct tool_error *err);

@@ -282,7 +282,7 @@ int tcp_finish(struct sock_job *j, const struct plan_socket *ps)
 	if (set_int(fd, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP))
 		return sock_fail(j, ps, "leaving repair mode", errno);
 	/* leaving repair mode clears SO_REUSEADDR */
-	if (sockopt_int(ps, SOL_SOCKET, SO_REUSEADDR, &reuse) && reuse &&
+	if (plan_sockopt_int(ps, SOL_SOCKET, SO_REUSEADDR, &reuse) && reuse &&
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse)))
 		return sock_fail(j, ps, "SO_REUSEADDR", errno);
 	return 0;

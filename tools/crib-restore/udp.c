@@ -40,7 +40,7 @@ int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	if (ps->send.n && !ps->send.items[0].src.family)
 		return tool_fail(err, 0, "fd %llu (%s): the pending datagram has no destination",
 				 fd, socket_kind_name(&ps->s));
-	sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only);
+	plan_sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only);
 	for (i = 0; i < ps->recv.n; i++) {
 		const struct plan_addr *src = &ps->recv.items[i].src;
 
@@ -85,7 +85,7 @@ static int send_pending(struct sock_job *j, const struct plan_socket *ps, int fd
 	socklen_t len;
 	int cork = 0;
 
-	sockopt_int(ps, IPPROTO_UDP, UDP_CORK, &cork);
+	plan_sockopt_int(ps, IPPROTO_UDP, UDP_CORK, &cork);
 	len = plan_sockaddr(&c->src, (int)ps->s.family, &ss);
 	if (sock_send_all(fd, c->data, c->len, cork ? 0 : MSG_MORE, &ss, len))
 		return sock_fail(j, ps, "sending the pending datagram again", errno);
