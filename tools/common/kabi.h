@@ -52,6 +52,9 @@
 #define TCPHDR_SYN		0x02
 #define TCP_RTO_MAX_SECS	120	/* TCP_RTO_MAX / HZ */
 
+/* include/linux/sched.h: task_struct.flags (the 9th field of /proc/PID/stat) */
+#define PF_EXITING		0x00000004
+
 /* include/linux/sched.h: an endless sk_rcvtimeo, sk_sndtimeo */
 #define MAX_SCHEDULE_TIMEOUT	0x7fffffffffffffffULL	/* LONG_MAX */
 

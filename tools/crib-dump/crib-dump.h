@@ -50,6 +50,11 @@ struct freezer {
 };
 
 int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err);
+/*
+ * The process is gone or on its way out (killed during the dump), which
+ * explains any failure.
+ */
+bool freeze_process_gone(const struct freezer *fz);
 /* Let the process run on, as it was. */
 void freeze_release(struct freezer *fz);
 /* Kill the process while it is still stopped, so it never runs again. */
@@ -97,6 +102,12 @@ struct dump_job {
 	struct timer_state *timers;	/* timers.c */
 	struct tool_error err;		/* the dump's first failure */
 };
+
+/* The snapshot stream (snapshot.c): the header and notes, the end. */
+int snapshot_open(struct dump_job *job, int out_fd, int level);
+int snapshot_close(struct dump_job *job);
+/* A dump that failed: the stream is left unfinished, so no reader takes it. */
+void snapshot_abort(struct dump_job *job);
 
 int task_read(struct dump_job *job);
 /* /proc/PID/WHAT resolved and checked to be the object @id names. */

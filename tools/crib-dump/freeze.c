@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 
 #include "crib-dump.h"
+#include "kabi.h"
 
 static bool is_frozen(const struct freezer *fz, pid_t tid)
 {
@@ -139,6 +140,26 @@ int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err)
 fail:
 	freeze_release(fz);
 	return -1;
+}
+
+/*
+ * PF_EXITING is set as soon as a process starts to exit, before its
+ * memory and files go away.
+ */
+bool freeze_process_gone(const struct freezer *fz)
+{
+	unsigned long flags = 0;
+	char path[64], state = 0;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)fz->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	ok = fscanf(f, "%*d (%*[^)]) %c %*d %*d %*d %*d %*d %lu", &state, &flags);
+	fclose(f);
+	return ok != 2 || state == 'Z' || state == 'X' || (flags & PF_EXITING);
 }
 
 void freeze_release(struct freezer *fz)

@@ -13,19 +13,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
-
-#ifndef CRIB_VERSION
-#define CRIB_VERSION "unknown"
-#endif
 
 struct options {
 	pid_t pid;
@@ -138,39 +131,6 @@ static int open_output(const struct options *o)
 	return fd;
 }
 
-static int open_writer(struct dump_job *job, int out_fd, int level)
-{
-	struct crib_header hdr = { 0 };
-	struct crib_error cerr;
-	struct timespec now;
-	struct utsname u;
-
-	uname(&u);
-	clock_gettime(CLOCK_REALTIME, &now);
-	hdr.kernel_release = u.release;
-	hdr.arch = u.machine;
-	hdr.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	hdr.tool_name = "crib-dump";
-	hdr.tool_version = CRIB_VERSION;
-	hdr.time_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	hdr.hostname = u.nodename;
-	hdr.root_pid = (uint64_t)job->pid;
-	job->writer = crib_writer_open(out_fd, level, &hdr, &cerr);
-	if (!job->writer)
-		return tool_fail(&job->err, 0, "cannot start the snapshot: %s", cerr.msg);
-	return 0;
-}
-
-/* Where the records' paths come from, for whoever reads the snapshot. */
-static int write_path_note(struct dump_job *job)
-{
-	if (crib_write_note(job->writer, "crib-dump.paths",
-			    "paths resolved from /proc/PID/{cwd,root,exe,fd,map_files}, checked against the device and inode read by the CRIB programs"))
-		return tool_fail(&job->err, 0, "writing a note: %s",
-				 crib_writer_error(job->writer)->msg);
-	return 0;
-}
-
 /*
  * Everything is read and checked before the first record goes out where
  * that is cheap (task, VMAs, files), so that an unsupported resource stops
@@ -178,45 +138,15 @@ static int write_path_note(struct dump_job *job)
  */
 static int dump_frozen(struct dump_job *job, int out_fd, int level)
 {
-	struct crib_error cerr;
-
 	if (task_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
 	    signals_read(job) || timers_read(job))
 		return -1;
-	if (open_writer(job, out_fd, level))
+	if (snapshot_open(job, out_fd, level))
 		return -1;
-	if (write_path_note(job) || task_write(job) || threads_write(job) ||
-	    mm_write(job) || pages_write(job) || files_write(job) || sockets_write(job) ||
-	    signals_write(job) || timers_write(job))
+	if (task_write(job) || threads_write(job) || mm_write(job) || pages_write(job) ||
+	    files_write(job) || sockets_write(job) || signals_write(job) || timers_write(job))
 		return -1;
-	if (crib_writer_close(job->writer, &cerr)) {
-		job->writer = NULL;
-		return tool_fail(&job->err, 0, "finishing the snapshot: %s", cerr.msg);
-	}
-	job->writer = NULL;
-	return 0;
-}
-
-/*
- * A process that is gone or on its way out (killed during the dump)
- * explains any failure.  PF_EXITING is set as soon as it starts to exit,
- * before its memory and files go away under the dump.
- */
-static bool process_gone(pid_t pid)
-{
-	const unsigned long pf_exiting = 0x4;
-	unsigned long flags = 0;
-	char path[64], state = 0;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	ok = fscanf(f, "%*d (%*[^)]) %c %*d %*d %*d %*d %*d %lu", &state, &flags);
-	fclose(f);
-	return ok != 2 || state == 'Z' || state == 'X' || (flags & pf_exiting);
+	return snapshot_close(job);
 }
 
 int main(int argc, char **argv)
@@ -247,7 +177,7 @@ int main(int argc, char **argv)
 			ret = network_repair(&job);
 		if (ret)
 			network_unlock(&job);
-		if (ret && process_gone(job.pid)) {
+		if (ret && freeze_process_gone(&job.freezer)) {
 			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
 				(int)job.pid, job.err.msg);
 			tool_error_clear(&job.err);
@@ -257,8 +187,7 @@ int main(int argc, char **argv)
 		else
 			freeze_release(&job.freezer);
 	}
-	if (job.writer)
-		crib_writer_abort(job.writer);
+	snapshot_abort(&job);
 	network_free(&job);
 	sockets_free(&job);
 	timers_free(&job);

@@ -285,6 +285,8 @@ struct restore_options {
  */
 pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
 		      const struct restore_options *opt, struct tool_error *err);
+/* --wait: wait for the restored process; its exit status (128 + N for signal N). */
+int restore_wait(pid_t pid);
 
 /*
  * --verify (verify.c): the snapshot is kept to be read again, then

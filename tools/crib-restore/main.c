@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crib-restore.h"
@@ -115,6 +114,21 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* --unlock-network: release the lock on the snapshot's connections, nothing else. */
+static int unlock_network(int fd)
+{
+	struct tool_error err = { 0 };
+	size_t released;
+
+	if (netlock_release_snapshot(fd, &released, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		return 1;
+	}
+	fprintf(stderr, "crib-restore: released %zu locked TCP connection%s\n", released,
+		released == 1 ? "" : "s");
+	return 0;
+}
+
 static int open_input(const struct options *o)
 {
 	int fd;
@@ -131,37 +145,6 @@ static int open_input(const struct options *o)
 	if (fd < 0)
 		fprintf(stderr, "crib-restore: %s: %s\n", o->input, strerror(errno));
 	return fd;
-}
-
-/* --unlock-network: release the lock on the snapshot's connections, nothing else. */
-static int unlock_network(int fd)
-{
-	struct tool_error nerr = { 0 };
-	size_t released;
-
-	if (netlock_release_snapshot(fd, &released, &nerr)) {
-		fprintf(stderr, "crib-restore: %s\n", nerr.msg);
-		return 1;
-	}
-	fprintf(stderr, "crib-restore: released %zu locked TCP connection%s\n", released,
-		released == 1 ? "" : "s");
-	return 0;
-}
-
-static int wait_for(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "crib-restore: waiting for %d: %s\n", (int)pid,
-				strerror(errno));
-			return 1;
-		}
-	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
 }
 
 int main(int argc, char **argv)
@@ -227,5 +210,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	plan_free(&plan);
-	return o.restore.wait ? wait_for(pid) : 0;
+	return o.restore.wait ? restore_wait(pid) : 0;
 }

@@ -352,6 +352,22 @@ static int start_child(struct trace *tr, int *sync_fd)
 	return 0;
 }
 
+int restore_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "crib-restore: waiting for %d: %s\n", (int)pid,
+				strerror(errno));
+			return 1;
+		}
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
 		      const struct restore_options *opt, struct tool_error *err)
 {
