@@ -21,6 +21,7 @@
 #include "collect.h"
 #include "dump.h"
 #include "error.h"
+#include "progress.h"
 
 struct bpf_map;
 struct bpf_program;
@@ -100,6 +101,7 @@ struct dump_job {
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
+	struct progress progress;	/* on a terminal */
 	struct tool_error err;		/* the dump's first failure */
 };
 
@@ -181,7 +183,12 @@ struct vma_info {
 size_t mm_vma_count(const struct dump_job *job);
 const struct vma_info *mm_vma(const struct dump_job *job, size_t i);
 
-#define dump_verbose(job, ...) \
-	do { if ((job)->verbose) fprintf(stderr, "crib-dump: " __VA_ARGS__); } while (0)
+/* The step log of -v, on a line of its own even while the progress meter shows. */
+#define dump_verbose(job, ...) do {					\
+	if ((job)->verbose) {						\
+		progress_hide(&(job)->progress);			\
+		fprintf(stderr, "crib-dump: " __VA_ARGS__);		\
+	}								\
+} while (0)
 
 #endif /* CRIB_DUMP_TOOL_H */

@@ -25,13 +25,14 @@ struct options {
 	const char *output;	/* NULL: stdout */
 	bool leave_running;
 	bool verbose;
+	bool quiet;
 	int level;		/* zstd compression level */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-v]\n"
+		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-l N] [-q] [-v]\n"
 		"Checkpoint a running process into a CRIB snapshot.  The process is\n"
 		"stopped for the whole dump and killed once the snapshot is complete.\n"
 		"\n"
@@ -41,8 +42,13 @@ static void usage(FILE *f)
 		"      --leave-running let the process run on after the dump\n"
 		"  -l, --level N       zstd level, -131072 to 19 (default 3): lower is faster,\n"
 		"                      higher is smaller\n"
+		"  -q, --quiet         no progress meter\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"
 		"  -h, --help          this text\n"
+		"\n"
+		"On a terminal, a dump that takes more than a second shows its progress on\n"
+		"standard error: the process, the MiB of memory dumped of those to dump,\n"
+		"and the rate.\n"
 		"\n"
 		"Unless the process is left running, its connected TCP sockets are locked\n"
 		"before they are read: nftables (table inet crib) drops their packets both\n"
@@ -61,6 +67,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
 		{ "level", required_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -69,7 +76,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	long pid, level;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:o:l:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:o:l:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -95,6 +102,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			o->level = (int)level;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -164,6 +174,7 @@ int main(int argc, char **argv)
 	job.pid = o.pid;
 	job.verbose = o.verbose;
 	job.lock_network = !o.leave_running;
+	progress_init(&job.progress, "crib-dump", o.quiet);
 
 	/* Load the programs first: it is slow, and the process runs meanwhile. */
 	ret = programs_load(&job.progs, &job.err);
@@ -172,7 +183,10 @@ int main(int argc, char **argv)
 	if (!ret) {
 		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.threads.n,
 			     (int)job.pid);
+		progress_begin(&job.progress, 1);
+		progress_process(&job.progress, 1, 0);
 		ret = dump_frozen(&job, out_fd, o.level);
+		progress_end(&job.progress);
 		if (!ret && !o.leave_running)
 			ret = network_repair(&job);
 		if (ret)

@@ -36,7 +36,12 @@ struct page_reader {
 	unsigned char *buf;	/* contents of one run */
 	uint64_t pages;		/* dumped so far */
 	uint64_t zero_pages;	/* of which zero */
+	uint64_t to_dump;	/* bytes, for the progress meter */
 };
+
+/* What is done with each run of wanted pages the scan finds. */
+typedef int (*region_fn)(struct dump_job *job, struct page_reader *pr, uint64_t start,
+			 uint64_t end);
 
 static bool vma_needs_contents(const struct vma_info *v)
 {
@@ -100,7 +105,10 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 					 got ? strerror(errno) : "end of file");
 		done += got;
 	}
-	return write_read_pages(job, pr, addr, n);
+	if (write_read_pages(job, pr, addr, n))
+		return -1;
+	progress_add(&job->progress, len);
+	return 0;
 }
 
 /* A run of wanted pages, in records of at most max_run pages. */
@@ -119,14 +127,22 @@ static int write_region(struct dump_job *job, struct page_reader *pr, uint64_t s
 	return 0;
 }
 
+static int count_region(struct dump_job *job, struct page_reader *pr, uint64_t start,
+			uint64_t end)
+{
+	(void)job;
+	pr->to_dump += end - start;
+	return 0;
+}
+
 /*
  * The populated pages of one VMA: present or swapped, and, except in
  * shared anonymous memory (shmem, whose pages count as file pages), not
- * file pages.  The kernel returns them as runs; a full vector means the
- * scan stopped early, at walk_end.
+ * file pages.  The kernel returns them as runs, each handed to @fn; a
+ * full vector means the scan stopped early, at walk_end.
  */
-static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
-			   const struct vma_info *v)
+static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
+		    region_fn fn)
 {
 	struct pm_scan_arg arg = {
 		.size = sizeof(arg),
@@ -149,7 +165,7 @@ static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
 			return tool_fail(&job->err, errno, "cannot scan the pages at %#llx",
 					 (unsigned long long)arg.start);
 		for (i = 0; i < n; i++)
-			if (write_region(job, pr, pr->regions[i].start, pr->regions[i].end))
+			if (fn(job, pr, pr->regions[i].start, pr->regions[i].end))
 				return -1;
 		if (arg.walk_end <= arg.start)
 			return tool_fail(&job->err, 0, "the page scan at %#llx made no progress",
@@ -171,10 +187,20 @@ static int open_proc(struct dump_job *job, const char *what)
 	return fd;
 }
 
+/* Every VMA whose memory a snapshot holds, scanned for its populated pages. */
+static int scan_all(struct dump_job *job, struct page_reader *pr, region_fn fn)
+{
+	size_t i;
+
+	for (i = 0; i < mm_vma_count(job); i++)
+		if (vma_needs_contents(mm_vma(job, i)) && scan_vma(job, pr, mm_vma(job, i), fn))
+			return -1;
+	return 0;
+}
+
 int pages_write(struct dump_job *job)
 {
 	struct page_reader pr = { .pagemap_fd = -1, .mem_fd = -1 };
-	size_t i;
 	int ret = -1;
 
 	pr.page_size = crib_writer_page_size(job->writer);
@@ -191,10 +217,12 @@ int pages_write(struct dump_job *job)
 	pr.mem_fd = open_proc(job, "mem");
 	if (pr.mem_fd < 0)
 		goto out;
-	for (i = 0; i < mm_vma_count(job); i++)
-		if (vma_needs_contents(mm_vma(job, i)) &&
-		    write_vma_pages(job, &pr, mm_vma(job, i)))
-			goto out;
+	/* How much there is to dump, for a meter someone watches: a scan is cheap. */
+	if (job->progress.on && scan_all(job, &pr, count_region))
+		goto out;
+	progress_process(&job->progress, 1, pr.to_dump);
+	if (scan_all(job, &pr, write_region))
+		goto out;
 	dump_verbose(job, "%llu pages, %llu of them zero\n", (unsigned long long)pr.pages,
 		     (unsigned long long)pr.zero_pages);
 	ret = 0;

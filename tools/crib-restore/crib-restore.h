@@ -24,6 +24,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "progress.h"
 #include "restorer.h"
 
 struct restore_sockets;
@@ -134,7 +135,9 @@ struct restore_plan {
 	ARRAY(struct plan_socket) sockets;	/* one per descriptor */
 };
 
-int plan_read(struct restore_plan *plan, int fd, struct tool_error *err);
+/* Read the snapshot at @fd into @plan, counting what is read in @progress. */
+int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
+	      struct tool_error *err);
 
 /*
  * Private anonymous memory waits for the restorer in a shadow of its VMA
@@ -276,7 +279,9 @@ int sockets_resume(const struct restore_plan *plan, struct tool_error *err);
 struct restore_options {
 	bool wait;
 	bool verbose;
+	bool quiet;			/* no progress meter */
 	struct restore_fault fault;
+	struct progress *progress;	/* on a terminal */
 };
 
 /*
@@ -308,7 +313,12 @@ void verify_input_close(struct verify_input *in);
 int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
 		    struct tool_error *err);
 
-#define restore_verbose(opt, ...) \
-	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)
+/* The step log of -v, on a line of its own even while the progress meter shows. */
+#define restore_verbose(opt, ...) do {					\
+	if ((opt)->verbose) {						\
+		progress_hide((opt)->progress);				\
+		fprintf(stderr, "crib-restore: " __VA_ARGS__);		\
+	}								\
+} while (0)
 
 #endif /* CRIB_RESTORE_TOOL_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crib-restore.h"
@@ -359,8 +360,38 @@ static int index_pages(struct restore_plan *plan, struct tool_error *err)
 	return 0;
 }
 
-int plan_read(struct restore_plan *plan, int fd, struct tool_error *err)
+/* The snapshot as the reader takes it in, its bytes counted for the progress meter. */
+struct counted_input {
+	int fd;
+	struct progress *progress;
+};
+
+static ssize_t read_counted(void *ctx, void *buf, size_t len)
 {
+	struct counted_input *in = ctx;
+	ssize_t n = read(in->fd, buf, len);
+
+	if (n > 0)
+		progress_add(in->progress, (uint64_t)n);
+	return n;
+}
+
+/* What is left to read of @fd, when it is a file. */
+static uint64_t input_size(int fd)
+{
+	struct stat st;
+	off_t at;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	at = lseek(fd, 0, SEEK_CUR);
+	return at >= 0 && st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
+}
+
+int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
+	      struct tool_error *err)
+{
+	struct counted_input in = { .fd = fd, .progress = progress };
 	struct crib_error cerr = { 0 };
 	struct crib_reader *r;
 	struct crib_record rec;
@@ -371,7 +402,8 @@ int plan_read(struct restore_plan *plan, int fd, struct tool_error *err)
 	plan->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
 	if (plan->page_store < 0)
 		return tool_fail(err, errno, "cannot create the page store");
-	r = crib_reader_open(fd, &cerr);
+	progress_process(progress, 1, input_size(fd));
+	r = crib_reader_open_source(read_counted, &in, &cerr);
 	if (!r)
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	while ((ret = crib_reader_next(r, &rec)) == 1) {

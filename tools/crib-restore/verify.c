@@ -132,12 +132,13 @@ static int dump_again(pid_t pid, const struct restore_options *opt, struct tool_
 	out = memfd_create("crib-restore-verify", MFD_CLOEXEC);
 	if (out < 0)
 		return tool_fail(err, errno, "memfd_create");
-	restore_verbose(opt, "verify: %s -p %s --leave-running\n", dumper, pid_arg);
+	restore_verbose(opt, "verify: %s -p %s --leave-running%s\n", dumper, pid_arg,
+			opt->quiet ? " --quiet" : "");
 	child = fork();
 	if (child == 0) {
 		if (dup2(out, STDOUT_FILENO) == STDOUT_FILENO)
 			execlp(dumper, "crib-dump", "-p", pid_arg, "--leave-running",
-			       (char *)NULL);
+			       opt->quiet ? "--quiet" : (char *)NULL, (char *)NULL);
 		fprintf(stderr, "crib-restore: cannot run %s: %s\n", dumper, strerror(errno));
 		_exit(127);
 	}
