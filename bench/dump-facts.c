@@ -28,7 +28,7 @@ struct bench {
 	struct dump_job job;	/* the loaded programs and the pid */
 	struct procfs_reader smaps;
 	struct procfs_reader maps;
-	struct dump_error err;
+	struct tool_error err;
 };
 
 struct counts {
@@ -91,7 +91,7 @@ static int run_procfs_maps(struct bench *b, struct counts *counts, uint64_t *ela
 
 static const char *run_error(struct bench *b)
 {
-	return b->job.err.msg[0] ? b->job.err.msg : b->err.msg;
+	return tool_failed(&b->job.err) ? b->job.err.msg : b->err.msg;
 }
 
 static int bench_init(struct bench *b, pid_t pid)

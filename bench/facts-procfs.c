@@ -74,14 +74,14 @@ static uint32_t kernel_dev(dev_t dev)
 }
 
 int procfs_reader_init(struct procfs_reader *r, pid_t pid, enum procfs_vma_source source,
-		       struct dump_error *err)
+		       struct tool_error *err)
 {
 	r->pid = pid;
 	r->source = source;
 	r->buf_size = READ_CHUNK;
 	r->buf = malloc(r->buf_size + 1);
 	if (!r->buf)
-		return dump_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
@@ -92,7 +92,7 @@ void procfs_reader_free(struct procfs_reader *r)
 }
 
 /* /proc/PID/@what, whole, into the reader's buffer (NUL-terminated); its length or -1. */
-static ssize_t read_small(struct procfs_reader *r, const char *what, struct dump_error *err)
+static ssize_t read_small(struct procfs_reader *r, const char *what, struct tool_error *err)
 {
 	char path[64];
 	ssize_t n = 0, len = 0;
@@ -101,13 +101,13 @@ static ssize_t read_small(struct procfs_reader *r, const char *what, struct dump
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)r->pid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return dump_fail(err, "cannot open %s: %s", path, strerror(errno));
+		return tool_fail(err, errno, "cannot open %s", path);
 	while ((size_t)len < r->buf_size && (n = read(fd, r->buf + len, r->buf_size - len)) > 0)
 		len += n;
 	if (n < 0)
-		len = dump_fail(err, "cannot read %s: %s", path, strerror(errno));
+		len = tool_fail(err, errno, "cannot read %s", path);
 	else if ((size_t)len == r->buf_size)
-		len = dump_fail(err, "%s is larger than %zu bytes", path, r->buf_size);
+		len = tool_fail(err, 0, "%s is larger than %zu bytes", path, r->buf_size);
 	else
 		r->buf[len] = '\0';
 	close(fd);
@@ -130,7 +130,7 @@ static const char *field(const char *text, const char *key)
 	return NULL;
 }
 
-static int parse_stat(struct procfs_reader *r, struct dump_task_rec *t, struct dump_error *err)
+static int parse_stat(struct procfs_reader *r, struct dump_task_rec *t, struct tool_error *err)
 {
 	unsigned long long v[52] = { 0 };
 	const char *open_paren, *close_paren;
@@ -142,7 +142,7 @@ static int parse_stat(struct procfs_reader *r, struct dump_task_rec *t, struct d
 	open_paren = strchr(r->buf, '(');
 	close_paren = strrchr(r->buf, ')');
 	if (!open_paren || !close_paren || close_paren < open_paren)
-		return dump_fail(err, "malformed /proc/%d/stat", (int)r->pid);
+		return tool_fail(err, 0, "malformed /proc/%d/stat", (int)r->pid);
 	memcpy(t->comm, open_paren + 1,
 	       (size_t)(close_paren - open_paren - 1) < DUMP_COMM_LEN ?
 	       (size_t)(close_paren - open_paren - 1) : DUMP_COMM_LEN);
@@ -151,7 +151,7 @@ static int parse_stat(struct procfs_reader *r, struct dump_task_rec *t, struct d
 	for (i = 4; i <= 51; i++) {
 		v[i] = strtoull(p, &p, 10);
 		if (*p != ' ' && *p != '\n')
-			return dump_fail(err, "malformed /proc/%d/stat (field %d)", (int)r->pid, i);
+			return tool_fail(err, 0, "malformed /proc/%d/stat (field %d)", (int)r->pid, i);
 	}
 	t->ppid = (int32_t)v[4];
 	t->pgid = (int32_t)v[5];
@@ -190,7 +190,7 @@ static int parse_ids(const char *text, const char *key, uint32_t *ids, int n)
 	return 0;
 }
 
-static int parse_status(struct procfs_reader *r, struct dump_task_rec *t, struct dump_error *err)
+static int parse_status(struct procfs_reader *r, struct dump_task_rec *t, struct tool_error *err)
 {
 	static const char *const caps[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
 	__u64 *cap_fields[] = { &t->cap_inh, &t->cap_prm, &t->cap_eff, &t->cap_bnd,
@@ -241,7 +241,7 @@ static int parse_status(struct procfs_reader *r, struct dump_task_rec *t, struct
 	}
 	return 0;
 bad:
-	return dump_fail(err, "malformed /proc/%d/status", (int)r->pid);
+	return tool_fail(err, 0, "malformed /proc/%d/status", (int)r->pid);
 }
 
 /* One limit column of /proc/PID/limits: a number or "unlimited". */
@@ -257,7 +257,7 @@ static uint64_t limit_value(const char *p)
  * "%-25s %-20s %-20s": the soft limit starts in column 26, the hard one
  * in column 47.
  */
-static int parse_limits(struct procfs_reader *r, struct dump_task_rec *t, struct dump_error *err)
+static int parse_limits(struct procfs_reader *r, struct dump_task_rec *t, struct tool_error *err)
 {
 	char *line, *next;
 	int i;
@@ -267,7 +267,7 @@ static int parse_limits(struct procfs_reader *r, struct dump_task_rec *t, struct
 	line = strchr(r->buf, '\n');
 	for (i = 0; i < DUMP_NR_RLIMITS; i++) {
 		if (!line || !(next = strchr(line + 1, '\n')) || next - line < 48)
-			return dump_fail(err, "malformed /proc/%d/limits", (int)r->pid);
+			return tool_fail(err, 0, "malformed /proc/%d/limits", (int)r->pid);
 		line++;
 		t->rlim[i].cur = limit_value(line + 26);
 		t->rlim[i].max = limit_value(line + 47);
@@ -277,7 +277,7 @@ static int parse_limits(struct procfs_reader *r, struct dump_task_rec *t, struct
 }
 
 static int parse_small_values(struct procfs_reader *r, struct procfs_facts *f,
-			      struct dump_error *err)
+			      struct tool_error *err)
 {
 	ssize_t len;
 
@@ -294,7 +294,7 @@ static int parse_small_values(struct procfs_reader *r, struct procfs_facts *f,
 
 /* cwd, root or exe: the path, and the device and inode it names. */
 static int resolve_link(struct procfs_reader *r, const char *what, char *path, size_t size,
-			struct dump_inode_id *id, struct dump_error *err)
+			struct dump_inode_id *id, struct tool_error *err)
 {
 	char proc_path[64];
 	struct stat st;
@@ -303,7 +303,7 @@ static int resolve_link(struct procfs_reader *r, const char *what, char *path, s
 	snprintf(proc_path, sizeof(proc_path), "/proc/%d/%s", (int)r->pid, what);
 	len = readlink(proc_path, path, size - 1);
 	if (len < 0 || stat(proc_path, &st))
-		return dump_fail(err, "cannot resolve %s: %s", proc_path, strerror(errno));
+		return tool_fail(err, errno, "cannot resolve %s", proc_path);
 	path[len] = '\0';
 	id->ino = st.st_ino;
 	id->dev = kernel_dev(st.st_dev);
@@ -458,7 +458,7 @@ static int parse_vm_flags(struct dump_vma_rec *v, const char *p)
 }
 
 /* The mode of a mapped file, through map_files as a dumper opens it. */
-static int vma_file_mode(struct procfs_reader *r, struct dump_vma_rec *v, struct dump_error *err)
+static int vma_file_mode(struct procfs_reader *r, struct dump_vma_rec *v, struct tool_error *err)
 {
 	char path[96];
 	struct stat st;
@@ -466,12 +466,12 @@ static int vma_file_mode(struct procfs_reader *r, struct dump_vma_rec *v, struct
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)r->pid,
 		 (unsigned long long)v->start, (unsigned long long)v->end);
 	if (stat(path, &st))
-		return dump_fail(err, "cannot stat %s: %s", path, strerror(errno));
+		return tool_fail(err, errno, "cannot stat %s", path);
 	v->i_mode = st.st_mode;
 	return 0;
 }
 
-static int parse_vmas(struct procfs_reader *r, struct procfs_facts *f, struct dump_error *err)
+static int parse_vmas(struct procfs_reader *r, struct procfs_facts *f, struct tool_error *err)
 {
 	const char *what = r->source == PROCFS_SMAPS ? "smaps" : "maps";
 	struct line_reader lr = { .buf = r->buf, .size = r->buf_size };
@@ -483,14 +483,14 @@ static int parse_vmas(struct procfs_reader *r, struct procfs_facts *f, struct du
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)r->pid, what);
 	lr.fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (lr.fd < 0)
-		return dump_fail(err, "cannot open %s: %s", path, strerror(errno));
+		return tool_fail(err, errno, "cannot open %s", path);
 	f->vm_flags_known = r->source == PROCFS_SMAPS ? smaps_known_flags() :
 			    VM_READ | VM_WRITE | VM_EXEC | VM_MAYSHARE;
 	while ((line = next_line(&lr))) {
 		if (is_vma_header(line)) {
 			kind = parse_vma_header(f, line);
 			if (kind == -2) {
-				dump_fail(err, "out of memory");
+				tool_fail(err, 0, "out of memory");
 				goto out;
 			}
 			if (kind < 0)
@@ -504,7 +504,7 @@ static int parse_vmas(struct procfs_reader *r, struct procfs_facts *f, struct du
 		}
 	}
 	if (errno) {
-		dump_fail(err, "cannot read %s: %s", path, strerror(errno));
+		tool_fail(err, errno, "cannot read %s", path);
 		goto out;
 	}
 	for (i = 0; i < f->n_vmas; i++)
@@ -515,14 +515,14 @@ static int parse_vmas(struct procfs_reader *r, struct procfs_facts *f, struct du
 	ret = 0;
 	goto out;
 bad:
-	dump_fail(err, "malformed line in %s: %.80s", path, line);
+	tool_fail(err, 0, "malformed line in %s: %.80s", path, line);
 out:
 	close(lr.fd);
 	return ret;
 }
 
 /* fdinfo/N: "pos:", "flags:" (octal, O_CLOEXEC added), "mnt_id:", "ino:". */
-static int parse_fdinfo(struct procfs_reader *r, struct dump_file_rec *k, struct dump_error *err)
+static int parse_fdinfo(struct procfs_reader *r, struct dump_file_rec *k, struct tool_error *err)
 {
 	const char *pos, *flags, *ino;
 	char what[32];
@@ -535,7 +535,7 @@ static int parse_fdinfo(struct procfs_reader *r, struct dump_file_rec *k, struct
 	flags = field(r->buf, "flags");
 	ino = field(r->buf, "ino");
 	if (!pos || !flags || !ino)
-		return dump_fail(err, "malformed /proc/%d/%s", (int)r->pid, what);
+		return tool_fail(err, 0, "malformed /proc/%d/%s", (int)r->pid, what);
 	f_flags = (unsigned int)strtoul(flags, NULL, 8);
 	k->pos = strtoll(pos, NULL, 10);
 	k->ino = strtoull(ino, NULL, 10);
@@ -551,7 +551,7 @@ static int parse_fdinfo(struct procfs_reader *r, struct dump_file_rec *k, struct
 }
 
 static int read_file(struct procfs_reader *r, struct procfs_facts *f, int fd,
-		     struct dump_error *err)
+		     struct tool_error *err)
 {
 	char proc_path[64], path[PATH_MAX];
 	struct dump_file_rec *k;
@@ -560,13 +560,13 @@ static int read_file(struct procfs_reader *r, struct procfs_facts *f, int fd,
 
 	if (grow((void **)&f->files, &f->cap_files, f->n_files, sizeof(*f->files),
 		 &f->file_path))
-		return dump_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	snprintf(proc_path, sizeof(proc_path), "/proc/%d/fd/%d", (int)r->pid, fd);
 	len = readlink(proc_path, path, sizeof(path) - 1);
 	if (len < 0 || stat(proc_path, &st))
-		return dump_fail(err, "cannot resolve %s: %s", proc_path, strerror(errno));
+		return tool_fail(err, errno, "cannot resolve %s", proc_path);
 	if (pool_add(&f->paths, path, (size_t)len, &f->file_path[f->n_files]))
-		return dump_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	k = &f->files[f->n_files];
 	*k = (struct dump_file_rec){
 		.kind = DUMP_REC_FILE, .fd = fd, .size = (uint64_t)st.st_size,
@@ -578,7 +578,7 @@ static int read_file(struct procfs_reader *r, struct procfs_facts *f, int fd,
 	return 0;
 }
 
-static int read_files(struct procfs_reader *r, struct procfs_facts *f, struct dump_error *err)
+static int read_files(struct procfs_reader *r, struct procfs_facts *f, struct tool_error *err)
 {
 	char path[64];
 	struct dirent *d;
@@ -588,7 +588,7 @@ static int read_files(struct procfs_reader *r, struct procfs_facts *f, struct du
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)r->pid);
 	dir = opendir(path);
 	if (!dir)
-		return dump_fail(err, "cannot list %s: %s", path, strerror(errno));
+		return tool_fail(err, errno, "cannot list %s", path);
 	/* procfs lists descriptors in ascending order, as the iterator walks them. */
 	while (!ret && (d = readdir(dir)))
 		if (d->d_name[0] != '.')
@@ -597,7 +597,7 @@ static int read_files(struct procfs_reader *r, struct procfs_facts *f, struct du
 	return ret;
 }
 
-int procfs_facts_read(struct procfs_reader *r, struct procfs_facts *f, struct dump_error *err)
+int procfs_facts_read(struct procfs_reader *r, struct procfs_facts *f, struct tool_error *err)
 {
 	struct dump_task_rec *t = &f->task;
 

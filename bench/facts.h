@@ -74,10 +74,10 @@ struct procfs_reader {
 };
 
 int procfs_reader_init(struct procfs_reader *r, pid_t pid, enum procfs_vma_source source,
-		       struct dump_error *err);
+		       struct tool_error *err);
 void procfs_reader_free(struct procfs_reader *r);
 int procfs_facts_read(struct procfs_reader *r, struct procfs_facts *facts,
-		      struct dump_error *err);
+		      struct tool_error *err);
 void procfs_facts_free(struct procfs_facts *facts);
 
 /*

@@ -30,7 +30,7 @@
 struct bench {
 	struct dump_job job;	/* the loaded programs and the pid */
 	struct procfs_sock_reader procfs;
-	struct dump_error err;
+	struct tool_error err;
 };
 
 static const char *const stage_names[NR_STAGES] = {
@@ -49,7 +49,7 @@ static int read_procfs(struct bench *b, struct sock_facts *f)
 
 static const char *run_error(struct bench *b)
 {
-	return b->job.err.msg[0] ? b->job.err.msg : b->err.msg;
+	return tool_failed(&b->job.err) ? b->job.err.msg : b->err.msg;
 }
 
 static int bench_init(struct bench *b, pid_t pid)

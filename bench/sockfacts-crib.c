@@ -2,7 +2,7 @@
 /*
  * Socket facts the CRIB way: the dump_sockets program over every
  * descriptor of the process, its ring buffer drained, resumed where it
- * ran out of room, as crib-dump's sockets.c runs it; each record then
+ * ran out of room, as crib-dump's socket_records.c runs it; each record then
  * put in the units procfs and getsockopt() use.
  */
 #include <errno.h>
@@ -17,10 +17,6 @@
 #include "dump_sockets.h"
 #include "dump_sockets.skel.h"
 #include "sockfacts.h"
-
-#define TCPS_LISTEN	10
-#define TCPS_CLOSE	7
-#define TCPS_SYN_SENT	2
 
 /* A struct sockaddr_in or sockaddr_in6 as the kernel filled it. */
 static void inet_addr(const uint8_t *raw, uint8_t *addr, uint16_t *port)
@@ -72,9 +68,9 @@ static void convert_tcp(const struct dump_socket_rec *k, struct sock_fact *s)
 	int32_t rx = (int32_t)(k->rcv_nxt - k->copied_seq);
 
 	/* As /proc/net/tcp shows them (get_tcp4_sock()). */
-	s->rx_queue = k->state == TCPS_LISTEN ? k->ack_backlog : rx > 0 ? (uint32_t)rx : 0;
+	s->rx_queue = k->state == CRIB_SK_LISTEN ? k->ack_backlog : rx > 0 ? (uint32_t)rx : 0;
 	s->tx_queue = k->write_seq - k->snd_una;
-	if (k->state == TCPS_LISTEN || k->state == TCPS_CLOSE || k->state == TCPS_SYN_SENT)
+	if (k->state == CRIB_SK_LISTEN || k->state == CRIB_SK_CLOSE || k->state == CRIB_SK_SYN_SENT)
 		return;
 	s->write_seq = k->write_seq;
 	s->rcv_nxt = k->rcv_nxt;
@@ -111,7 +107,7 @@ static void convert(const struct dump_socket_rec *k, struct sock_fact *s)
 								     SOCKFACT_NAME_LEN;
 		memcpy(s->name, k->unix_local.path, s->name_len);
 		s->peer_ino = k->peer_ino;
-		if (k->state == TCPS_LISTEN) {
+		if (k->state == CRIB_SK_LISTEN) {
 			s->rx_queue = k->receive_qlen;
 			s->tx_queue = k->max_ack_backlog;
 		} else {
@@ -142,7 +138,7 @@ int crib_sock_facts_read(struct dump_job *job, struct sock_facts *f)
 	for (size_t i = 0; i < recs.n; i++) {
 		s = sock_facts_add(f);
 		if (!s) {
-			dump_fail(&job->err, "out of memory");
+			tool_fail(&job->err, 0, "out of memory");
 			goto out;
 		}
 		convert((const struct dump_socket_rec *)recs.items + i, s);

@@ -32,9 +32,6 @@
 
 #include "sockfacts.h"
 
-#define TCPS_LISTEN	10
-#define TCPS_CLOSE	7
-#define TCPS_SYN_SENT	2
 #ifndef TCP_REPAIR_OFF_NO_WP
 #define TCP_REPAIR_OFF_NO_WP	-1
 #endif
@@ -55,7 +52,7 @@ static struct sock_fact *by_ino(struct sock_facts *f, uint64_t ino)
 	return bsearch(&key, f->items, f->n, sizeof(*f->items), cmp_ino);
 }
 
-static int read_fds(struct procfs_sock_reader *r, struct sock_facts *f, struct dump_error *err)
+static int read_fds(struct procfs_sock_reader *r, struct sock_facts *f, struct tool_error *err)
 {
 	char path[64], link[64];
 	unsigned long long ino;
@@ -68,7 +65,7 @@ static int read_fds(struct procfs_sock_reader *r, struct sock_facts *f, struct d
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)r->pid);
 	dir = opendir(path);
 	if (!dir)
-		return dump_fail(err, "%s: %s", path, strerror(errno));
+		return tool_fail(err, errno, "%s", path);
 	dfd = dirfd(dir);
 	while ((d = readdir(dir))) {
 		if (d->d_name[0] == '.')
@@ -82,7 +79,7 @@ static int read_fds(struct procfs_sock_reader *r, struct sock_facts *f, struct d
 		s = sock_facts_add(f);
 		if (!s) {
 			closedir(dir);
-			return dump_fail(err, "out of memory");
+			return tool_fail(err, 0, "out of memory");
 		}
 		s->fd = atoi(d->d_name);
 		s->ino = ino;
@@ -94,7 +91,7 @@ static int read_fds(struct procfs_sock_reader *r, struct sock_facts *f, struct d
 
 /* ---- /proc/net ---- */
 
-static int slurp(struct procfs_sock_reader *r, const char *path, struct dump_error *err)
+static int slurp(struct procfs_sock_reader *r, const char *path, struct tool_error *err)
 {
 	size_t len = 0;
 	ssize_t got;
@@ -103,13 +100,13 @@ static int slurp(struct procfs_sock_reader *r, const char *path, struct dump_err
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return dump_fail(err, "%s: %s", path, strerror(errno));
+		return tool_fail(err, errno, "%s", path);
 	for (;;) {
 		if (r->buf_size - len < 4096) {
 			buf = realloc(r->buf, r->buf_size * 2);
 			if (!buf) {
 				close(fd);
-				return dump_fail(err, "out of memory");
+				return tool_fail(err, 0, "out of memory");
 			}
 			r->buf = buf;
 			r->buf_size *= 2;
@@ -117,7 +114,7 @@ static int slurp(struct procfs_sock_reader *r, const char *path, struct dump_err
 		got = read(fd, r->buf + len, r->buf_size - len - 1);
 		if (got < 0) {
 			close(fd);
-			return dump_fail(err, "%s: %s", path, strerror(errno));
+			return tool_fail(err, errno, "%s", path);
 		}
 		if (!got)
 			break;
@@ -143,7 +140,7 @@ static void parse_inet(const char *text, int family, uint8_t *addr, uint16_t *po
 }
 
 static int read_proc_net_inet(struct procfs_sock_reader *r, struct sock_facts *f,
-			      const char *name, int family, int type, struct dump_error *err)
+			      const char *name, int family, int type, struct tool_error *err)
 {
 	char path[64], local[64], peer[64], *line, *next;
 	unsigned int state, tx, rx;
@@ -158,7 +155,7 @@ static int read_proc_net_inet(struct procfs_sock_reader *r, struct sock_facts *f
 		next = strchr(line, '\n');
 		if (sscanf(line, "%*d: %63s %63s %x %x:%x %*x:%*x %*x %*u %*u %llu",
 			   local, peer, &state, &tx, &rx, &ino) != 6)
-			return dump_fail(err, "%s: cannot parse '%.60s'", path, line);
+			return tool_fail(err, 0, "%s: cannot parse '%.60s'", path, line);
 		s = by_ino(f, ino);
 		if (!s)
 			continue;
@@ -174,7 +171,7 @@ static int read_proc_net_inet(struct procfs_sock_reader *r, struct sock_facts *f
 }
 
 static int read_proc_net_unix(struct procfs_sock_reader *r, struct sock_facts *f,
-			      struct dump_error *err)
+			      struct tool_error *err)
 {
 	unsigned long long ino;
 	unsigned int type;
@@ -187,7 +184,7 @@ static int read_proc_net_unix(struct procfs_sock_reader *r, struct sock_facts *f
 	for (; line && *++line; line = next) {
 		next = strchr(line, '\n');
 		if (sscanf(line, "%*x: %*x %*x %*x %x %*x %llu", &type, &ino) != 2)
-			return dump_fail(err, "/proc/net/unix: cannot parse '%.60s'", line);
+			return tool_fail(err, 0, "/proc/net/unix: cannot parse '%.60s'", line);
 		s = by_ino(f, ino);
 		if (!s)
 			continue;
@@ -203,25 +200,25 @@ static int read_proc_net_unix(struct procfs_sock_reader *r, struct sock_facts *f
 typedef void (*diag_fn)(struct sock_facts *f, const struct nlmsghdr *h);
 
 static int diag_dump(int nl, const void *req, size_t req_len, struct sock_facts *f, diag_fn fn,
-		     struct procfs_sock_reader *r, struct dump_error *err)
+		     struct procfs_sock_reader *r, struct tool_error *err)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	const struct nlmsghdr *h;
 	ssize_t got;
 
 	if (sendto(nl, req, req_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return dump_fail(err, "sock_diag request: %s", strerror(errno));
+		return tool_fail(err, errno, "sock_diag request");
 	for (;;) {
 		got = recv(nl, r->buf, r->buf_size, 0);
 		if (got < 0)
-			return dump_fail(err, "sock_diag: %s", strerror(errno));
+			return tool_fail(err, errno, "sock_diag");
 		for (h = (const struct nlmsghdr *)r->buf; NLMSG_OK(h, (size_t)got);
 		     h = NLMSG_NEXT(h, got)) {
 			if (h->nlmsg_type == NLMSG_DONE)
 				return 0;
 			if (h->nlmsg_type == NLMSG_ERROR)
-				return dump_fail(err, "sock_diag: %s",
-						 strerror(-((const struct nlmsgerr *)NLMSG_DATA(h))->error));
+				return tool_fail(err, -((const struct nlmsgerr *)NLMSG_DATA(h))->error,
+						 "sock_diag");
 			fn(f, h);
 		}
 	}
@@ -243,7 +240,8 @@ static void on_inet(struct sock_facts *f, const struct nlmsghdr *h)
 		    RTA_PAYLOAD(a) < (int)offsetof(struct tcp_info, tcpi_rto))
 			continue;
 		ti = RTA_DATA(a);
-		if (s->state == TCPS_LISTEN || s->state == TCPS_CLOSE || s->state == TCPS_SYN_SENT)
+		if (s->state == CRIB_SK_LISTEN || s->state == CRIB_SK_CLOSE ||
+		    s->state == CRIB_SK_SYN_SENT)
 			continue;
 		s->snd_wscale = ti->tcpi_snd_wscale;
 		s->rcv_wscale = ti->tcpi_rcv_wscale;
@@ -254,7 +252,7 @@ static void on_inet(struct sock_facts *f, const struct nlmsghdr *h)
 }
 
 static int read_inet_diag(int nl, struct procfs_sock_reader *r, struct sock_facts *f, int family,
-			  struct dump_error *err)
+			  struct tool_error *err)
 {
 	struct {
 		struct nlmsghdr h;
@@ -294,7 +292,7 @@ static void on_unix(struct sock_facts *f, const struct nlmsghdr *h)
 		case UNIX_DIAG_RQLEN:
 			q = RTA_DATA(a);
 			/* Bytes queued, which dump_sockets does not count, but on a listener. */
-			s->rx_queue = m->udiag_state == TCPS_LISTEN ? q->udiag_rqueue : 0;
+			s->rx_queue = m->udiag_state == CRIB_SK_LISTEN ? q->udiag_rqueue : 0;
 			s->tx_queue = q->udiag_wqueue;
 			break;
 		}
@@ -302,7 +300,7 @@ static void on_unix(struct sock_facts *f, const struct nlmsghdr *h)
 }
 
 static int read_unix_diag(int nl, struct procfs_sock_reader *r, struct sock_facts *f,
-			  struct dump_error *err)
+			  struct tool_error *err)
 {
 	struct {
 		struct nlmsghdr h;
@@ -317,13 +315,13 @@ static int read_unix_diag(int nl, struct procfs_sock_reader *r, struct sock_fact
 	return diag_dump(nl, &msg, sizeof(msg), f, on_unix, r, err);
 }
 
-static int read_diag(struct procfs_sock_reader *r, struct sock_facts *f, struct dump_error *err)
+static int read_diag(struct procfs_sock_reader *r, struct sock_facts *f, struct tool_error *err)
 {
 	int nl, ret;
 
 	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (nl < 0)
-		return dump_fail(err, "sock_diag socket: %s", strerror(errno));
+		return tool_fail(err, errno, "sock_diag socket");
 	ret = read_inet_diag(nl, r, f, AF_INET, err) || read_inet_diag(nl, r, f, AF_INET6, err) ||
 	      read_unix_diag(nl, r, f, err) ? -1 : 0;
 	close(nl);
@@ -420,40 +418,40 @@ out:
 
 static bool tcp_connection(const struct sock_fact *s)
 {
-	return s->family != AF_UNIX && s->type == SOCK_STREAM && s->state != TCPS_LISTEN &&
-	       s->state != TCPS_CLOSE && s->state != TCPS_SYN_SENT;
+	return s->family != AF_UNIX && s->type == SOCK_STREAM && s->state != CRIB_SK_LISTEN &&
+	       s->state != CRIB_SK_CLOSE && s->state != CRIB_SK_SYN_SENT;
 }
 
-static int read_socket(struct procfs_sock_reader *r, struct sock_fact *s, struct dump_error *err)
+static int read_socket(struct procfs_sock_reader *r, struct sock_fact *s, struct tool_error *err)
 {
 	int sk, ret;
 
 	sk = (int)syscall(SYS_pidfd_getfd, r->pidfd, s->fd, 0);
 	if (sk < 0)
-		return dump_fail(err, "pidfd_getfd(fd %d): %s", s->fd, strerror(errno));
+		return tool_fail(err, errno, "pidfd_getfd(fd %d)", s->fd);
 	ret = read_options(sk, s);
 	if (!ret && tcp_connection(s))
 		ret = read_repair(sk, s);
 	if (ret)
-		dump_fail(err, "fd %d: getsockopt: %s", s->fd, strerror(errno));
+		tool_fail(err, errno, "fd %d: getsockopt", s->fd);
 	close(sk);
 	return ret;
 }
 
 /* ---- the whole ---- */
 
-int procfs_sock_reader_init(struct procfs_sock_reader *r, pid_t pid, struct dump_error *err)
+int procfs_sock_reader_init(struct procfs_sock_reader *r, pid_t pid, struct tool_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
 	r->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (r->pidfd < 0)
-		return dump_fail(err, "pidfd_open(%d): %s", (int)pid, strerror(errno));
+		return tool_fail(err, errno, "pidfd_open(%d)", (int)pid);
 	/* Large enough for a sock_diag message batch (the kernel's default is 32 KiB). */
 	r->buf_size = 64 << 10;
 	r->buf = malloc(r->buf_size);
 	if (!r->buf)
-		return dump_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
@@ -466,7 +464,7 @@ void procfs_sock_reader_free(struct procfs_sock_reader *r)
 }
 
 int procfs_sock_facts_read(struct procfs_sock_reader *r, struct sock_facts *f,
-			   struct dump_error *err)
+			   struct tool_error *err)
 {
 	uint64_t t[NR_STAGES + 1];
 
@@ -487,7 +485,7 @@ int procfs_sock_facts_read(struct procfs_sock_reader *r, struct sock_facts *f,
 	t[STAGE_SOCKOPT] = __rdtsc();
 	for (size_t i = 0; i < f->n; i++) {
 		if (!f->items[i].family)
-			return dump_fail(err, "fd %d: socket:[%llu] is in no /proc/net table",
+			return tool_fail(err, 0, "fd %d: socket:[%llu] is in no /proc/net table",
 					 f->items[i].fd, (unsigned long long)f->items[i].ino);
 		if (read_socket(r, &f->items[i], err))
 			return -1;

@@ -99,10 +99,10 @@ struct procfs_sock_reader {
 	uint64_t stage_cycles[NR_STAGES];	/* of the last read, in TSC cycles */
 };
 
-int procfs_sock_reader_init(struct procfs_sock_reader *r, pid_t pid, struct dump_error *err);
+int procfs_sock_reader_init(struct procfs_sock_reader *r, pid_t pid, struct tool_error *err);
 void procfs_sock_reader_free(struct procfs_sock_reader *r);
 int procfs_sock_facts_read(struct procfs_sock_reader *r, struct sock_facts *f,
-			   struct dump_error *err);
+			   struct tool_error *err);
 
 /*
  * Every fact of @a against @b, socket by socket; each difference printed

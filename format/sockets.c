@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Sockets and their queued data. */
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "internal.h"
 
 #define R CRIB_FIELD_REQUIRED
@@ -87,6 +90,39 @@ static const struct crib_field socket_queue_fields[] = {
 };
 const struct crib_struct_desc crib_socket_queue_desc =
 	CRIB_DESC("socket_queue", struct crib_socket_queue, socket_queue_fields);
+
+static bool is_tcp(const struct crib_socket *s)
+{
+	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_STREAM &&
+	       s->protocol == IPPROTO_TCP;
+}
+
+const char *crib_socket_state_name(const struct crib_socket *s)
+{
+	static const char *const tcp[] = {
+		[CRIB_SK_ESTABLISHED] = "ESTABLISHED",
+		[CRIB_SK_SYN_SENT] = "SYN_SENT",
+		[CRIB_SK_SYN_RECV] = "SYN_RECV",
+		[CRIB_SK_FIN_WAIT1] = "FIN_WAIT1",
+		[CRIB_SK_FIN_WAIT2] = "FIN_WAIT2",
+		[CRIB_SK_TIME_WAIT] = "TIME_WAIT",
+		[CRIB_SK_CLOSE] = "CLOSE",
+		[CRIB_SK_CLOSE_WAIT] = "CLOSE_WAIT",
+		[CRIB_SK_LAST_ACK] = "LAST_ACK",
+		[CRIB_SK_LISTEN] = "LISTEN",
+		[CRIB_SK_CLOSING] = "CLOSING",
+		[CRIB_SK_NEW_SYN_RECV] = "NEW_SYN_RECV",
+	};
+
+	if (is_tcp(s))
+		return s->state < ARRAY_SIZE(tcp) && tcp[s->state] ? tcp[s->state] : "unknown";
+	switch (s->state) {
+	case CRIB_SK_ESTABLISHED: return "connected";
+	case CRIB_SK_CLOSE: return "unconnected";
+	case CRIB_SK_LISTEN: return "listening";
+	default: return "unknown";
+	}
+}
 
 int crib_write_socket(struct crib_writer *w, const struct crib_socket *s)
 {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * crib-dump's socket queue checks (tools/crib-dump/socket_queues.c) on
- * walks built here, skb by skb: a whole queue becomes the data a restore
- * needs, while a queue read short (an skb missing at the end or in the
- * middle, an skb without all its bytes, fewer skbs than the walk counted,
- * UDP memory the skbs do not account for, a corked datagram cut short)
- * fails with a message, and a queue that moved under the walk asks to be
- * read again.  The guest tests cannot make the kernel's skb iterator stop
- * early; these make sure that when it does, no short queue is written.
+ * crib-dump's socket queue checks (tools/crib-dump/socket_queues.c and the
+ * protocols' tcp.c, udp.c, unix.c) on walks built here, skb by skb: a
+ * whole queue becomes the data a restore needs, while a queue read short
+ * (an skb missing at the end or in the middle, an skb without all its
+ * bytes, fewer skbs than the walk counted, UDP memory the skbs do not
+ * account for, a corked datagram cut short) fails with a message, and a
+ * queue that moved under the walk asks to be read again.  The guest tests
+ * cannot make the kernel's skb iterator stop early; these make sure that
+ * when it does, no short queue is written.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -122,9 +123,9 @@ static void test_tcp(struct dump_job *job)
 
 	tcp_case(&e, w);
 	ret = build(job, &e, w);
-	tap_check(&t, ret == 0 && e.recv.n == 1 && e.recv.chunks[0].len == 13 &&
-		  !memcmp(e.recv.chunks[0].data, " world, again", 13) && e.send.bytes == 4 &&
-		  !memcmp(e.send.chunks[0].data, "unse", 4),
+	tap_check(&t, ret == 0 && e.recv.n == 1 && e.recv.items[0].len == 13 &&
+		  !memcmp(e.recv.items[0].data, " world, again", 13) && e.send.bytes == 4 &&
+		  !memcmp(e.send.items[0].data, "unse", 4),
 		  "TCP: the unread bytes from copied_seq, the FIN taking no byte, the unsent bytes");
 	socket_queues_free(&e);
 	free_walks(w);
@@ -133,7 +134,7 @@ static void test_tcp(struct dump_job *job)
 	e.k.copied_seq = 1003;
 	w[DUMP_QUEUE_RECEIVE].end.copied_seq = w[DUMP_QUEUE_WRITE].end.copied_seq = 1003;
 	ret = build(job, &e, w);
-	tap_check(&t, ret == 0 && e.recv.bytes == 15 && !memcmp(e.recv.chunks[0].data, "lo world, again", 15),
+	tap_check(&t, ret == 0 && e.recv.bytes == 15 && !memcmp(e.recv.items[0].data, "lo world, again", 15),
 		  "TCP: a receive queue read part-way into its first skb");
 	socket_queues_free(&e);
 	free_walks(w);
@@ -230,9 +231,9 @@ static void test_udp(struct dump_job *job)
 
 	udp_case(&e, w);
 	ret = build(job, &e, w);
-	tap_check(&t, ret == 0 && e.recv.n == 3 && !memcmp(e.recv.chunks[0].data, "one", 3) &&
-		  !memcmp(e.recv.chunks[2].data, "three", 5) && e.recv.chunks[1].src_port == 5002 &&
-		  e.recv.chunks[1].src_family == AF_INET,
+	tap_check(&t, ret == 0 && e.recv.n == 3 && !memcmp(e.recv.items[0].data, "one", 3) &&
+		  !memcmp(e.recv.items[2].data, "three", 5) && e.recv.items[1].src_port == 5002 &&
+		  e.recv.items[1].src_family == AF_INET,
 		  "UDP: the reader queue, then the receive queue, each datagram with its source");
 	socket_queues_free(&e);
 	free_walks(w);
@@ -257,8 +258,8 @@ static void test_udp(struct dump_job *job)
 	e.k.udp_pending = AF_INET;
 	e.k.udp_len = 8 + 6;
 	ret = build(job, &e, w);
-	tap_check(&t, ret == 0 && e.send.n == 1 && e.send.chunks[0].len == 6 &&
-		  !memcmp(e.send.chunks[0].data, "corked", 6),
+	tap_check(&t, ret == 0 && e.send.n == 1 && e.send.items[0].len == 6 &&
+		  !memcmp(e.send.items[0].data, "corked", 6),
 		  "UDP: a corked datagram's payload, without its UDP header");
 	socket_queues_free(&e);
 	e.k.udp_len = 8 + 9;
@@ -284,8 +285,8 @@ static void test_unix(struct dump_job *job)
 	memcpy(s->k.unix_src.path, "\0abstract", 9);
 	s->k.unix_src.len = 9;
 	s->k.orig_len = 5;
-	tap_check(&t, build(job, &e, w) == 0 && e.recv.n == 2 && e.recv.chunks[0].src_len == 11 &&
-		  e.recv.chunks[1].src_len == 9 && e.recv.chunks[1].src_family == AF_UNIX,
+	tap_check(&t, build(job, &e, w) == 0 && e.recv.n == 2 && e.recv.items[0].src_len == 11 &&
+		  e.recv.items[1].src_len == 9 && e.recv.items[1].src_family == AF_UNIX,
 		  "UNIX: datagrams with their senders' names, a path without its NUL");
 	socket_queues_free(&e);
 	w[DUMP_QUEUE_RECEIVE].items[1].k.orig_len = 4;

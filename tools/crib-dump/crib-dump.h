@@ -17,9 +17,15 @@
 
 #include <crib/format.h>
 
+#include "array.h"
+#include "collect.h"
 #include "dump.h"
+#include "error.h"
+#include "progress.h"
 
+struct bpf_map;
 struct bpf_program;
+struct dump_job;
 struct dump_task;
 struct dump_mm;
 struct dump_files;
@@ -30,16 +36,7 @@ struct file_list;
 struct signal_state;
 struct timer_state;
 struct socket_list;
-struct connection_lock;
-
-/* The first error of a dump, as a sentence for the user. */
-struct dump_error {
-	char msg[512];
-};
-
-/* Record @fmt in @err unless an earlier error is there; returns -1. */
-int dump_fail(struct dump_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+struct network_lock;
 
 /* One stopped thread of the frozen process. */
 struct frozen_thread {
@@ -50,12 +47,15 @@ struct frozen_thread {
 /* The threads held in a ptrace stop, the leader first. */
 struct freezer {
 	pid_t pid;
-	struct frozen_thread *threads;
-	size_t n_threads;
-	size_t cap;
+	ARRAY(struct frozen_thread) threads;
 };
 
-int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err);
+int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err);
+/*
+ * The process is gone or on its way out (killed during the dump), which
+ * explains any failure.
+ */
+bool freeze_process_gone(const struct freezer *fz);
 /* Let the process run on, as it was. */
 void freeze_release(struct freezer *fz);
 /* Kill the process while it is still stopped, so it never runs again. */
@@ -70,33 +70,16 @@ struct dump_programs {
 	struct dump_signals *signals;
 };
 
-int programs_load(struct dump_programs *progs, struct dump_error *err);
+int programs_load(struct dump_programs *progs, struct tool_error *err);
+/*
+ * Run @prog over the objects of the process (VMAs, descriptors) to the
+ * end, into @out: program_collect_all() with a struct dump_ctx, the walk
+ * resuming after the last record that arrived, as @resume_after says.
+ */
+int programs_walk(struct dump_job *job, const struct bpf_program *prog,
+		  const struct bpf_map *map, uint64_t (*resume_after)(const void *last),
+		  struct record_list *out);
 void programs_unload(struct dump_programs *progs);
-
-/* Records of one kind collected from a ring buffer, in arrival order. */
-struct record_list {
-	uint32_t kind;
-	size_t size;		/* of one record */
-	void *items;
-	size_t n;
-	size_t cap;
-};
-
-/*
- * Run @prog with @ctx and append what it sends through @map_fd's ring
- * buffer to @out.  Returns the program's enum dump_result, or -1 with
- * @err set.
- */
-int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
-		    struct record_list *out, struct dump_error *err);
-/*
- * The same for a program that sends records of several kinds, one list
- * each, and whose context (@ctx_size bytes) need not be a struct dump_ctx.
- */
-int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
-			  size_t ctx_size, struct record_list **lists, size_t n_lists,
-			  struct dump_error *err);
-void record_list_free(struct record_list *list);
 
 /* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
 int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
@@ -115,11 +98,18 @@ struct dump_job {
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
 	struct socket_list *sockets;	/* sockets.c */
-	struct connection_lock *connections;	/* connections.c */
+	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
-	struct dump_error err;
+	struct progress progress;	/* on a terminal */
+	struct tool_error err;		/* the dump's first failure */
 };
+
+/* The snapshot stream (snapshot.c): the header and notes, the end. */
+int snapshot_open(struct dump_job *job, int out_fd, int level);
+int snapshot_close(struct dump_job *job);
+/* A dump that failed: the stream is left unfinished, so no reader takes it. */
+void snapshot_abort(struct dump_job *job);
 
 int task_read(struct dump_job *job);
 /* /proc/PID/WHAT resolved and checked to be the object @id names. */
@@ -160,14 +150,14 @@ int sockets_write(struct dump_job *job);
 void sockets_free(struct dump_job *job);
 
 /*
- * The network lock (connections.c).  The process's TCP connections stay
- * locked from sockets_read() on; connections_repair() puts its TCP sockets
- * in repair mode once the snapshot is complete, so that the kill closes
- * them silently; connections_unlock() is for a dump that failed.
+ * The network lock (network.c).  The process's TCP connections stay
+ * locked from sockets_read() on; network_repair() puts its TCP sockets in
+ * repair mode once the snapshot is complete, so that the kill closes them
+ * silently; network_unlock() is for a dump that failed.
  */
-int connections_repair(struct dump_job *job);
-void connections_unlock(struct dump_job *job);
-void connections_free(struct dump_job *job);
+int network_repair(struct dump_job *job);
+void network_unlock(struct dump_job *job);
+void network_free(struct dump_job *job);
 
 /* Handlers and pending signals: sighand, sigpending, each thread's list. */
 int signals_read(struct dump_job *job);
@@ -193,7 +183,12 @@ struct vma_info {
 size_t mm_vma_count(const struct dump_job *job);
 const struct vma_info *mm_vma(const struct dump_job *job, size_t i);
 
-#define dump_verbose(job, ...) \
-	do { if ((job)->verbose) fprintf(stderr, "crib-dump: " __VA_ARGS__); } while (0)
+/* The step log of -v, on a line of its own even while the progress meter shows. */
+#define dump_verbose(job, ...) do {					\
+	if ((job)->verbose) {						\
+		progress_hide(&(job)->progress);			\
+		fprintf(stderr, "crib-dump: " __VA_ARGS__);		\
+	}								\
+} while (0)
 
 #endif /* CRIB_DUMP_TOOL_H */

@@ -24,8 +24,7 @@
 
 #include "crib-dump.h"
 #include "dump_files.skel.h"
-
-#define FMODE_WRITE	0x2
+#include "kabi.h"
 
 struct file_entry {
 	struct dump_file_rec k;
@@ -38,29 +37,16 @@ struct file_list {
 	size_t n;
 };
 
+/* The walk goes on from the descriptor after the last one that arrived. */
+static uint64_t after_file(const void *last)
+{
+	return (uint64_t)((const struct dump_file_rec *)last)->fd + 1;
+}
+
 int files_collect(struct dump_job *job, struct record_list *recs)
 {
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
-	const struct dump_file_rec *last;
-	int ret;
-
-	for (;;) {
-		ret = program_collect(job->progs.files->progs.dump_files,
-				      bpf_map__fd(job->progs.files->maps.file_records), &ctx,
-				      recs, &job->err);
-		if (ret < 0)
-			return -1;
-		if (ret == DUMP_OK)
-			return 0;
-		if (ret == DUMP_NO_ROOM && recs->n) {
-			last = (const struct dump_file_rec *)recs->items + recs->n - 1;
-			ctx.start = (uint64_t)last->fd + 1;
-			continue;
-		}
-		if (ret == DUMP_NO_TASK)
-			return dump_fail(&job->err, "no process with pid %d", (int)job->pid);
-		return dump_fail(&job->err, "dump_files failed (result %d)", ret);
-	}
+	return programs_walk(job, job->progs.files->progs.dump_files,
+			     job->progs.files->maps.file_records, after_file, recs);
 }
 
 static uint64_t file_type(const struct dump_file_rec *k, const char *path)
@@ -86,15 +72,15 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	snprintf(what, sizeof(what), "fd/%d", k->fd);
 	ret = proc_readlink(job->pid, what, path, sizeof(path));
 	if (ret)
-		return dump_fail(&job->err, "cannot resolve fd %d: %s", k->fd, strerror(-ret));
+		return tool_fail(&job->err, -ret, "cannot resolve fd %d", k->fd);
 	e->k = *k;
 	e->type = file_type(k, path);
 	if (e->type == CRIB_FILE_ANON_INODE)
-		return dump_fail(&job->err, "cannot dump fd %d (%s): this kind of file is not supported yet",
+		return tool_fail(&job->err, 0, "cannot dump fd %d (%s): this kind of file is not supported yet",
 				 k->fd, path);
 	e->path = strdup(path);
 	if (!e->path)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	return 0;
 }
 
@@ -107,13 +93,13 @@ int files_read(struct dump_job *job)
 
 	list = calloc(1, sizeof(*list));
 	if (!list)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->files = list;
 	if (files_collect(job, &recs))
 		goto out;
 	list->items = calloc(recs.n ? recs.n : 1, sizeof(*list->items));
 	if (!list->items) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < recs.n; i++, list->n++)
@@ -138,7 +124,7 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 	};
 
 	if (crib_write_file(job->writer, &f))
-		return dump_fail(&job->err, "writing the record of fd %d: %s", k->fd,
+		return tool_fail(&job->err, 0, "writing the record of fd %d: %s", k->fd,
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }
@@ -155,11 +141,10 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)job->pid, fd);
 	src = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (src < 0)
-		return dump_fail(&job->err, "cannot open the pipe of fd %d: %s", fd,
-				 strerror(errno));
+		return tool_fail(&job->err, errno, "cannot open the pipe of fd %d", fd);
 	*pipe_size = fcntl(src, F_GETPIPE_SZ);
 	if (*pipe_size < 0 || ioctl(src, FIONREAD, queued)) {
-		dump_fail(&job->err, "cannot query the pipe of fd %d: %s", fd, strerror(errno));
+		tool_fail(&job->err, errno, "cannot query the pipe of fd %d", fd);
 		goto out;
 	}
 	if (!*queued) {
@@ -168,8 +153,7 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 	}
 	*data = malloc(*queued);
 	if (!*data || pipe2(tmp, O_CLOEXEC) || fcntl(tmp[1], F_SETPIPE_SZ, *pipe_size) < 0) {
-		dump_fail(&job->err, "cannot set up a copy of the pipe of fd %d: %s", fd,
-			  strerror(errno));
+		tool_fail(&job->err, errno, "cannot set up a copy of the pipe of fd %d", fd);
 		goto out;
 	}
 	n = tee(src, tmp[1], *queued, SPLICE_F_NONBLOCK);
@@ -181,7 +165,7 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 		got += r;
 	}
 	if (n != *queued || got != n) {
-		dump_fail(&job->err, "cannot copy the %d bytes queued in the pipe of fd %d: %s",
+		tool_fail(&job->err, 0, "cannot copy the %d bytes queued in the pipe of fd %d: %s",
 			  *queued, fd, n < 0 ? strerror(errno) : "short copy");
 		goto out;
 	}
@@ -251,7 +235,7 @@ static int write_pipe(struct dump_job *job, size_t i)
 	ret = 0;
 	goto out;
 fail:
-	dump_fail(&job->err, "writing the pipe of fd %d: %s", e->k.fd,
+	tool_fail(&job->err, 0, "writing the pipe of fd %d: %s", e->k.fd,
 		  crib_writer_error(job->writer)->msg);
 out:
 	free(data);

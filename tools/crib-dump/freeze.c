@@ -20,33 +20,26 @@
 #include <sys/wait.h>
 
 #include "crib-dump.h"
+#include "kabi.h"
 
 static bool is_frozen(const struct freezer *fz, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < fz->n_threads; i++)
-		if (fz->threads[i].tid == tid)
+	for (i = 0; i < fz->threads.n; i++)
+		if (fz->threads.items[i].tid == tid)
 			return true;
 	return false;
 }
 
 static int add_thread(struct freezer *fz, pid_t tid, int pending_signal)
 {
-	struct frozen_thread *t;
-	size_t cap;
+	struct frozen_thread *t = array_push(&fz->threads);
 
-	if (fz->n_threads == fz->cap) {
-		cap = fz->cap ? fz->cap * 2 : 16;
-		t = realloc(fz->threads, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		fz->threads = t;
-		fz->cap = cap;
-	}
-	fz->threads[fz->n_threads].tid = tid;
-	fz->threads[fz->n_threads].pending_signal = pending_signal;
-	fz->n_threads++;
+	if (!t)
+		return -ENOMEM;
+	t->tid = tid;
+	t->pending_signal = pending_signal;
 	return 0;
 }
 
@@ -54,15 +47,14 @@ static int add_thread(struct freezer *fz, pid_t tid, int pending_signal)
  * Seize @tid and wait until it is in a stop.  Returns 0, 1 when the
  * thread is already gone, or -1 with @err set.
  */
-static int stop_thread(struct freezer *fz, pid_t tid, struct dump_error *err)
+static int stop_thread(struct freezer *fz, pid_t tid, struct tool_error *err)
 {
 	int status, sig = 0;
 
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0)) {
 		if (errno == ESRCH)
 			return 1;
-		return dump_fail(err, "cannot attach to thread %d: %s", (int)tid,
-				 strerror(errno));
+		return tool_fail(err, errno, "cannot attach to thread %d", (int)tid);
 	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) && errno != ESRCH)
 		goto detach;
@@ -78,17 +70,17 @@ static int stop_thread(struct freezer *fz, pid_t tid, struct dump_error *err)
 		sig = WSTOPSIG(status);
 	if (add_thread(fz, tid, sig)) {
 		ptrace(PTRACE_DETACH, tid, 0, sig);
-		return dump_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	}
 	return 0;
 detach:
-	dump_fail(err, "cannot stop thread %d: %s", (int)tid, strerror(errno));
+	tool_fail(err, errno, "cannot stop thread %d", (int)tid);
 	ptrace(PTRACE_DETACH, tid, 0, 0);
 	return -1;
 }
 
 /* One pass over /proc/PID/task; returns how many threads it stopped, or -1. */
-static int stop_new_threads(struct freezer *fz, struct dump_error *err)
+static int stop_new_threads(struct freezer *fz, struct tool_error *err)
 {
 	struct dirent *de;
 	char path[64];
@@ -98,10 +90,10 @@ static int stop_new_threads(struct freezer *fz, struct dump_error *err)
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)fz->pid);
 	dir = opendir(path);
+	if (!dir && errno == ENOENT)
+		return tool_fail(err, 0, "no process with pid %d", (int)fz->pid);
 	if (!dir)
-		return dump_fail(err, errno == ENOENT ? "no process with pid %d" :
-				 "cannot list the threads of %d: %s", (int)fz->pid,
-				 strerror(errno));
+		return tool_fail(err, errno, "cannot list the threads of %d", (int)fz->pid);
 	while ((de = readdir(dir))) {
 		tid = (pid_t)strtol(de->d_name, NULL, 10);
 		if (tid <= 0 || is_frozen(fz, tid))
@@ -128,7 +120,7 @@ static int leader_first(const void *a, const void *b, void *pid)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err)
+int freeze_process(struct freezer *fz, pid_t pid, struct tool_error *err)
 {
 	int ret;
 
@@ -140,30 +132,50 @@ int freeze_process(struct freezer *fz, pid_t pid, struct dump_error *err)
 			goto fail;
 	} while (ret > 0);
 	if (!is_frozen(fz, pid)) {
-		dump_fail(err, "no process with pid %d", (int)pid);
+		tool_fail(err, 0, "no process with pid %d", (int)pid);
 		goto fail;
 	}
-	qsort_r(fz->threads, fz->n_threads, sizeof(*fz->threads), leader_first, &pid);
+	qsort_r(fz->threads.items, fz->threads.n, sizeof(*fz->threads.items), leader_first, &pid);
 	return 0;
 fail:
 	freeze_release(fz);
 	return -1;
 }
 
+/*
+ * PF_EXITING is set as soon as a process starts to exit, before its
+ * memory and files go away.
+ */
+bool freeze_process_gone(const struct freezer *fz)
+{
+	unsigned long flags = 0;
+	char path[64], state = 0;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)fz->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true;
+	ok = fscanf(f, "%*d (%*[^)]) %c %*d %*d %*d %*d %*d %lu", &state, &flags);
+	fclose(f);
+	return ok != 2 || state == 'Z' || state == 'X' || (flags & PF_EXITING);
+}
+
 void freeze_release(struct freezer *fz)
 {
 	size_t i;
 
-	for (i = 0; i < fz->n_threads; i++)
-		ptrace(PTRACE_DETACH, fz->threads[i].tid, 0, fz->threads[i].pending_signal);
-	free(fz->threads);
-	fz->threads = NULL;
-	fz->n_threads = fz->cap = 0;
+	for (i = 0; i < fz->threads.n; i++)
+		ptrace(PTRACE_DETACH, fz->threads.items[i].tid, 0,
+		       fz->threads.items[i].pending_signal);
+	array_free(&fz->threads);
 }
 
 void freeze_kill(struct freezer *fz)
 {
 	int status;
+	pid_t tid;
 	size_t i;
 
 	kill(fz->pid, SIGKILL);
@@ -172,11 +184,11 @@ void freeze_kill(struct freezer *fz)
 	 * the other threads first, as the leader's exit is only reported
 	 * once they are all reaped.
 	 */
-	for (i = fz->n_threads; i-- > 0;)
-		while (waitpid(fz->threads[i].tid, &status, __WALL) == fz->threads[i].tid &&
-		       !WIFEXITED(status) && !WIFSIGNALED(status))
+	for (i = fz->threads.n; i-- > 0;) {
+		tid = fz->threads.items[i].tid;
+		while (waitpid(tid, &status, __WALL) == tid && !WIFEXITED(status) &&
+		       !WIFSIGNALED(status))
 			;
-	free(fz->threads);
-	fz->threads = NULL;
-	fz->n_threads = fz->cap = 0;
+	}
+	array_free(&fz->threads);
 }

@@ -7,38 +7,32 @@
  * The process is frozen for the whole dump and, once the snapshot is
  * complete, killed (or, with --leave-running, let go).  If anything fails
  * it is let go as it was, and a partial FILE is removed.  A process that
- * is killed leaves its TCP connections locked (connections.c) for
+ * is killed leaves its TCP connections locked (network.c) for
  * crib-restore.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
-
-#ifndef CRIB_VERSION
-#define CRIB_VERSION "unknown"
-#endif
 
 struct options {
 	pid_t pid;
 	const char *output;	/* NULL: stdout */
 	bool leave_running;
 	bool verbose;
+	bool quiet;
 	int level;		/* zstd compression level */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-v]\n"
+		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-l N] [-q] [-v]\n"
 		"Checkpoint a running process into a CRIB snapshot.  The process is\n"
 		"stopped for the whole dump and killed once the snapshot is complete.\n"
 		"\n"
@@ -48,8 +42,13 @@ static void usage(FILE *f)
 		"      --leave-running let the process run on after the dump\n"
 		"  -l, --level N       zstd level, -131072 to 19 (default 3): lower is faster,\n"
 		"                      higher is smaller\n"
+		"  -q, --quiet         no progress meter\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"
 		"  -h, --help          this text\n"
+		"\n"
+		"On a terminal, a dump that takes more than a second shows its progress on\n"
+		"standard error: the process, the MiB of memory dumped of those to dump,\n"
+		"and the rate.\n"
 		"\n"
 		"Unless the process is left running, its connected TCP sockets are locked\n"
 		"before they are read: nftables (table inet crib) drops their packets both\n"
@@ -68,6 +67,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
 		{ "level", required_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -76,7 +76,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	long pid, level;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:o:l:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:o:l:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -102,6 +102,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			o->level = (int)level;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -138,39 +141,6 @@ static int open_output(const struct options *o)
 	return fd;
 }
 
-static int open_writer(struct dump_job *job, int out_fd, int level)
-{
-	struct crib_header hdr = { 0 };
-	struct crib_error cerr;
-	struct timespec now;
-	struct utsname u;
-
-	uname(&u);
-	clock_gettime(CLOCK_REALTIME, &now);
-	hdr.kernel_release = u.release;
-	hdr.arch = u.machine;
-	hdr.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	hdr.tool_name = "crib-dump";
-	hdr.tool_version = CRIB_VERSION;
-	hdr.time_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
-	hdr.hostname = u.nodename;
-	hdr.root_pid = (uint64_t)job->pid;
-	job->writer = crib_writer_open(out_fd, level, &hdr, &cerr);
-	if (!job->writer)
-		return dump_fail(&job->err, "cannot start the snapshot: %s", cerr.msg);
-	return 0;
-}
-
-/* Where the records' paths come from, for whoever reads the snapshot. */
-static int write_path_note(struct dump_job *job)
-{
-	if (crib_write_note(job->writer, "crib-dump.paths",
-			    "paths resolved from /proc/PID/{cwd,root,exe,fd,map_files}, checked against the device and inode read by the CRIB programs"))
-		return dump_fail(&job->err, "writing a note: %s",
-				 crib_writer_error(job->writer)->msg);
-	return 0;
-}
-
 /*
  * Everything is read and checked before the first record goes out where
  * that is cheap (task, VMAs, files), so that an unsupported resource stops
@@ -178,45 +148,15 @@ static int write_path_note(struct dump_job *job)
  */
 static int dump_frozen(struct dump_job *job, int out_fd, int level)
 {
-	struct crib_error cerr;
-
 	if (task_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
 	    signals_read(job) || timers_read(job))
 		return -1;
-	if (open_writer(job, out_fd, level))
+	if (snapshot_open(job, out_fd, level))
 		return -1;
-	if (write_path_note(job) || task_write(job) || threads_write(job) ||
-	    mm_write(job) || pages_write(job) || files_write(job) || sockets_write(job) ||
-	    signals_write(job) || timers_write(job))
+	if (task_write(job) || threads_write(job) || mm_write(job) || pages_write(job) ||
+	    files_write(job) || sockets_write(job) || signals_write(job) || timers_write(job))
 		return -1;
-	if (crib_writer_close(job->writer, &cerr)) {
-		job->writer = NULL;
-		return dump_fail(&job->err, "finishing the snapshot: %s", cerr.msg);
-	}
-	job->writer = NULL;
-	return 0;
-}
-
-/*
- * A process that is gone or on its way out (killed during the dump)
- * explains any failure.  PF_EXITING is set as soon as it starts to exit,
- * before its memory and files go away under the dump.
- */
-static bool process_gone(pid_t pid)
-{
-	const unsigned long pf_exiting = 0x4;
-	unsigned long flags = 0;
-	char path[64], state = 0;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	ok = fscanf(f, "%*d (%*[^)]) %c %*d %*d %*d %*d %*d %lu", &state, &flags);
-	fclose(f);
-	return ok != 2 || state == 'Z' || state == 'X' || (flags & pf_exiting);
+	return snapshot_close(job);
 }
 
 int main(int argc, char **argv)
@@ -234,39 +174,42 @@ int main(int argc, char **argv)
 	job.pid = o.pid;
 	job.verbose = o.verbose;
 	job.lock_network = !o.leave_running;
+	progress_init(&job.progress, "crib-dump", o.quiet);
 
 	/* Load the programs first: it is slow, and the process runs meanwhile. */
 	ret = programs_load(&job.progs, &job.err);
 	if (!ret)
 		ret = freeze_process(&job.freezer, job.pid, &job.err);
 	if (!ret) {
-		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.n_threads,
+		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.threads.n,
 			     (int)job.pid);
+		progress_begin(&job.progress, 1);
+		progress_process(&job.progress, 1, 0);
 		ret = dump_frozen(&job, out_fd, o.level);
+		progress_end(&job.progress);
 		if (!ret && !o.leave_running)
-			ret = connections_repair(&job);
+			ret = network_repair(&job);
 		if (ret)
-			connections_unlock(&job);
-		if (ret && process_gone(job.pid)) {
+			network_unlock(&job);
+		if (ret && freeze_process_gone(&job.freezer)) {
 			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
 				(int)job.pid, job.err.msg);
-			job.err.msg[0] = '\0';
+			tool_error_clear(&job.err);
 		}
 		if (!ret && !o.leave_running)
 			freeze_kill(&job.freezer);
 		else
 			freeze_release(&job.freezer);
 	}
-	if (job.writer)
-		crib_writer_abort(job.writer);
-	connections_free(&job);
+	snapshot_abort(&job);
+	network_free(&job);
 	sockets_free(&job);
 	timers_free(&job);
 	signals_free(&job);
 	files_free(&job);
 	mm_free(&job);
 	programs_unload(&job.progs);
-	if (ret && job.err.msg[0])
+	if (ret && tool_failed(&job.err))
 		fprintf(stderr, "crib-dump: %s\n", job.err.msg);
 	if (o.output) {
 		if (close(out_fd) && !ret) {

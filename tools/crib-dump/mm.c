@@ -16,27 +16,7 @@
 
 #include "crib-dump.h"
 #include "dump_mm.skel.h"
-
-/* Kernel VM_* flags (include/linux/mm.h). */
-#define VM_READ		0x00000001UL
-#define VM_WRITE	0x00000002UL
-#define VM_EXEC		0x00000004UL
-#define VM_MAYSHARE	0x00000080UL
-#define VM_GROWSDOWN	0x00000100UL
-#define VM_PFNMAP	0x00000400UL
-#define VM_LOCKED	0x00002000UL
-#define VM_IO		0x00004000UL
-#define VM_NORESERVE	0x00200000UL
-#define VM_HUGETLB	0x00400000UL
-
-/*
- * The mm flags that are the process's state: those a new mm takes over on
- * fork (the kernel's MMF_INIT_MASK: dumpable, coredump filter, THP
- * disabled, MDWE, KSM merge-any, top-down layout) and MDWE's no-inherit
- * bit.  The rest is the kernel's bookkeeping (pages ever pinned, uprobes,
- * OOM handling), which a restored process need not share.
- */
-#define MMF_STATE_MASK	0xf10007ffULL
+#include "kabi.h"
 
 struct vma_entry {
 	struct vma_info info;
@@ -49,32 +29,16 @@ struct vma_list {
 	size_t n;
 };
 
+/* The walk goes on from the end of the last VMA that arrived. */
+static uint64_t after_vma(const void *last)
+{
+	return ((const struct dump_vma_rec *)last)->end;
+}
+
 int mm_collect_vmas(struct dump_job *job, struct record_list *recs)
 {
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
-	const struct dump_vma_rec *last;
-	int ret, busy = 0;
-
-	for (;;) {
-		ret = program_collect(job->progs.mm->progs.dump_vmas,
-				      bpf_map__fd(job->progs.mm->maps.vma_records), &ctx, recs,
-				      &job->err);
-		if (ret < 0)
-			return -1;
-		if (ret == DUMP_OK)
-			return 0;
-		if (ret == DUMP_NO_ROOM && recs->n) {
-			last = (const struct dump_vma_rec *)recs->items + recs->n - 1;
-			ctx.start = last->end;
-			continue;
-		}
-		/* Nobody else should hold the lock of a frozen process for long. */
-		if (ret == DUMP_BUSY && ++busy < 100)
-			continue;
-		if (ret == DUMP_NO_TASK)
-			return dump_fail(&job->err, "no process with pid %d", (int)job->pid);
-		return dump_fail(&job->err, "dump_vmas failed (result %d)", ret);
-	}
+	return programs_walk(job, job->progs.mm->progs.dump_vmas,
+			     job->progs.mm->maps.vma_records, after_vma, recs);
 }
 
 static uint64_t vma_kind(const struct dump_job *job, const struct dump_vma_rec *v,
@@ -120,7 +84,7 @@ static int refuse_unsupported(struct dump_job *job, const struct dump_vma_rec *v
 		why = "a device mapping";
 	if (!why)
 		return 0;
-	return dump_fail(&job->err, "cannot dump VMA %#llx-%#llx%s%s: %s is not supported",
+	return tool_fail(&job->err, 0, "cannot dump VMA %#llx-%#llx%s%s: %s is not supported",
 			 (unsigned long long)v->start, (unsigned long long)v->end,
 			 path[0] ? " of " : "", path, why);
 }
@@ -137,14 +101,13 @@ static int vma_file_path(struct dump_job *job, const struct dump_vma_rec *v, cha
 		 (unsigned long long)v->end);
 	ret = proc_readlink(job->pid, what, buf, size);
 	if (ret)
-		return dump_fail(&job->err, "cannot resolve the file of VMA %#llx-%#llx: %s",
-				 (unsigned long long)v->start, (unsigned long long)v->end,
-				 strerror(-ret));
+		return tool_fail(&job->err, -ret, "cannot resolve the file of VMA %#llx-%#llx",
+				 (unsigned long long)v->start, (unsigned long long)v->end);
 	snprintf(proc_path, sizeof(proc_path), "/proc/%d/%s", (int)job->pid, what);
 	if (stat(proc_path, &st))
-		return dump_fail(&job->err, "cannot stat %s: %s", proc_path, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot stat %s", proc_path);
 	if (st.st_ino != v->ino || st.st_dev != kernel_dev_to_st_dev(v->dev))
-		return dump_fail(&job->err, "%s (%s) is not the file the kernel reports",
+		return tool_fail(&job->err, 0, "%s (%s) is not the file the kernel reports",
 				 proc_path, buf);
 	return 0;
 }
@@ -174,7 +137,7 @@ static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vm
 		snprintf(path, sizeof(path), "%s", kind_path(kind));
 	e->path = strdup(path);
 	if (!e->path)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	e->info = (struct vma_info) {
 		.start = v->start, .end = v->end, .kind = kind,
 		.vm_flags = v->vm_flags, .has_file = v->has_file,
@@ -208,18 +171,18 @@ int mm_read(struct dump_job *job)
 
 	list = calloc(1, sizeof(*list));
 	if (!list)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->vmas = list;
 	if (mm_collect_vmas(job, &recs))
 		goto out;
 	if (recs.n != job->task.map_count) {
-		dump_fail(&job->err, "dump_vmas found %zu VMAs, the mm has %u", recs.n,
+		tool_fail(&job->err, 0, "dump_vmas found %zu VMAs, the mm has %u", recs.n,
 			  job->task.map_count);
 		goto out;
 	}
 	list->items = calloc(recs.n ? recs.n : 1, sizeof(*list->items));
 	if (!list->items) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < recs.n; i++, list->n++)
@@ -271,7 +234,7 @@ int mm_write(struct dump_job *job)
 	dump_verbose(job, "%zu VMAs\n", job->vmas->n);
 	return 0;
 fail:
-	return dump_fail(&job->err, "writing the address space: %s",
+	return tool_fail(&job->err, 0, "writing the address space: %s",
 			 crib_writer_error(job->writer)->msg);
 }
 

@@ -19,45 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
-
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-
-/* PAGEMAP_SCAN (Linux 6.7) is newer than the distribution's uapi headers. */
-#ifndef PAGEMAP_SCAN
-#define PAGEMAP_SCAN		_IOWR('f', 16, struct pm_scan_arg)
-#define PAGE_IS_FILE		(1 << 2)
-#define PAGE_IS_PRESENT		(1 << 3)
-#define PAGE_IS_SWAPPED		(1 << 4)
-
-struct page_region {
-	__u64 start;
-	__u64 end;
-	__u64 categories;
-};
-
-struct pm_scan_arg {
-	__u64 size;
-	__u64 flags;
-	__u64 start;
-	__u64 end;
-	__u64 walk_end;
-	__u64 vec;
-	__u64 vec_len;
-	__u64 max_pages;
-	__u64 category_inverted;
-	__u64 category_mask;
-	__u64 category_anyof_mask;
-	__u64 return_mask;
-};
-#endif
+#include "kabi.h"
 
 #define SCAN_REGIONS	512	/* page runs returned by one PAGEMAP_SCAN */
-
-#define VM_MAYSHARE	0x00000080UL
 
 struct page_reader {
 	int pagemap_fd;
@@ -68,7 +36,12 @@ struct page_reader {
 	unsigned char *buf;	/* contents of one run */
 	uint64_t pages;		/* dumped so far */
 	uint64_t zero_pages;	/* of which zero */
+	uint64_t to_dump;	/* bytes, for the progress meter */
 };
+
+/* What is done with each run of wanted pages the scan finds. */
+typedef int (*region_fn)(struct dump_job *job, struct page_reader *pr, uint64_t start,
+			 uint64_t end);
 
 static bool vma_needs_contents(const struct vma_info *v)
 {
@@ -109,7 +82,7 @@ static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64
 		ret = crib_write_pages(job->writer, job->pid, addr + i * pr->page_size, j - i,
 				       zero ? NULL : pr->buf + i * pr->page_size);
 		if (ret)
-			return dump_fail(&job->err, "writing pages at %#llx: %s",
+			return tool_fail(&job->err, 0, "writing pages at %#llx: %s",
 					 (unsigned long long)(addr + i * pr->page_size),
 					 crib_writer_error(job->writer)->msg);
 		pr->zero_pages += zero ? j - i : 0;
@@ -127,12 +100,15 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 	while (done < len) {
 		got = pread(pr->mem_fd, pr->buf + done, len - done, (off_t)(addr + done));
 		if (got <= 0)
-			return dump_fail(&job->err, "cannot read memory at %#llx: %s",
+			return tool_fail(&job->err, 0, "cannot read memory at %#llx: %s",
 					 (unsigned long long)(addr + done),
 					 got ? strerror(errno) : "end of file");
 		done += got;
 	}
-	return write_read_pages(job, pr, addr, n);
+	if (write_read_pages(job, pr, addr, n))
+		return -1;
+	progress_add(&job->progress, len);
+	return 0;
 }
 
 /* A run of wanted pages, in records of at most max_run pages. */
@@ -151,14 +127,22 @@ static int write_region(struct dump_job *job, struct page_reader *pr, uint64_t s
 	return 0;
 }
 
+static int count_region(struct dump_job *job, struct page_reader *pr, uint64_t start,
+			uint64_t end)
+{
+	(void)job;
+	pr->to_dump += end - start;
+	return 0;
+}
+
 /*
  * The populated pages of one VMA: present or swapped, and, except in
  * shared anonymous memory (shmem, whose pages count as file pages), not
- * file pages.  The kernel returns them as runs; a full vector means the
- * scan stopped early, at walk_end.
+ * file pages.  The kernel returns them as runs, each handed to @fn; a
+ * full vector means the scan stopped early, at walk_end.
  */
-static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
-			   const struct vma_info *v)
+static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
+		    region_fn fn)
 {
 	struct pm_scan_arg arg = {
 		.size = sizeof(arg),
@@ -178,13 +162,13 @@ static int write_vma_pages(struct dump_job *job, struct page_reader *pr,
 	while (arg.start < v->end) {
 		n = ioctl(pr->pagemap_fd, PAGEMAP_SCAN, &arg);
 		if (n < 0)
-			return dump_fail(&job->err, "cannot scan the pages at %#llx: %s",
-					 (unsigned long long)arg.start, strerror(errno));
+			return tool_fail(&job->err, errno, "cannot scan the pages at %#llx",
+					 (unsigned long long)arg.start);
 		for (i = 0; i < n; i++)
-			if (write_region(job, pr, pr->regions[i].start, pr->regions[i].end))
+			if (fn(job, pr, pr->regions[i].start, pr->regions[i].end))
 				return -1;
 		if (arg.walk_end <= arg.start)
-			return dump_fail(&job->err, "the page scan at %#llx made no progress",
+			return tool_fail(&job->err, 0, "the page scan at %#llx made no progress",
 					 (unsigned long long)arg.start);
 		arg.start = arg.walk_end;
 	}
@@ -199,14 +183,24 @@ static int open_proc(struct dump_job *job, const char *what)
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)job->pid, what);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		dump_fail(&job->err, "cannot open %s: %s", path, strerror(errno));
+		tool_fail(&job->err, errno, "cannot open %s", path);
 	return fd;
+}
+
+/* Every VMA whose memory a snapshot holds, scanned for its populated pages. */
+static int scan_all(struct dump_job *job, struct page_reader *pr, region_fn fn)
+{
+	size_t i;
+
+	for (i = 0; i < mm_vma_count(job); i++)
+		if (vma_needs_contents(mm_vma(job, i)) && scan_vma(job, pr, mm_vma(job, i), fn))
+			return -1;
+	return 0;
 }
 
 int pages_write(struct dump_job *job)
 {
 	struct page_reader pr = { .pagemap_fd = -1, .mem_fd = -1 };
-	size_t i;
 	int ret = -1;
 
 	pr.page_size = crib_writer_page_size(job->writer);
@@ -214,7 +208,7 @@ int pages_write(struct dump_job *job)
 	pr.regions = calloc(SCAN_REGIONS, sizeof(*pr.regions));
 	pr.buf = malloc(CRIB_CHUNK_MAX);
 	if (!pr.regions || !pr.buf) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	pr.pagemap_fd = open_proc(job, "pagemap");
@@ -223,10 +217,12 @@ int pages_write(struct dump_job *job)
 	pr.mem_fd = open_proc(job, "mem");
 	if (pr.mem_fd < 0)
 		goto out;
-	for (i = 0; i < mm_vma_count(job); i++)
-		if (vma_needs_contents(mm_vma(job, i)) &&
-		    write_vma_pages(job, &pr, mm_vma(job, i)))
-			goto out;
+	/* How much there is to dump, for a meter someone watches: a scan is cheap. */
+	if (job->progress.on && scan_all(job, &pr, count_region))
+		goto out;
+	progress_process(&job->progress, 1, pr.to_dump);
+	if (scan_all(job, &pr, write_region))
+		goto out;
 	dump_verbose(job, "%llu pages, %llu of them zero\n", (unsigned long long)pr.pages,
 		     (unsigned long long)pr.zero_pages);
 	ret = 0;

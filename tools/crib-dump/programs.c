@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loading the dump_* CRIB programs and collecting what they send back. */
+/* Loading the dump_* CRIB programs, and walks over a process with them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +15,12 @@
 #include "dump_signals.skel.h"
 #include "dump_task.skel.h"
 
-int programs_load(struct dump_programs *progs, struct dump_error *err)
+int programs_load(struct dump_programs *progs, struct tool_error *err)
 {
 	char msg[256];
 
 	if (crib_libbpf_init(msg, sizeof(msg)))
-		return dump_fail(err, "%s", msg);
+		return tool_fail(err, 0, "%s", msg);
 	progs->task = dump_task__open_and_load();
 	if (!progs->task)
 		goto fail;
@@ -38,9 +38,23 @@ int programs_load(struct dump_programs *progs, struct dump_error *err)
 		goto fail;
 	return 0;
 fail:
-	dump_fail(err, "cannot load the dump programs: %s", strerror(errno));
+	tool_fail(err, errno, "cannot load the dump programs");
 	programs_unload(progs);
 	return -1;
+}
+
+int programs_walk(struct dump_job *job, const struct bpf_program *prog,
+		  const struct bpf_map *map, uint64_t (*resume_after)(const void *last),
+		  struct record_list *out)
+{
+	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	struct collect_walk walk = {
+		.prog = prog, .map_fd = bpf_map__fd(map),
+		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
+		.resume_after = resume_after, .pid = job->pid,
+	};
+
+	return program_collect_all(&walk, out, &job->err);
 }
 
 void programs_unload(struct dump_programs *progs)
@@ -51,93 +65,4 @@ void programs_unload(struct dump_programs *progs)
 	dump_mm__destroy(progs->mm);
 	dump_task__destroy(progs->task);
 	memset(progs, 0, sizeof(*progs));
-}
-
-struct collect_state {
-	struct record_list **lists;
-	size_t n_lists;
-	int bad;
-};
-
-static int record_list_push(struct record_list *list, const void *rec)
-{
-	void *items;
-	size_t cap;
-
-	if (list->n == list->cap) {
-		cap = list->cap ? list->cap * 2 : 64;
-		items = realloc(list->items, cap * list->size);
-		if (!items)
-			return -ENOMEM;
-		list->items = items;
-		list->cap = cap;
-	}
-	memcpy((char *)list->items + list->n * list->size, rec, list->size);
-	list->n++;
-	return 0;
-}
-
-static int on_record(void *data, void *rec, size_t size)
-{
-	struct collect_state *st = data;
-	struct record_list *list;
-	size_t i;
-
-	for (i = 0; i < st->n_lists; i++) {
-		list = st->lists[i];
-		if (size >= sizeof(uint32_t) && *(uint32_t *)rec == list->kind)
-			break;
-	}
-	if (i == st->n_lists || size != list->size) {
-		st->bad++;
-		return 0;
-	}
-	return record_list_push(list, rec);
-}
-
-int program_collect(const struct bpf_program *prog, int map_fd, const struct dump_ctx *ctx,
-		    struct record_list *out, struct dump_error *err)
-{
-	return program_collect_kinds(prog, map_fd, ctx, sizeof(*ctx), &out, 1, err);
-}
-
-int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
-			  size_t ctx_size, struct record_list **lists, size_t n_lists,
-			  struct dump_error *err)
-{
-	struct collect_state st = { .lists = lists, .n_lists = n_lists };
-	struct ring_buffer *rb;
-	int ret, retval;
-
-	rb = ring_buffer__new(map_fd, on_record, &st, NULL);
-	if (!rb)
-		return dump_fail(err, "cannot open the ring buffer of %s: %s",
-				 bpf_program__name(prog), strerror(errno));
-	ret = crib_prog_run(prog, ctx, ctx_size, &retval);
-	if (ret) {
-		dump_fail(err, "running %s failed: %s", bpf_program__name(prog), strerror(-ret));
-		goto out;
-	}
-	ret = ring_buffer__consume(rb);
-	if (ret < 0) {
-		dump_fail(err, "reading the records of %s: %s", bpf_program__name(prog),
-			  strerror(-ret));
-		goto out;
-	}
-	if (st.bad) {
-		ret = dump_fail(err, "%s sent %d malformed records", bpf_program__name(prog),
-				st.bad);
-		goto out;
-	}
-	ret = retval;
-out:
-	ring_buffer__free(rb);
-	return ret;
-}
-
-void record_list_free(struct record_list *list)
-{
-	free(list->items);
-	list->items = NULL;
-	list->n = list->cap = 0;
 }

@@ -29,21 +29,25 @@
 
 #include "crib-dump.h"
 #include "dump_signals.skel.h"
+#include "kabi.h"
 
 #define SIGINFO_SIZE	128	/* siginfo_t as user space sees it */
-#define SA_IMMUTABLE	0x00800000UL	/* kernel-internal: the task is being killed */
 #define QUEUE_READS	5	/* attempts at a consistent read of one queue */
 
 struct queued {
 	uint8_t info[SIGINFO_SIZE];
 };
 
-/* One queue as the snapshot holds it, in delivery order. */
+/* Queued signals, in delivery order. */
+struct queued_list {
+	ARRAY(struct queued);
+};
+
+/* One queue as the snapshot holds it. */
 struct sig_queue {
 	pid_t tid;		/* the thread it belongs to; the leader for the shared one */
-	struct queued *items;
-	size_t n;
-	struct crib_siginfo *entries;	/* for the writer, pointing into items */
+	struct queued_list list;
+	struct crib_siginfo *entries;	/* for the writer, pointing into list */
 };
 
 struct signal_state {
@@ -75,25 +79,25 @@ static int read_sighand(struct dump_job *job, struct signal_state *s)
 	int ret, sig;
 
 	ret = program_collect(job->progs.signals->progs.dump_sighand,
-			      bpf_map__fd(job->progs.signals->maps.signal_records), &ctx, &recs,
-			      &job->err);
+			      bpf_map__fd(job->progs.signals->maps.signal_records), &ctx, sizeof(ctx),
+			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret != DUMP_OK || recs.n != 1) {
-		ret = dump_fail(&job->err, "dump_sighand failed (result %d, %zu records)", ret,
+		ret = tool_fail(&job->err, 0, "dump_sighand failed (result %d, %zu records)", ret,
 				recs.n);
 		goto out;
 	}
 	h = recs.items;
 	if (h->users != h->nr_threads) {
-		ret = dump_fail(&job->err, "process %d shares its signal handlers with another process (CLONE_SIGHAND without CLONE_THREAD: %u users, %u threads)",
+		ret = tool_fail(&job->err, 0, "process %d shares its signal handlers with another process (CLONE_SIGHAND without CLONE_THREAD: %u users, %u threads)",
 				(int)job->pid, h->users, h->nr_threads);
 		goto out;
 	}
 	for (sig = 1; sig <= DUMP_NSIG; sig++) {
 		a = &h->action[sig - 1];
 		if (a->flags & SA_IMMUTABLE) {
-			ret = dump_fail(&job->err, "signal %d of process %d is being forced on it (SA_IMMUTABLE): the process is being killed",
+			ret = tool_fail(&job->err, 0, "signal %d of process %d is being forced on it (SA_IMMUTABLE): the process is being killed",
 					sig, (int)job->pid);
 			goto out;
 		}
@@ -135,56 +139,44 @@ static int bpf_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_wh
 	if (ret < 0)
 		return -1;
 	if (ret == DUMP_TOO_MANY)
-		return dump_fail(&job->err, "the %s signal queue of thread %d holds more than %d signals",
+		return tool_fail(&job->err, 0, "the %s signal queue of thread %d holds more than %d signals",
 				 queue_name(which), (int)tid, DUMP_MAX_SIGQUEUE);
 	if (ret == DUMP_NO_TASK)
-		return dump_fail(&job->err, "thread %d exited, or its %s signal queue was freed while read",
+		return tool_fail(&job->err, 0, "thread %d exited, or its %s signal queue was freed while read",
 				 (int)tid, queue_name(which));
 	if (ret != DUMP_OK || q->masks.n != 1)
-		return dump_fail(&job->err, "dump_sigqueue failed for thread %d (result %d)",
+		return tool_fail(&job->err, 0, "dump_sigqueue failed for thread %d (result %d)",
 				 (int)tid, ret);
 	m = q->masks.items;
 	if (m->n_queued != q->entries.n || m->tid != tid || m->queue != which)
-		return dump_fail(&job->err, "dump_sigqueue sent an inconsistent account of thread %d",
+		return tool_fail(&job->err, 0, "dump_sigqueue sent an inconsistent account of thread %d",
 				 (int)tid);
 	return 0;
 }
 
 /* The queue through PTRACE_PEEKSIGINFO, under the signal lock. */
 static int ptrace_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_which which,
-			     struct queued **out, size_t *n_out)
+			     struct queued_list *out)
 {
 	struct __ptrace_peeksiginfo_args args = {
 		.flags = which == DUMP_QUEUE_SHARED ? PTRACE_PEEKSIGINFO_SHARED : 0,
 		.nr = 64,
 	};
-	struct queued *items = NULL, *grown;
-	size_t n = 0;
 	long got;
 
-	for (;;) {
-		/* one more than the limit, to tell a full queue from an overlong one */
-		if (n > DUMP_MAX_SIGQUEUE)
-			break;
-		grown = realloc(items, (n + (size_t)args.nr) * sizeof(*items));
-		if (!grown) {
-			free(items);
-			return dump_fail(&job->err, "out of memory");
-		}
-		items = grown;
-		args.off = n;
-		got = ptrace(PTRACE_PEEKSIGINFO, tid, &args, items + n);
-		if (got < 0) {
-			free(items);
-			return dump_fail(&job->err, "cannot read the %s signal queue of thread %d: %s",
-					 queue_name(which), (int)tid, strerror(errno));
-		}
+	/* one more than the limit, to tell a full queue from an overlong one */
+	while (out->n <= DUMP_MAX_SIGQUEUE) {
+		if (array_reserve(out, (size_t)args.nr))
+			return tool_fail(&job->err, 0, "out of memory");
+		args.off = out->n;
+		got = ptrace(PTRACE_PEEKSIGINFO, tid, &args, out->items + out->n);
+		if (got < 0)
+			return tool_fail(&job->err, errno, "cannot read the %s signal queue of thread %d",
+					 queue_name(which), (int)tid);
 		if (got == 0)
 			break;
-		n += (size_t)got;
+		out->n += (size_t)got;
 	}
-	*out = items;
-	*n_out = n;
 	return 0;
 }
 
@@ -197,17 +189,17 @@ static bool same_bpf_reads(const struct bpf_queue *a, const struct bpf_queue *b)
 }
 
 /* The kernel's siginfo followed by zeros: what ptrace and user space see. */
-static bool ptrace_matches_bpf(const struct bpf_queue *q, const struct queued *items, size_t n)
+static bool ptrace_matches_bpf(const struct bpf_queue *q, const struct queued_list *l)
 {
 	const struct dump_sigqueue_rec *e = q->entries.items;
 	static const uint8_t zeros[SIGINFO_SIZE - DUMP_SIGINFO_SIZE];
 	size_t i;
 
-	if (n != q->entries.n)
+	if (l->n != q->entries.n)
 		return false;
-	for (i = 0; i < n; i++)
-		if (memcmp(items[i].info, e[i].info, DUMP_SIGINFO_SIZE) ||
-		    memcmp(items[i].info + DUMP_SIGINFO_SIZE, zeros, sizeof(zeros)))
+	for (i = 0; i < l->n; i++)
+		if (memcmp(l->items[i].info, e[i].info, DUMP_SIGINFO_SIZE) ||
+		    memcmp(l->items[i].info + DUMP_SIGINFO_SIZE, zeros, sizeof(zeros)))
 			return false;
 	return true;
 }
@@ -222,13 +214,11 @@ static int info_signo(const uint8_t *info)
 
 static int append(struct sig_queue *q, const uint8_t *info)
 {
-	struct queued *items = realloc(q->items, (q->n + 1) * sizeof(*items));
+	struct queued *e = array_push(&q->list);
 
-	if (!items)
+	if (!e)
 		return -ENOMEM;
-	q->items = items;
-	memcpy(items[q->n].info, info, SIGINFO_SIZE);
-	q->n++;
+	memcpy(e->info, info, SIGINFO_SIZE);
 	return 0;
 }
 
@@ -244,33 +234,33 @@ static void fast_path_siginfo(uint8_t *info, int sig)
 }
 
 /*
- * @items in queue order, then one entry for each signal of @mask that has
+ * @read in queue order, then one entry for each signal of @mask that has
  * none; every queued signal must be in @mask.
  */
 static int fill_queue(struct dump_job *job, struct sig_queue *out, enum dump_sigqueue_which which,
-		      uint64_t mask, const struct queued *items, size_t n)
+		      uint64_t mask, const struct queued_list *read)
 {
 	uint8_t info[SIGINFO_SIZE];
 	uint64_t seen = 0;
 	size_t i;
 	int sig;
 
-	for (i = 0; i < n; i++) {
-		sig = info_signo(items[i].info);
+	for (i = 0; i < read->n; i++) {
+		sig = info_signo(read->items[i].info);
 		if (sig < 1 || sig > DUMP_NSIG || !(mask & (1ull << (sig - 1))))
-			return dump_fail(&job->err, "the %s signal queue of thread %d holds signal %d, which is not in its pending set %#llx",
+			return tool_fail(&job->err, 0, "the %s signal queue of thread %d holds signal %d, which is not in its pending set %#llx",
 					 queue_name(which), (int)out->tid, sig,
 					 (unsigned long long)mask);
 		seen |= 1ull << (sig - 1);
-		if (append(out, items[i].info))
-			return dump_fail(&job->err, "out of memory");
+		if (append(out, read->items[i].info))
+			return tool_fail(&job->err, 0, "out of memory");
 	}
 	for (sig = 1; sig <= DUMP_NSIG; sig++) {
 		if (!(mask & (1ull << (sig - 1))) || (seen & (1ull << (sig - 1))))
 			continue;
 		fast_path_siginfo(info, sig);
 		if (append(out, info))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 	}
 	return 0;
 }
@@ -279,39 +269,37 @@ static int read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_which 
 		      struct sig_queue *out)
 {
 	struct bpf_queue before = { 0 }, after = { 0 };
-	struct queued *items = NULL;
-	size_t n = 0;
+	struct queued_list read = { 0 };
 	int attempt, ret = -1;
 	bool stable;
 
 	for (attempt = 0; attempt < QUEUE_READS; attempt++) {
 		if (bpf_read_queue(job, tid, which, &before) ||
-		    ptrace_read_queue(job, tid, which, &items, &n) ||
+		    ptrace_read_queue(job, tid, which, &read) ||
 		    bpf_read_queue(job, tid, which, &after))
 			goto out;
 		stable = same_bpf_reads(&before, &after);
-		if (stable && ptrace_matches_bpf(&before, items, n))
+		if (stable && ptrace_matches_bpf(&before, &read))
 			break;
 		dump_verbose(job, "the %s signal queue of thread %d changed while read (%s); again\n",
 			     queue_name(which), (int)tid,
 			     stable ? "ptrace saw other entries" : "two reads differ");
 		bpf_queue_free(&before);
 		bpf_queue_free(&after);
-		free(items);
-		items = NULL;
+		array_free(&read);
 	}
 	if (attempt == QUEUE_READS) {
-		dump_fail(&job->err, "the %s signal queue of thread %d kept changing during the dump (%d reads)",
+		tool_fail(&job->err, 0, "the %s signal queue of thread %d kept changing during the dump (%d reads)",
 			  queue_name(which), (int)tid, QUEUE_READS);
 		goto out;
 	}
 	out->tid = tid;
 	ret = fill_queue(job, out, which, ((const struct dump_sigmask_rec *)before.masks.items)->mask,
-			 items, n);
+			 &read);
 out:
 	bpf_queue_free(&before);
 	bpf_queue_free(&after);
-	free(items);
+	array_free(&read);
 	return ret;
 }
 
@@ -322,13 +310,13 @@ static int add_stopped_signal(struct dump_job *job, const struct frozen_thread *
 	uint8_t info[SIGINFO_SIZE];
 
 	if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, info))
-		return dump_fail(&job->err, "cannot read the signal thread %d stopped on: %s",
-				 (int)t->tid, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read the signal thread %d stopped on",
+				 (int)t->tid);
 	if (info_signo(info) != t->pending_signal)
-		return dump_fail(&job->err, "thread %d stopped on signal %d but ptrace reports signal %d",
+		return tool_fail(&job->err, 0, "thread %d stopped on signal %d but ptrace reports signal %d",
 				 (int)t->tid, t->pending_signal, info_signo(info));
 	if (append(q, info))
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	dump_verbose(job, "thread %d was stopped on delivering signal %d: kept as pending\n",
 		     (int)t->tid, t->pending_signal);
 	return 0;
@@ -338,14 +326,14 @@ static int build_entries(struct sig_queue *q)
 {
 	size_t i;
 
-	if (!q->n)
+	if (!q->list.n)
 		return 0;
-	q->entries = calloc(q->n, sizeof(*q->entries));
+	q->entries = calloc(q->list.n, sizeof(*q->entries));
 	if (!q->entries)
 		return -ENOMEM;
-	for (i = 0; i < q->n; i++) {
-		q->entries[i].signo = (uint64_t)info_signo(q->items[i].info);
-		q->entries[i].info = (struct crib_blob){ .data = q->items[i].info,
+	for (i = 0; i < q->list.n; i++) {
+		q->entries[i].signo = (uint64_t)info_signo(q->list.items[i].info);
+		q->entries[i].info = (struct crib_blob){ .data = q->list.items[i].info,
 							 .len = SIGINFO_SIZE };
 	}
 	return 0;
@@ -357,12 +345,12 @@ static int read_thread_queues(struct dump_job *job, struct signal_state *s)
 	struct sig_queue *q;
 	size_t i;
 
-	s->threads = calloc(job->freezer.n_threads, sizeof(*s->threads));
+	s->threads = calloc(job->freezer.threads.n, sizeof(*s->threads));
 	if (!s->threads)
-		return dump_fail(&job->err, "out of memory");
-	s->n_threads = job->freezer.n_threads;
-	for (i = 0; i < job->freezer.n_threads; i++) {
-		t = &job->freezer.threads[i];
+		return tool_fail(&job->err, 0, "out of memory");
+	s->n_threads = job->freezer.threads.n;
+	for (i = 0; i < job->freezer.threads.n; i++) {
+		t = &job->freezer.threads.items[i];
 		q = &s->threads[i];
 		q->tid = t->tid;
 		if (t->pending_signal && add_stopped_signal(job, t, q))
@@ -370,7 +358,7 @@ static int read_thread_queues(struct dump_job *job, struct signal_state *s)
 		if (read_queue(job, t->tid, DUMP_QUEUE_THREAD, q))
 			return -1;
 		if (build_entries(q))
-			return dump_fail(&job->err, "out of memory");
+			return tool_fail(&job->err, 0, "out of memory");
 	}
 	return 0;
 }
@@ -382,18 +370,18 @@ int signals_read(struct dump_job *job)
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->signals = s;
 	if (read_sighand(job, s) || read_thread_queues(job, s))
 		return -1;
 	if (read_queue(job, job->pid, DUMP_QUEUE_SHARED, &s->shared))
 		return -1;
 	if (build_entries(&s->shared))
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	for (i = 0; i < s->n_threads; i++)
-		n += s->threads[i].n;
+		n += s->threads[i].list.n;
 	dump_verbose(job, "%zu signal handlers, %zu signals pending for the process, %zu for single threads\n",
-		     s->n_actions, s->shared.n, n);
+		     s->n_actions, s->shared.list.n, n);
 	return 0;
 }
 
@@ -405,7 +393,7 @@ const struct crib_siginfo *signals_thread_pending(const struct dump_job *job, pi
 
 	for (i = 0; s && i < s->n_threads; i++) {
 		if (s->threads[i].tid == tid) {
-			*n = s->threads[i].n;
+			*n = s->threads[i].list.n;
 			return s->threads[i].entries;
 		}
 	}
@@ -420,18 +408,19 @@ int signals_write(struct dump_job *job)
 		.pid = (uint64_t)job->pid, .actions = s->actions, .n_actions = s->n_actions,
 	};
 	struct crib_sigpending p = {
-		.pid = (uint64_t)job->pid, .signals = s->shared.entries, .n_signals = s->shared.n,
+		.pid = (uint64_t)job->pid, .signals = s->shared.entries,
+		.n_signals = s->shared.list.n,
 	};
 
 	if (crib_write_sighand(job->writer, &h) || crib_write_sigpending(job->writer, &p))
-		return dump_fail(&job->err, "writing the signal records: %s",
+		return tool_fail(&job->err, 0, "writing the signal records: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }
 
 static void queue_free(struct sig_queue *q)
 {
-	free(q->items);
+	array_free(&q->list);
 	free(q->entries);
 }
 

@@ -15,29 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "kabi.h"
 #include "sockets.h"
-
-#ifndef SOCK_BUF_LOCK_MASK
-#define SOCK_BUF_LOCK_MASK	3	/* SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK */
-#endif
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK		72
-#endif
-#ifndef SO_BINDTOIFINDEX
-#define SO_BINDTOIFINDEX	62
-#endif
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT		103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO			104
-#endif
-#ifndef IP_BIND_ADDRESS_NO_PORT
-#define IP_BIND_ADDRESS_NO_PORT	24
-#endif
-
-#define MAX_SCHEDULE_TIMEOUT	0x7fffffffffffffffULL	/* LONG_MAX */
-#define TCP_RTO_MAX_SECS	120	/* TCP_RTO_MAX / HZ */
 
 static void put(struct socket_entry *e, int level, int name, const void *val, size_t len)
 {

@@ -10,27 +10,21 @@
 #include "dump_sockets.h"
 #include "dump_sockets.skel.h"
 
+/* The walk goes on from the descriptor after the last socket that arrived. */
+static uint64_t after_socket(const void *last)
+{
+	return (uint64_t)((const struct dump_socket_rec *)last)->fd + 1;
+}
+
 int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs)
 {
 	struct dump_socket_ctx ctx = { .pid = pid, .fd = fd };
-	const struct dump_socket_rec *last;
-	int ret;
+	struct collect_walk walk = {
+		.prog = job->progs.sockets->progs.dump_sockets,
+		.map_fd = bpf_map__fd(job->progs.sockets->maps.socket_records),
+		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
+		.resume_after = after_socket, .pid = pid,
+	};
 
-	for (;;) {
-		ret = program_collect_kinds(job->progs.sockets->progs.dump_sockets,
-					    bpf_map__fd(job->progs.sockets->maps.socket_records),
-					    &ctx, sizeof(ctx), &recs, 1, &job->err);
-		if (ret < 0)
-			return -1;
-		if (ret == DUMP_OK)
-			return 0;
-		if (ret == DUMP_NO_ROOM && recs->n) {
-			last = (const struct dump_socket_rec *)recs->items + recs->n - 1;
-			ctx.start = (uint64_t)last->fd + 1;
-			continue;
-		}
-		if (ret == DUMP_NO_TASK)
-			return dump_fail(&job->err, "no process with pid %d", (int)pid);
-		return dump_fail(&job->err, "dump_sockets failed (result %d)", ret);
-	}
+	return program_collect_all(&walk, recs, &job->err);
 }

@@ -3,7 +3,8 @@
  * Walking a socket queue with the dump_socket_queue CRIB program: a
  * record per skb, then its bytes from skb->head.  A walk cut short by a
  * full ring buffer resumes at the first skb that did not arrive whole.
- * socket_queues.c checks and assembles what the walks brought back.
+ * socket_queues.c has each protocol (tcp.c, udp.c, unix.c) check and
+ * assemble what the walks brought back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,14 +20,6 @@
 /* Larger than any skb a socket queues (64 KiB GSO, a UNIX datagram of sk_sndbuf). */
 #define SKB_BYTES_MAX	(16u << 20)
 
-void skb_list_free(struct skb_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->items[i].bytes);
-	free(l->items);
-	memset(l, 0, sizeof(*l));
-}
-
 static int malformed(struct skb_list *l, const char *why)
 {
 	l->bad = why;
@@ -41,29 +34,22 @@ static void skb_list_drop_last(struct skb_list *l)
 
 static int add_skb(struct skb_list *l, const struct dump_skb_rec *k)
 {
-	struct skb_copy *items, *s;
-	size_t cap;
+	struct skb_copy *s;
 
 	if (k->idx != l->n)
 		return malformed(l, "an skb out of order");
 	if ((uint64_t)k->headroom + k->len > SKB_BYTES_MAX)
 		return malformed(l, "an skb larger than 16 MiB");
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 64;
-		items = realloc(l->items, cap * sizeof(*items));
-		if (!items)
-			return -ENOMEM;
-		l->items = items;
-		l->cap = cap;
-	}
-	s = &l->items[l->n];
-	memset(s, 0, sizeof(*s));
+	s = array_push(l);
+	if (!s)
+		return -ENOMEM;
 	s->k = *k;
 	s->size = k->headroom + k->len;
 	s->bytes = malloc(s->size ? s->size : 1);
-	if (!s->bytes)
+	if (!s->bytes) {
+		l->n--;
 		return -ENOMEM;
-	l->n++;
+	}
 	return 0;
 }
 
@@ -105,10 +91,10 @@ static int run_queue_program(struct dump_job *job, struct ring_buffer *rb,
 
 	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
 	if (ret)
-		return dump_fail(&job->err, "running dump_socket_queue failed: %s", strerror(-ret));
+		return tool_fail(&job->err, -ret, "running dump_socket_queue failed");
 	ret = ring_buffer__consume(rb);
 	if (ret < 0)
-		return dump_fail(&job->err, "reading the %s of fd %d: %s",
+		return tool_fail(&job->err, 0, "reading the %s of fd %d: %s",
 				 socket_queue_name(ctx->queue), ctx->fd,
 				 l->bad ? l->bad : strerror(-ret));
 	return retval;
@@ -127,8 +113,7 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.queue_records),
 			      on_queue_record, l, NULL);
 	if (!rb)
-		return dump_fail(&job->err, "cannot open the ring buffer of dump_socket_queue: %s",
-				 strerror(errno));
+		return tool_fail(&job->err, errno, "cannot open the ring buffer of dump_socket_queue");
 	for (;;) {
 		before = l->n;
 		ctx.start = l->n;
@@ -145,16 +130,16 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 				skb_list_drop_last(l);
 			if (l->n > before)
 				continue;
-			ret = dump_fail(&job->err, "an skb in the %s of fd %d does not fit in the ring buffer",
+			ret = tool_fail(&job->err, 0, "an skb in the %s of fd %d does not fit in the ring buffer",
 					socket_queue_name(queue), fd);
 			break;
 		}
 		if (ret == DUMP_NO_TASK)
-			ret = dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+			ret = tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
 		else if (ret == DUMP_NO_SOCKET)
-			ret = dump_fail(&job->err, "fd %d is no longer a socket", fd);
+			ret = tool_fail(&job->err, 0, "fd %d is no longer a socket", fd);
 		else
-			ret = dump_fail(&job->err, "dump_socket_queue failed on the %s of fd %d (result %d)",
+			ret = tool_fail(&job->err, 0, "dump_socket_queue failed on the %s of fd %d (result %d)",
 					socket_queue_name(queue), fd, ret);
 		break;
 	}
@@ -165,7 +150,8 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 /* The queues each kind of socket has data in. */
 static bool queue_used(const struct socket_entry *e, uint32_t queue)
 {
-	if (e->k.state == 10)	/* TCP_LISTEN: connections, not data (refused if any) */
+	/* a listener queues connections, not data (refused if any) */
+	if (e->k.state == CRIB_SK_LISTEN)
 		return false;
 	switch (e->kind) {
 	case SOCKET_TCP:

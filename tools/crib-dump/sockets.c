@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Socket records.  The dump_sockets CRIB program reads every socket of
- * the process; this file refuses what a restore could not rebuild, reads
- * the queues (socket_queues.c) and options (socket_options.c), and writes
- * a socket record and the socket_queue records of each.
+ * the process; this file refuses what a restore could not rebuild (with
+ * each protocol's checks: tcp.c, udp.c, unix.c), reads the queues
+ * (socket_walk.c) and options (socket_options.c), and writes a socket
+ * record and the socket_queue records of each.
  *
  * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
  * seqpacket sockets.  Refused, each with its reason: other families and
@@ -14,7 +15,7 @@
  * Everything is read, queues included, before the first record is
  * written, so a refused socket stops the dump before anything is written.
  * When the dump will kill the process, its TCP connections are locked
- * (connections.c) before their state and queues are read.
+ * (network.c) before their state and queues are read.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,29 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
-#include "crib_libbpf.h"
-#include "dump_sockets.skel.h"
-#include "netlock.h"
 #include "sockets.h"
 
-/* sk_state values (include/net/tcp_states.h) */
-enum {
-	ST_ESTABLISHED = 1,
-	ST_SYN_SENT = 2,
-	ST_SYN_RECV = 3,
-	ST_FIN_WAIT1 = 4,
-	ST_LAST_ACK = 9,
-	ST_LISTEN = 10,
-	ST_CLOSING = 11,
-};
-
-#define TCP_URG_VALID		0x0100
 /* How long to wait for sent data to be acknowledged, and for a socket to settle. */
 #define INFLIGHT_WAIT_MS	2000
 #define SETTLE_TRIES		20
@@ -74,7 +57,7 @@ static int reread_socket(struct dump_job *job, struct socket_entry *e)
 	if (sockets_collect(job, job->pid, e->k.fd, &recs))
 		goto out;
 	if (recs.n != 1 || ((struct dump_socket_rec *)recs.items)->ino != e->k.ino) {
-		dump_fail(&job->err, "fd %d changed during the dump", e->k.fd);
+		tool_fail(&job->err, 0, "fd %d changed during the dump", e->k.fd);
 		goto out;
 	}
 	e->k = *(struct dump_socket_rec *)recs.items;
@@ -98,16 +81,16 @@ static int measure_hz(struct dump_job *job, unsigned int *hz)
 
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return dump_fail(&job->err, "cannot create a socket: %s", strerror(errno));
+		return tool_fail(&job->err, errno, "cannot create a socket");
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &one_second, sizeof(one_second))) {
-		dump_fail(&job->err, "cannot set a socket's timeout: %s", strerror(errno));
+		tool_fail(&job->err, errno, "cannot set a socket's timeout");
 		goto out;
 	}
 	if (sockets_collect(job, getpid(), fd, &recs))
 		goto out;
 	j = recs.n == 1 ? ((struct dump_socket_rec *)recs.items)->rcvtimeo : 0;
 	if (j < 24 || j > 10000) {
-		dump_fail(&job->err, "cannot tell the kernel's HZ (a 1 s timeout read as %llu jiffies)",
+		tool_fail(&job->err, 0, "cannot tell the kernel's HZ (a 1 s timeout read as %llu jiffies)",
 			  (unsigned long long)j);
 		goto out;
 	}
@@ -153,9 +136,9 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 		}
 	}
 	if (fam)
-		return dump_fail(&job->err, "cannot dump fd %d: %s sockets of type %u, protocol %u are not supported",
+		return tool_fail(&job->err, 0, "cannot dump fd %d: %s sockets of type %u, protocol %u are not supported",
 				 k->fd, fam, k->type, k->protocol);
-	return dump_fail(&job->err, "cannot dump fd %d: sockets of family %u are not supported",
+	return tool_fail(&job->err, 0, "cannot dump fd %d: sockets of family %u are not supported",
 			 k->fd, k->family);
 }
 
@@ -163,44 +146,22 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
-	const char *why = NULL;
+	const char *why;
 
-	if (k->state == ST_LISTEN && k->ack_backlog)
-		return dump_fail(&job->err, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
+	if (k->state == CRIB_SK_LISTEN && k->ack_backlog)
+		return tool_fail(&job->err, 0, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
 				 k->fd, k->ack_backlog);
 	if (k->error_qlen)
 		why = "queued socket errors (MSG_ERRQUEUE)";
-	else if (e->kind == SOCKET_TCP && k->repair)
-		why = "a TCP socket in repair mode";
-	else if (e->kind == SOCKET_TCP && k->has_ulp)
-		why = "a TCP socket with an upper layer protocol (kTLS)";
-	else if (e->kind == SOCKET_TCP && (k->urg_data & TCP_URG_VALID))
-		why = "unread TCP urgent data";
-	else if (e->kind == SOCKET_UDP && k->encap_type)
-		why = "a UDP socket with encapsulation";
-	else if (k->family == AF_UNIX && k->unix_nr_fds)
-		why = "descriptors in flight (SCM_RIGHTS) in its receive queue";
-	else if (k->family == AF_UNIX && k->unix_has_oob)
-		why = "out-of-band data (MSG_OOB)";
+	else if (e->kind == SOCKET_TCP)
+		why = tcp_unsupported(e);
+	else if (e->kind == SOCKET_UDP)
+		why = udp_unsupported(e);
+	else
+		why = unix_unsupported(e);
 	if (why)
-		return dump_fail(&job->err, "cannot dump fd %d: %s is not supported", k->fd, why);
+		return tool_fail(&job->err, 0, "cannot dump fd %d: %s is not supported", k->fd, why);
 	return 0;
-}
-
-/*
- * Bytes sent and not acknowledged yet live in the retransmit queue, an
- * rbtree no CRIB kfunc reads.  A SYN or FIN in flight carries no data.
- */
-static uint32_t tcp_unacked(const struct dump_socket_rec *k)
-{
-	uint32_t n = k->snd_nxt - k->snd_una;
-
-	if (n && (k->state == ST_SYN_SENT || k->state == ST_SYN_RECV))
-		n--;
-	if (n && k->snd_nxt == k->write_seq &&
-	    (k->state == ST_FIN_WAIT1 || k->state == ST_CLOSING || k->state == ST_LAST_ACK))
-		n--;
-	return n;
 }
 
 /* Wait (briefly) for the peer to acknowledge what is in flight. */
@@ -210,7 +171,7 @@ static int tcp_wait_acked(struct dump_job *job, struct socket_entry *e)
 
 	while (tcp_unacked(&e->k)) {
 		if (waited >= INFLIGHT_WAIT_MS)
-			return dump_fail(&job->err, "cannot dump fd %d: %u bytes sent on this TCP connection are not acknowledged; CRIB programs cannot read the retransmit queue",
+			return tool_fail(&job->err, 0, "cannot dump fd %d: %u bytes sent on this TCP connection are not acknowledged; CRIB programs cannot read the retransmit queue",
 					 e->k.fd, tcp_unacked(&e->k));
 		sleep_ms(RETRY_SLEEP_MS);
 		waited += RETRY_SLEEP_MS;
@@ -239,17 +200,12 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 		if (ret <= 0)
 			return ret;
 	}
-	return dump_fail(&job->err, "cannot dump fd %d: its queues kept changing during the dump",
+	return tool_fail(&job->err, 0, "cannot dump fd %d: its queues kept changing during the dump",
 			 e->k.fd);
 }
 
-static bool needs_lock(const struct socket_entry *e)
-{
-	return e->kind == SOCKET_TCP && netlock_state_connected(e->k.state);
-}
-
 /*
- * Lock every connection (connections.c), with nothing of ours in flight:
+ * Lock every connection (network.c), with nothing of ours in flight:
  * once locked, no acknowledgement can arrive, and data sent and not
  * acknowledged would stop the dump.  What was acknowledged is waited for
  * first; the sockets are read again under the lock, and should the
@@ -264,9 +220,9 @@ static int lock_connections(struct dump_job *job, struct socket_list *list)
 
 	for (int tries = 0; tries < SETTLE_TRIES; tries++) {
 		for (i = 0; i < list->n; i++)
-			if (needs_lock(&list->items[i]) && tcp_wait_acked(job, &list->items[i]))
+			if (network_lockable(&list->items[i]) && tcp_wait_acked(job, &list->items[i]))
 				return -1;
-		if (connections_lock(job, list->items, list->n))
+		if (network_lock(job, list->items, list->n))
 			return -1;
 		settled = true;
 		for (i = 0; i < list->n && settled; i++) {
@@ -274,18 +230,18 @@ static int lock_connections(struct dump_job *job, struct socket_list *list)
 			if (e->kind != SOCKET_TCP)
 				continue;
 			if (reread_socket(job, e)) {
-				connections_unlock(job);
+				network_unlock(job);
 				return -1;
 			}
 			/* A connection that appeared or data that left since the wait. */
-			settled = needs_lock(e) ? connection_is_locked(job, e) && !tcp_unacked(&e->k) :
+			settled = network_lockable(e) ? network_locked(job, e) && !tcp_unacked(&e->k) :
 						  true;
 		}
 		if (settled)
 			return 0;
-		connections_unlock(job);
+		network_unlock(job);
 	}
-	return dump_fail(&job->err, "cannot lock the TCP connections: data kept being sent or connections kept changing while they were locked");
+	return tool_fail(&job->err, 0, "cannot lock the TCP connections: data kept being sent or connections kept changing while they were locked");
 }
 
 int sockets_read(struct dump_job *job)
@@ -298,12 +254,12 @@ int sockets_read(struct dump_job *job)
 
 	list = calloc(1, sizeof(*list));
 	if (!list)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->sockets = list;
 	if (sockets_collect(job, job->pid, -1, &recs))
 		goto out;
 	if (recs.n != files_socket_count(job)) {
-		dump_fail(&job->err, "dump_sockets found %zu sockets, the descriptor table %zu",
+		tool_fail(&job->err, 0, "dump_sockets found %zu sockets, the descriptor table %zu",
 			  recs.n, files_socket_count(job));
 		goto out;
 	}
@@ -315,7 +271,7 @@ int sockets_read(struct dump_job *job)
 		goto out;
 	list->items = calloc(recs.n, sizeof(*list->items));
 	if (!list->items) {
-		dump_fail(&job->err, "out of memory");
+		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < recs.n; i++) {
@@ -324,7 +280,7 @@ int sockets_read(struct dump_job *job)
 		k = (const struct dump_socket_rec *)recs.items + i;
 		e->k = *k;
 		if (!files_is_socket(job, k->fd, k->ino)) {
-			dump_fail(&job->err, "fd %d is not the socket dump_sockets reported", k->fd);
+			tool_fail(&job->err, 0, "fd %d is not the socket dump_sockets reported", k->fd);
 			goto out;
 		}
 		if (classify(job, e))
@@ -372,37 +328,6 @@ static void inet_sockaddr(const uint8_t *raw, struct crib_sockaddr *a)
 	a->scope_id = in6.sin6_scope_id;
 }
 
-/* A UNIX name: a path up to its NUL, an abstract name (leading NUL) whole. */
-static void unix_sockaddr(const struct dump_unix_addr *u, struct crib_sockaddr *a)
-{
-	size_t len = u->len;
-
-	if (!len)
-		return;
-	if (u->path[0])
-		len = strnlen((const char *)u->path, len);
-	a->family = AF_UNIX;
-	a->addr = (struct crib_blob){ .data = u->path, .len = len };
-}
-
-static void fill_tcp(const struct socket_entry *e, struct crib_tcp *t)
-{
-	const struct dump_socket_rec *k = &e->k;
-
-	*t = (struct crib_tcp) {
-		.snd_una = k->snd_una, .snd_nxt = k->snd_nxt, .rcv_nxt = k->rcv_nxt,
-		.snd_wnd = k->snd_wnd, .rcv_wnd = k->rcv_wnd, .max_window = k->max_window,
-		.rcv_wup = k->rcv_wup, .mss_clamp = k->mss_clamp,
-		.snd_wscale = k->snd_wscale, .rcv_wscale = k->rcv_wscale,
-		.timestamps = k->tstamp_ok, .ts_val = k->ts_val, .sack = k->sack_ok,
-		.unsent = e->send.bytes,
-		.nodelay = (k->bits >> DUMP_TCP_NODELAY) & 1,
-		.cork = (k->bits >> DUMP_TCP_CORK) & 1,
-		.write_seq = k->write_seq, .copied_seq = k->copied_seq, .snd_wl1 = k->snd_wl1,
-		.wscale_ok = k->wscale_ok,
-	};
-}
-
 static int write_socket(struct dump_job *job, const struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
@@ -413,7 +338,7 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		.options = e->opts, .n_options = e->n_opts,
 		.recv_queued = e->recv.bytes, .send_queued = e->send.bytes,
 		.shutdown = k->shutdown,
-		.backlog = k->state == ST_LISTEN ? k->max_ack_backlog : 0,
+		.backlog = k->state == CRIB_SK_LISTEN ? k->max_ack_backlog : 0,
 	};
 
 	if (k->family == AF_UNIX) {
@@ -425,9 +350,9 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		inet_sockaddr(k->peer_inet, &s.peer);
 	}
 	if (e->kind == SOCKET_TCP)
-		fill_tcp(e, &s.tcp);
+		tcp_record(e, &s.tcp);
 	if (crib_write_socket(job->writer, &s))
-		return dump_fail(&job->err, "writing the socket of fd %d: %s", k->fd,
+		return tool_fail(&job->err, 0, "writing the socket of fd %d: %s", k->fd,
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }
@@ -453,26 +378,26 @@ static int write_messages(struct dump_job *job, const struct socket_entry *e,
 
 	out = calloc(q->n ? q->n : 1, sizeof(*out));
 	if (!out)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	while (i < q->n && !ret) {
 		for (j = i, bytes = 0; j < q->n && j - i < CRIB_LIMIT_ITEMS / 2; j++) {
-			if (q->chunks[j].len > CRIB_CHUNK_MAX) {
-				ret = dump_fail(&job->err, "cannot dump fd %d: a datagram of %zu bytes is queued, more than a snapshot record holds",
-						e->k.fd, q->chunks[j].len);
+			if (q->items[j].len > CRIB_CHUNK_MAX) {
+				ret = tool_fail(&job->err, 0, "cannot dump fd %d: a datagram of %zu bytes is queued, more than a snapshot record holds",
+						e->k.fd, q->items[j].len);
 				break;
 			}
-			if (bytes + q->chunks[j].len > CRIB_CHUNK_MAX)
+			if (bytes + q->items[j].len > CRIB_CHUNK_MAX)
 				break;
-			bytes += q->chunks[j].len;
-			out[j - i].data = (struct crib_blob){ q->chunks[j].data, q->chunks[j].len };
-			chunk_src(&q->chunks[j], &out[j - i]);
+			bytes += q->items[j].len;
+			out[j - i].data = (struct crib_blob){ q->items[j].data, q->items[j].len };
+			chunk_src(&q->items[j], &out[j - i]);
 		}
 		if (ret)
 			break;
 		rec.chunks = out;
 		rec.n_chunks = j - i;
 		if (crib_write_socket_queue(job->writer, &rec))
-			ret = dump_fail(&job->err, "writing the queue of fd %d: %s", e->k.fd,
+			ret = tool_fail(&job->err, 0, "writing the queue of fd %d: %s", e->k.fd,
 					crib_writer_error(job->writer)->msg);
 		rec.seq++;
 		i = j;
@@ -488,9 +413,9 @@ static int write_queue(struct dump_job *job, const struct socket_entry *e,
 		return 0;
 	if (!q->stream)
 		return write_messages(job, e, q, queue);
-	if (crib_write_socket_stream(job->writer, e->k.ino, queue, q->chunks[0].data,
-				     q->chunks[0].len))
-		return dump_fail(&job->err, "writing the queue of fd %d: %s", e->k.fd,
+	if (crib_write_socket_stream(job->writer, e->k.ino, queue, q->items[0].data,
+				     q->items[0].len))
+		return tool_fail(&job->err, 0, "writing the queue of fd %d: %s", e->k.fd,
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

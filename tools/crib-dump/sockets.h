@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Sockets in crib-dump, shared by sockets.c (the socket records: reading,
- * refusing what cannot be restored, writing), socket_options.c (options
- * as getsockopt() returns them) and socket_queues.c (queued data).
+ * Sockets in crib-dump, as in crib-restore: sockets.c reads every socket
+ * and writes its records, in an order that keeps them consistent;
+ * socket_records.c collects what dump_sockets sends, socket_options.c
+ * turns it into the options as getsockopt() returns them, socket_walk.c
+ * walks the queues, socket_queues.c builds them from the walks
+ * (socket_data.c) by protocol: tcp.c, udp.c, unix.c.  network.c locks the
+ * TCP connections of a process the dump kills.
  */
 #ifndef CRIB_DUMP_SOCKETS_TOOL_H
 #define CRIB_DUMP_SOCKETS_TOOL_H
@@ -36,11 +40,9 @@ struct sock_chunk {
 	uint64_t src_scope_id;
 };
 
-/* A queue as socket_queue records carry it. */
+/* A queue as socket_queue records carry it: its chunks in order. */
 struct sock_queue {
-	struct sock_chunk *chunks;
-	size_t n;
-	size_t cap;
+	ARRAY(struct sock_chunk);
 	uint64_t bytes;
 	bool stream;			/* one run of bytes, not messages */
 };
@@ -48,6 +50,10 @@ struct sock_queue {
 #define SOCKOPT_MAX	64
 #define SOCKOPT_BUF	1024
 
+/*
+ * A socket as dump_sockets read it.  k.state is the kernel's sk_state,
+ * which the snapshot keeps as it is: enum crib_sk_state.
+ */
 struct socket_entry {
 	struct dump_socket_rec k;
 	enum socket_kind kind;
@@ -75,9 +81,7 @@ struct skb_copy {
 /* One walk of one queue (socket_walk.c). */
 struct skb_list {
 	bool used;		/* walked at all */
-	struct skb_copy *items;
-	size_t n;
-	size_t cap;
+	ARRAY(struct skb_copy);	/* in queue order */
 	struct dump_queue_end_rec end;
 	bool ended;
 	const char *bad;	/* what was wrong with a record */
@@ -86,9 +90,6 @@ struct skb_list {
 /* Walk queue @queue (enum dump_sock_queue) of the socket @fd. */
 int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
 		      struct skb_list *l);
-void skb_list_free(struct skb_list *l);
-const char *socket_queue_name(uint32_t queue);
-
 /*
  * Read the queues of @e into e->recv and e->send (socket_walk.c): walk
  * them, then socket_queues_build().  Returns 0, -1 with the job's error
@@ -98,16 +99,48 @@ const char *socket_queue_name(uint32_t queue);
 int socket_queues_read(struct dump_job *job, struct socket_entry *e);
 /*
  * The queues of @e from its walks, indexed by enum dump_sock_queue,
- * checked against the socket's counters (e->k) and the walks' ends.
- * Returns as socket_queues_read().
+ * checked against the socket's counters (e->k) and the walks' ends
+ * (socket_queues.c).  Returns as socket_queues_read().
  */
 int socket_queues_build(struct dump_job *job, struct socket_entry *e,
 			const struct skb_list *walks);
 void socket_queues_free(struct socket_entry *e);
 
-/* Lock the connections among @items (connections.c); after a failure, nothing is locked. */
-int connections_lock(struct dump_job *job, const struct socket_entry *items, size_t n);
-/* Whether @e's connection is under the lock taken by connections_lock(). */
-bool connection_is_locked(const struct dump_job *job, const struct socket_entry *e);
+/* Walks and queues (socket_data.c). */
+const char *socket_queue_name(uint32_t queue);
+void skb_list_free(struct skb_list *l);
+/* The walk of queue @queue of fd @fd saw the whole queue, and every skb whole. */
+int skb_list_check(struct dump_job *job, int fd, uint32_t queue, const struct skb_list *l);
+/* Append @len bytes to a stream queue (its one chunk); 0 or -1. */
+int sock_queue_add_bytes(struct sock_queue *q, const uint8_t *data, size_t len);
+/* Append a message of @len bytes, *@out (if given) pointing at it; 0 or -1. */
+int sock_queue_add_message(struct sock_queue *q, const uint8_t *data, size_t len,
+			   struct sock_chunk **out);
+void sock_queue_free(struct sock_queue *q);
+
+/*
+ * Each protocol: what no snapshot of @e can carry, said as "... is not
+ * supported" completes it, NULL when nothing; and @e's queues from the
+ * walks (returning as socket_queues_build()).
+ */
+const char *tcp_unsupported(const struct socket_entry *e);
+int tcp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
+/* Bytes sent and not acknowledged: what a snapshot cannot hold. */
+uint32_t tcp_unacked(const struct dump_socket_rec *k);
+/* The record's tcp map: what TCP_REPAIR needs. */
+void tcp_record(const struct socket_entry *e, struct crib_tcp *t);
+const char *udp_unsupported(const struct socket_entry *e);
+int udp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
+const char *unix_unsupported(const struct socket_entry *e);
+int unix_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
+/* A UNIX name as the record holds it. */
+void unix_sockaddr(const struct dump_unix_addr *u, struct crib_sockaddr *a);
+
+/* A TCP connection, which the network lock holds (network.c). */
+bool network_lockable(const struct socket_entry *e);
+/* Lock the connections among @items; after a failure, nothing is locked. */
+int network_lock(struct dump_job *job, const struct socket_entry *items, size_t n);
+/* Whether @e's connection is under the lock taken by network_lock(). */
+bool network_locked(const struct dump_job *job, const struct socket_entry *e);
 
 #endif /* CRIB_DUMP_SOCKETS_TOOL_H */

@@ -10,6 +10,7 @@
 
 #include "crib-dump.h"
 #include "dump_task.skel.h"
+#include "kabi.h"
 
 int task_read(struct dump_job *job)
 {
@@ -18,32 +19,32 @@ int task_read(struct dump_job *job)
 	int ret;
 
 	ret = program_collect(job->progs.task->progs.dump_task,
-			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, &recs,
-			      &job->err);
+			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, sizeof(ctx),
+			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret == DUMP_NO_TASK) {
-		ret = dump_fail(&job->err, "no process with pid %d", (int)job->pid);
+		ret = tool_fail(&job->err, 0, "no process with pid %d", (int)job->pid);
 		goto out;
 	}
 	if (ret != DUMP_OK || recs.n != 1) {
-		ret = dump_fail(&job->err, "dump_task failed (result %d, %zu records)", ret,
+		ret = tool_fail(&job->err, 0, "dump_task failed (result %d, %zu records)", ret,
 				recs.n);
 		goto out;
 	}
 	memcpy(&job->task, recs.items, sizeof(job->task));
 	if (job->task.tgid != job->pid) {
-		ret = dump_fail(&job->err, "%d is a thread of process %d: dump the process",
+		ret = tool_fail(&job->err, 0, "%d is a thread of process %d: dump the process",
 				(int)job->pid, job->task.tgid);
 		goto out;
 	}
 	if (!job->task.has_mm) {
-		ret = dump_fail(&job->err, "process %d has no address space (a kernel thread?)",
+		ret = tool_fail(&job->err, 0, "process %d has no address space (a kernel thread?)",
 				(int)job->pid);
 		goto out;
 	}
 	if (job->task.ngroups > DUMP_MAX_GROUPS) {
-		ret = dump_fail(&job->err, "process %d has %u supplementary groups, more than the %d supported",
+		ret = tool_fail(&job->err, 0, "process %d has %u supplementary groups, more than the %d supported",
 				(int)job->pid, job->task.ngroups, DUMP_MAX_GROUPS);
 		goto out;
 	}
@@ -68,13 +69,13 @@ int resolve_checked_path(struct dump_job *job, const char *what, const struct du
 
 	ret = proc_readlink(job->pid, what, buf, size);
 	if (ret)
-		return dump_fail(&job->err, "cannot resolve /proc/%d/%s: %s", (int)job->pid,
-				 what, strerror(-ret));
+		return tool_fail(&job->err, -ret, "cannot resolve /proc/%d/%s", (int)job->pid,
+				 what);
 	snprintf(proc_path, sizeof(proc_path), "/proc/%d/%s", (int)job->pid, what);
 	if (stat(proc_path, &st))
-		return dump_fail(&job->err, "cannot stat %s: %s", proc_path, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot stat %s", proc_path);
 	if (st.st_ino != id->ino || st.st_dev != kernel_dev_to_st_dev(id->dev))
-		return dump_fail(&job->err, "%s (%s) is not the object the kernel reports",
+		return tool_fail(&job->err, 0, "%s (%s) is not the object the kernel reports",
 				 proc_path, buf);
 	return 0;
 }
@@ -117,11 +118,11 @@ int task_write(struct dump_job *job)
 		.rlimits = rlimits, .n_rlimits = DUMP_NR_RLIMITS,
 		.cwd = cwd, .root = root, .exe = exe,
 		.no_new_privs = t->no_new_privs,
-		.dumpable = t->mm_flags & 3,	/* MMF_DUMPABLE_MASK */
+		.dumpable = t->mm_flags & MMF_DUMPABLE_MASK,
 		.start_time = t->start_boottime,
 	};
 	if (crib_write_process(job->writer, &p))
-		return dump_fail(&job->err, "writing the process record: %s",
+		return tool_fail(&job->err, 0, "writing the process record: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

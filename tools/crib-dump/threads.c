@@ -32,12 +32,12 @@ static int read_thread_kernel_state(struct dump_job *job, pid_t tid,
 	int ret;
 
 	ret = program_collect(job->progs.task->progs.dump_thread,
-			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, &recs,
-			      &job->err);
+			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, sizeof(ctx),
+			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
 	if (ret != DUMP_OK || recs.n != 1) {
-		ret = dump_fail(&job->err, "cannot read thread %d (dump_thread result %d)",
+		ret = tool_fail(&job->err, 0, "cannot read thread %d (dump_thread result %d)",
 				(int)tid, ret);
 		goto out;
 	}
@@ -67,8 +67,8 @@ static int read_rseq(struct dump_job *job, pid_t tid, struct crib_thread *t)
 	struct __ptrace_rseq_configuration conf = { 0 };
 
 	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tid, sizeof(conf), &conf) < 0)
-		return dump_fail(&job->err, "cannot read the rseq registration of thread %d: %s",
-				 (int)tid, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read the rseq registration of thread %d",
+				 (int)tid);
 	t->rseq = conf.rseq_abi_pointer;
 	t->rseq_len = conf.rseq_abi_pointer ? conf.rseq_abi_size : 0;
 	t->rseq_sig = conf.rseq_abi_pointer ? conf.signature : 0;
@@ -86,11 +86,11 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	if (read_thread_kernel_state(job, tid, &kt))
 		return -1;
 	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
-		return dump_fail(&job->err, "cannot read the registers of thread %d: %s",
-				 (int)tid, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read the registers of thread %d",
+				 (int)tid);
 	if (ptrace(PTRACE_GETREGSET, tid, NT_X86_XSTATE, &iov))
-		return dump_fail(&job->err, "cannot read the FPU state of thread %d: %s",
-				 (int)tid, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read the FPU state of thread %d",
+				 (int)tid);
 	memcpy(comm, kt.comm, DUMP_COMM_LEN);
 	comm[DUMP_COMM_LEN] = '\0';
 
@@ -113,7 +113,7 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	if (read_rseq(job, tid, &t))
 		return -1;
 	if (crib_write_thread(job->writer, &t))
-		return dump_fail(&job->err, "writing the record of thread %d: %s", (int)tid,
+		return tool_fail(&job->err, 0, "writing the record of thread %d: %s", (int)tid,
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }
@@ -124,15 +124,15 @@ int threads_write(struct dump_job *job)
 	size_t i;
 	int ret = 0;
 
-	if (job->task.nr_threads != job->freezer.n_threads)
-		return dump_fail(&job->err, "process %d has %u threads but %zu were stopped",
-				 (int)job->pid, job->task.nr_threads, job->freezer.n_threads);
+	if (job->task.nr_threads != job->freezer.threads.n)
+		return tool_fail(&job->err, 0, "process %d has %u threads but %zu were stopped",
+				 (int)job->pid, job->task.nr_threads, job->freezer.threads.n);
 	xstate_buf = malloc(XSTATE_MAX);
 	if (!xstate_buf)
-		return dump_fail(&job->err, "out of memory");
-	for (i = 0; i < job->freezer.n_threads && !ret; i++)
-		ret = write_thread(job, job->freezer.threads[i].tid, xstate_buf);
+		return tool_fail(&job->err, 0, "out of memory");
+	for (i = 0; i < job->freezer.threads.n && !ret; i++)
+		ret = write_thread(job, job->freezer.threads.items[i].tid, xstate_buf);
 	free(xstate_buf);
-	dump_verbose(job, "%zu threads\n", job->freezer.n_threads);
+	dump_verbose(job, "%zu threads\n", job->freezer.threads.n);
 	return ret;
 }

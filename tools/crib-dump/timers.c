@@ -17,6 +17,7 @@
  * CPU time, a timer that signals a thread which is gone.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +27,8 @@
 
 #include "crib-dump.h"
 #include "dump_signals.skel.h"
+#include "kabi.h"
 
-#define SIGEV_NONE_		1	/* the kernel's SIGEV_* values */
-#define SIGEV_THREAD_ID_	4
-#define REQUEUE_PENDING		1	/* expired, its signal not yet delivered */
-#define CPUCLOCK_PERTHREAD	4
-#define CPUCLOCK_CLOCK_MASK	3
-#define CLOCKFD			3
-#define CLOCK_REALTIME_ALARM_	8
-#define CLOCK_BOOTTIME_ALARM_	9
 #define DUE_NOW			1	/* ns left for an expired timer whose signal is on its way */
 
 struct timer_state {
@@ -78,7 +72,7 @@ static int cpu_itimer(struct dump_job *job, const struct dump_timers_rec *sum, i
 	if (!it->expires)
 		return 0;
 	if (!sum->timers_active)
-		return dump_fail(&job->err, "%s of process %d is armed but the process's CPU time is not being counted for it",
+		return tool_fail(&job->err, 0, "%s of process %d is armed but the process's CPU time is not being counted for it",
 				 name, (int)job->pid);
 	out->value_ns = it->expires > now ? it->expires - now : DUE_NOW;
 	return 0;
@@ -95,7 +89,7 @@ static int64_t forward(int64_t expires, int64_t now, int64_t interval)
 /* common_timer_get() for a timer on an hrtimer clock. */
 static uint64_t posix_hrtimer_left(const struct dump_posix_timer_rec *p, int64_t now)
 {
-	bool sig_none = p->sigev_notify == SIGEV_NONE_;
+	bool sig_none = p->sigev_notify == SIGEV_NONE;
 	int64_t clock_now = now + p->hr.base_offset, expires = p->hr.expires;
 
 	if (!p->interval && !p->active)
@@ -110,7 +104,7 @@ static uint64_t posix_hrtimer_left(const struct dump_posix_timer_rec *p, int64_t
 /* posix_cpu_timer_get() for a timer on a CPU-time clock. */
 static uint64_t posix_cpu_left(const struct dump_posix_timer_rec *p, int which)
 {
-	bool sig_none = p->sigev_notify == SIGEV_NONE_;
+	bool sig_none = p->sigev_notify == SIGEV_NONE;
 	int64_t now = (int64_t)p->cpu_sample[which], expires = (int64_t)p->cpu_expires;
 
 	if (p->interval > 0 && ((p->requeue_pending & REQUEUE_PENDING) || sig_none))
@@ -124,8 +118,8 @@ static bool is_our_thread(const struct dump_job *job, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < job->freezer.n_threads; i++)
-		if (job->freezer.threads[i].tid == tid)
+	for (i = 0; i < job->freezer.threads.n; i++)
+		if (job->freezer.threads.items[i].tid == tid)
 			return true;
 	return false;
 }
@@ -139,18 +133,18 @@ static int hrtimer_clock(struct dump_job *job, const struct dump_posix_timer_rec
 	case CLOCK_BOOTTIME:
 	case CLOCK_TAI:
 		break;
-	case CLOCK_REALTIME_ALARM_:
-	case CLOCK_BOOTTIME_ALARM_:
-		return dump_fail(&job->err, "POSIX timer %d of process %d is on an alarm clock (%d), which crib-dump does not read",
+	case CLOCK_REALTIME_ALARM:
+	case CLOCK_BOOTTIME_ALARM:
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on an alarm clock (%d), which crib-dump does not read",
 				 p->id, (int)job->pid, p->clock);
 	default:
-		return dump_fail(&job->err, "POSIX timer %d of process %d is on clock %d, which crib-dump does not know",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on clock %d, which crib-dump does not know",
 				 p->id, (int)job->pid, p->clock);
 	}
 	/* A relative CLOCK_REALTIME timer runs on CLOCK_MONOTONIC (hrtimer_init()). */
 	if (p->hr.base_clockid != p->clock &&
 	    !(p->clock == CLOCK_REALTIME && p->hr.base_clockid == CLOCK_MONOTONIC))
-		return dump_fail(&job->err, "POSIX timer %d of process %d: clock %d but its hrtimer runs on clock %d",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d: clock %d but its hrtimer runs on clock %d",
 				 p->id, (int)job->pid, p->clock, p->hr.base_clockid);
 	out->clockid = p->clock;
 	out->interval_ns = (uint64_t)p->interval;
@@ -170,10 +164,10 @@ static int cpu_clock(struct dump_job *job, const struct dump_posix_timer_rec *p,
 	bool per_thread = p->clock & CPUCLOCK_PERTHREAD;
 
 	if (which == CLOCKFD)
-		return dump_fail(&job->err, "POSIX timer %d of process %d is on a dynamic clock (clock %d)",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is on a dynamic clock (clock %d)",
 				 p->id, (int)job->pid, p->clock);
 	if (per_thread ? !is_our_thread(job, p->cpu_target) : p->cpu_target != job->pid)
-		return dump_fail(&job->err, "POSIX timer %d of process %d counts the CPU time of %s %d, not its own",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d counts the CPU time of %s %d, not its own",
 				 p->id, (int)job->pid, per_thread ? "thread" : "process",
 				 p->cpu_target);
 	out->clockid = per_thread ? make_thread_cpuclock((uint32_t)p->cpu_target, which) :
@@ -181,7 +175,7 @@ static int cpu_clock(struct dump_job *job, const struct dump_posix_timer_rec *p,
 	if (!p->cpu_expires)
 		return 0;	/* disarmed: timer_gettime() reports no interval either */
 	if (!p->has_cpu_sample)
-		return dump_fail(&job->err, "POSIX timer %d of process %d is armed but the CPU time it counts could not be read",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d is armed but the CPU time it counts could not be read",
 				 p->id, (int)job->pid);
 	out->interval_ns = (uint64_t)p->interval;
 	out->value_ns = posix_cpu_left(p, which);
@@ -196,13 +190,13 @@ static int posix_timer(struct dump_job *job, const struct dump_posix_timer_rec *
 		.notify = (uint64_t)p->sigev_notify, .sigev_value = p->sigev_value,
 		.overrun = p->overrun_last > 0 ? (uint64_t)p->overrun_last : 0,
 	};
-	if (p->sigev_notify & SIGEV_THREAD_ID_) {
+	if (p->sigev_notify & SIGEV_THREAD_ID) {
 		if (!is_our_thread(job, p->target))
-			return dump_fail(&job->err, "POSIX timer %d of process %d signals thread %d, which is not one of its threads (it exited)",
+			return tool_fail(&job->err, 0, "POSIX timer %d of process %d signals thread %d, which is not one of its threads (it exited)",
 					 p->id, (int)job->pid, p->target);
 		out->notify_tid = (uint64_t)p->target;
 	} else if (p->target != job->pid) {
-		return dump_fail(&job->err, "POSIX timer %d of process %d signals process %d",
+		return tool_fail(&job->err, 0, "POSIX timer %d of process %d signals process %d",
 				 p->id, (int)job->pid, p->target);
 	}
 	if (p->clock >= 0)
@@ -217,33 +211,32 @@ struct procfs_timer {
 	char notify[16], target_kind[8];
 };
 
-/* Returns the number of timers read, 0 for none or no such file, -1 on error. */
-static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **out)
+struct procfs_timers {
+	ARRAY(struct procfs_timer);
+};
+
+/* The timers /proc/PID/timers lists, none when there is no such file; 0 or -1. */
+static int read_procfs_timers(struct dump_job *job, struct procfs_timers *out)
 {
-	struct procfs_timer *timers = NULL, *grown, *cur = NULL;
+	struct procfs_timer *cur = NULL;
 	char path[64], line[256];
-	size_t n = 0;
 	FILE *f;
 	int ok = 1;
 
-	*out = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/timers", (int)job->pid);
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		return dump_fail(&job->err, "cannot read %s: %s", path, strerror(errno));
+		return tool_fail(&job->err, errno, "cannot read %s", path);
 	}
 	while (ok && fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "ID: ", 4)) {
-			grown = realloc(timers, (n + 1) * sizeof(*timers));
-			if (!grown) {
+			cur = array_push(out);
+			if (!cur) {
 				fclose(f);
-				free(timers);
-				return dump_fail(&job->err, "out of memory");
+				return tool_fail(&job->err, 0, "out of memory");
 			}
-			timers = grown;
-			cur = memset(&timers[n++], 0, sizeof(*cur));
 			ok = sscanf(line, "ID: %d", &cur->id) == 1;
 		} else if (!cur) {
 			ok = 0;
@@ -257,23 +250,20 @@ static ssize_t read_procfs_timers(struct dump_job *job, struct procfs_timer **ou
 		}
 	}
 	fclose(f);
-	if (!ok) {
-		free(timers);
-		return dump_fail(&job->err, "cannot parse %s: \"%.*s\"", path,
+	if (!ok)
+		return tool_fail(&job->err, 0, "cannot parse %s: \"%.*s\"", path,
 				 (int)strcspn(line, "\n"), line);
-	}
-	*out = timers;
-	return (ssize_t)n;
+	return 0;
 }
 
 static bool same_as_procfs(const struct dump_posix_timer_rec *p, const struct procfs_timer *f)
 {
 	static const char *const notify[] = { "signal", "none", "thread" };
-	int how = p->sigev_notify & ~SIGEV_THREAD_ID_;
+	int how = p->sigev_notify & ~SIGEV_THREAD_ID;
 
 	return p->signo == f->signo && p->sigev_value == f->value && p->clock == f->clock &&
 	       p->target == f->target && how >= 0 && how < 3 && !strcmp(notify[how], f->notify) &&
-	       !strcmp(p->sigev_notify & SIGEV_THREAD_ID_ ? "tid" : "pid", f->target_kind);
+	       !strcmp(p->sigev_notify & SIGEV_THREAD_ID ? "tid" : "pid", f->target_kind);
 }
 
 /*
@@ -284,30 +274,28 @@ static bool same_as_procfs(const struct dump_posix_timer_rec *p, const struct pr
 static int check_against_procfs(struct dump_job *job, const struct record_list *posix)
 {
 	const struct dump_posix_timer_rec *p = posix->items;
-	struct procfs_timer *timers;
-	ssize_t n, j;
-	size_t i;
+	struct procfs_timers timers = { 0 };
+	size_t i, j;
 	int ret = 0;
 
-	n = read_procfs_timers(job, &timers);
-	if (n < 0)
-		return -1;
-	if (!timers && !posix->n)
-		return 0;
-	if ((size_t)n != posix->n) {
-		ret = dump_fail(&job->err, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zd",
-				posix->n, (int)job->pid, (int)job->pid, n);
+	if (read_procfs_timers(job, &timers)) {
+		ret = -1;
+		goto out;
+	}
+	if (timers.n != posix->n) {
+		ret = tool_fail(&job->err, 0, "the CRIB program read %zu POSIX timers of process %d, /proc/%d/timers lists %zu",
+				posix->n, (int)job->pid, (int)job->pid, timers.n);
 		goto out;
 	}
 	for (i = 0; i < posix->n && !ret; i++) {
-		for (j = 0; j < n && timers[j].id != p[i].id; j++)
+		for (j = 0; j < timers.n && timers.items[j].id != p[i].id; j++)
 			;
-		if (j == n || !same_as_procfs(&p[i], &timers[j]))
-			ret = dump_fail(&job->err, "POSIX timer %d of process %d: what the CRIB program read differs from /proc/%d/timers",
+		if (j == timers.n || !same_as_procfs(&p[i], &timers.items[j]))
+			ret = tool_fail(&job->err, 0, "POSIX timer %d of process %d: what the CRIB program read differs from /proc/%d/timers",
 					p[i].id, (int)job->pid, (int)job->pid);
 	}
 out:
-	free(timers);
+	array_free(&timers);
 	return ret;
 }
 
@@ -334,7 +322,7 @@ static int convert(struct dump_job *job, const struct dump_timers_rec *sum,
 		return 0;
 	ts->posix = calloc(posix->n, sizeof(*ts->posix));
 	if (!ts->posix)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	for (i = 0; i < posix->n; i++)
 		if (posix_timer(job, &p[i], sum->now, &ts->posix[i]))
 			return -1;
@@ -358,7 +346,7 @@ int timers_read(struct dump_job *job)
 
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
-		return dump_fail(&job->err, "out of memory");
+		return tool_fail(&job->err, 0, "out of memory");
 	job->timers = ts;
 	ret = program_collect_kinds(job->progs.signals->progs.dump_timers,
 				    bpf_map__fd(job->progs.signals->maps.signal_records), &ctx,
@@ -366,22 +354,22 @@ int timers_read(struct dump_job *job)
 	if (ret < 0)
 		goto out;
 	if (ret == DUMP_TOO_MANY) {
-		ret = dump_fail(&job->err, "process %d has more than %d POSIX timers",
+		ret = tool_fail(&job->err, 0, "process %d has more than %d POSIX timers",
 				(int)job->pid, DUMP_MAX_TIMERS);
 		goto out;
 	}
 	if (ret == DUMP_NO_TASK) {
-		ret = dump_fail(&job->err, "process %d exited, or a POSIX timer was freed while read",
+		ret = tool_fail(&job->err, 0, "process %d exited, or a POSIX timer was freed while read",
 				(int)job->pid);
 		goto out;
 	}
 	if (ret != DUMP_OK || sums.n != 1) {
-		ret = dump_fail(&job->err, "dump_timers failed (result %d)", ret);
+		ret = tool_fail(&job->err, 0, "dump_timers failed (result %d)", ret);
 		goto out;
 	}
 	sum = sums.items;
 	if (sum->n_posix != posix.n) {
-		ret = dump_fail(&job->err, "dump_timers sent %zu of %u POSIX timers", posix.n,
+		ret = tool_fail(&job->err, 0, "dump_timers sent %zu of %u POSIX timers", posix.n,
 				sum->n_posix);
 		goto out;
 	}
@@ -400,7 +388,7 @@ out:
 int timers_write(struct dump_job *job)
 {
 	if (crib_write_timers(job->writer, &job->timers->rec))
-		return dump_fail(&job->err, "writing the timers record: %s",
+		return tool_fail(&job->err, 0, "writing the timers record: %s",
 				 crib_writer_error(job->writer)->msg);
 	return 0;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/* crib-inspect: its options, exit codes and subcommands, shared by its files. */
 #ifndef CRIB_INSPECT_H
 #define CRIB_INSPECT_H
 
@@ -24,20 +25,26 @@ struct options {
 	unsigned long long pid;
 };
 
+/* What the subcommands share (inspect.c). */
 bool section_name_selected(const struct options *o, const char *name);
 bool section_selected(const struct options *o, const struct crib_record *rec);
 int exit_code_for(enum crib_err code);
 void report_error(const char *path, const struct crib_error *err);
+/* @path ("-": standard input) opened for reading; NULL with *@exit_code set. */
 struct crib_reader *open_snapshot(const char *path, int *fd_out, int *exit_code);
 void close_snapshot(struct crib_reader *r, int fd);
 
+/* The subcommands, each returning the exit code. */
 int run_summary(const char *path, const struct options *o);
+int run_json(const char *path, const struct options *o);
+int run_verify(const char *path);
+int run_hexdump(const char *path, const char *spec, const struct options *o);
+int run_diff(const char *a, const char *b, const struct options *o);
 
 /* signals.c: the summary's lines for signal records */
 void print_sighand(const struct crib_sighand *h);
 void print_sigpending(const struct crib_sigpending *p);
 void print_siginfo_list(const struct crib_siginfo *list, size_t n);
 void print_timers(const struct crib_timers *t);
-int run_diff(const char *a, const char *b, const struct options *o);
 
 #endif

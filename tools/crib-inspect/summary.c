@@ -297,20 +297,6 @@ static void print_sockaddr(const struct crib_sockaddr *a)
 	}
 }
 
-static const char *socket_state_name(const struct crib_socket *s)
-{
-	static const char *const tcp[] = {
-		[1] = "ESTABLISHED", [2] = "SYN_SENT", [3] = "SYN_RECV", [4] = "FIN_WAIT1",
-		[5] = "FIN_WAIT2", [6] = "TIME_WAIT", [7] = "CLOSE", [8] = "CLOSE_WAIT",
-		[9] = "LAST_ACK", [10] = "LISTEN", [11] = "CLOSING", [12] = "NEW_SYN_RECV",
-	};
-
-	if (s->protocol != 6 || s->type != 1)	/* not TCP: no TCP states */
-		return s->state == 1 ? "connected" : s->state == 10 ? "listening" :
-		       s->state == 7 ? "unconnected" : NULL;
-	return s->state < 13 ? tcp[s->state] : NULL;
-}
-
 /* Option names by (level, name), as <sys/socket.h> and friends spell them. */
 static const char *sockopt_name(uint64_t level, uint64_t name)
 {
@@ -400,10 +386,10 @@ static void print_socket(const struct crib_socket *s)
 					     [5] = "seqpacket" };
 	const char *fam = s->family < 18 && families[s->family] ? families[s->family] : "?";
 	const char *type = s->type < 6 && types[s->type] ? types[s->type] : "?";
-	const char *state = socket_state_name(s);
+	const char *state = crib_socket_state_name(s);
 
 	printf("  socket fd %" PRIu64 ": %s %s proto %" PRIu64 " ", s->fd, fam, type, s->protocol);
-	if (state)
+	if (strcmp(state, "unknown"))
 		printf("%s ", state);
 	else
 		printf("state %" PRIu64 " ", s->state);

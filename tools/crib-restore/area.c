@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The restore area: one shared anonymous mapping holding the restorer's
- * code, its arguments and one stack per thread.  It must lie where the
- * snapshot has no mapping (the restorer unmaps everything else and maps
- * the snapshot's VMAs around it) and where crib-restore itself has none
- * (the child inherits it at the same address), with room to spare from
- * the neighbours so a stack's guard gap is never involved.
+ * code, its arguments and one stack per thread, placed by map_in_hole()
+ * (mapping.c) where the snapshot has no mapping.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,12 +12,8 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "kabi.h"
 #include "restorer-blob.h"
-
-#define TASK_SIZE	0x7ffffffff000ULL	/* 4-level paging user space */
-#define AREA_ALIGN	(2ULL << 20)
-#define AREA_GAP	(16ULL << 20)		/* kept free around the area */
-#define AREA_LOW	(1ULL << 32)		/* stay clear of non-PIE programs */
 
 /* Byte offsets of the parts of the area, and its size. */
 struct area_layout {
@@ -44,8 +37,8 @@ static size_t count_siginfo(const struct restore_plan *plan)
 {
 	size_t i, n = plan->n_shared_pending;
 
-	for (i = 0; i < plan->n_threads; i++)
-		n += plan->threads[i].n_pending;
+	for (i = 0; i < plan->threads.n; i++)
+		n += plan->threads.items[i].n_pending;
 	return n;
 }
 
@@ -54,8 +47,8 @@ static size_t count_close(const struct restore_plan *plan)
 {
 	size_t i, n = 2;
 
-	for (i = 0; i < plan->n_vmas; i++)
-		n += plan->vmas[i].v.kind == CRIB_VMA_FILE;
+	for (i = 0; i < plan->vmas.n; i++)
+		n += plan->vmas.items[i].v.kind == CRIB_VMA_FILE;
 	return n;
 }
 
@@ -64,8 +57,8 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	size_t i, off, page = (size_t)sysconf(_SC_PAGESIZE);
 
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < plan->n_vmas; i++)
-		l->n_vmas += vma_is_mapped(&plan->vmas[i].v);
+	for (i = 0; i < plan->vmas.n; i++)
+		l->n_vmas += vma_is_mapped(&plan->vmas.items[i].v);
 	l->n_siginfo = count_siginfo(plan);
 	l->n_close = count_close(plan);
 	off = align_up(restorer_blob_len, 64);
@@ -74,98 +67,37 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	l->vmas = off;
 	off = align_up(off + l->n_vmas * sizeof(struct rst_vma), 64);
 	l->pages = off;
-	off = align_up(off + plan->n_pages * sizeof(struct rst_pages), 64);
+	off = align_up(off + plan->pages.n * sizeof(struct rst_pages), 64);
 	l->actions = off;
 	off = align_up(off + plan->n_actions * sizeof(struct rst_sigaction), 64);
 	l->timers = off;
 	off = align_up(off + plan->timers.n_posix * sizeof(struct rst_posix_timer), 64);
 	l->threads = off;
-	off += plan->n_threads * sizeof(struct rst_thread);
+	off += plan->threads.n * sizeof(struct rst_thread);
 	/* The restorer's per-thread start blocks follow the thread array. */
 	l->starts = off;
-	off = align_up(off + plan->n_threads * 2 * sizeof(uint64_t), 64);
+	off = align_up(off + plan->threads.n * 2 * sizeof(uint64_t), 64);
 	l->siginfo = off;
 	off = align_up(off + l->n_siginfo * sizeof(struct rst_siginfo), 64);
 	l->close = off;
 	off = align_up(off + l->n_close * sizeof(int32_t), page);
 	l->stacks = off;
-	off += plan->n_threads * RST_STACK_SIZE;
+	off += plan->threads.n * RST_STACK_SIZE;
 	l->size = align_up(off, page);
 }
 
-/* Map @len bytes exactly at @addr, where nothing is yet; NULL when that fails. */
-static void *try_map(uint64_t addr, size_t len, int prot, int flags)
-{
-	void *p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	if (p != (void *)addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
-		munmap(p, len);
-		return NULL;
-	}
-	return p;
-}
-
-/* Candidate places in the hole [lo, hi): its middle, then near either end. */
-static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int flags)
-{
-	uint64_t cand[3];
-	void *p;
-	int i;
-
-	if (lo < AREA_LOW)
-		lo = AREA_LOW;
-	if (hi > TASK_SIZE)
-		hi = TASK_SIZE;
-	if (hi <= lo || hi - lo < len + 2 * AREA_GAP + AREA_ALIGN)
-		return NULL;
-	cand[0] = ((lo + hi) / 2) & ~(AREA_ALIGN - 1);
-	cand[1] = align_up(lo + AREA_GAP, AREA_ALIGN);
-	cand[2] = (hi - AREA_GAP - len) & ~(AREA_ALIGN - 1);
-	for (i = 0; i < 3; i++) {
-		if (cand[i] < lo + AREA_GAP || cand[i] + len + AREA_GAP > hi)
-			continue;
-		p = try_map(cand[i], len, prot, flags);
-		if (p)
-			return p;
-	}
-	return NULL;
-}
-
-void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags)
-{
-	uint64_t prev_end = 0;
-	void *p;
-	size_t i;
-
-	/* Holes from the top down: the big one below the stack comes first. */
-	if (plan->n_vmas) {
-		p = place_in_hole(plan->vmas[plan->n_vmas - 1].v.end, TASK_SIZE, len, prot, flags);
-		if (p)
-			return p;
-	}
-	for (i = plan->n_vmas; i-- > 0;) {
-		prev_end = i ? plan->vmas[i - 1].v.end : 0;
-		p = place_in_hole(prev_end, plan->vmas[i].v.start, len, prot, flags);
-		if (p)
-			return p;
-	}
-	return NULL;
-}
-
 int area_create(struct restore_area *area, const struct restore_plan *plan,
-		struct restore_error *err)
+		struct tool_error *err)
 {
 	struct area_layout l;
 
 	memset(area, 0, sizeof(*area));
 	plan_layout(plan, &l);
-	area->base = area_map_in_hole(plan, l.size, PROT_READ | PROT_WRITE | PROT_EXEC,
+	area->base = map_in_hole(plan, l.size, PROT_READ | PROT_WRITE | PROT_EXEC,
 				      MAP_SHARED | MAP_ANONYMOUS);
 	if (!area->base)
-		return restore_fail(err, "no room for the restorer (%zu bytes) between the "
-				    "snapshot's mappings", l.size);
+		return tool_fail(err, 0, "no room for the restorer (%zu bytes) between the "
+				 "snapshot's mappings", l.size);
 	area->len = l.size;
 	memcpy(area->base, restorer_blob, restorer_blob_len);
 	area->args = (struct rst_args *)((char *)area->base + l.args);
@@ -188,42 +120,27 @@ static uint32_t prot_of(uint64_t crib_prot)
 	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
 }
 
-uint32_t area_map_flags(const struct crib_vma *v)
-{
-	uint32_t flags = (v->flags & CRIB_MAP_SHARED) ? MAP_SHARED : MAP_PRIVATE;
-
-	if (v->kind != CRIB_VMA_FILE)
-		flags |= MAP_ANONYMOUS;
-	if (v->flags & CRIB_MAP_GROWSDOWN)
-		flags |= MAP_GROWSDOWN;
-	if (v->flags & CRIB_MAP_NORESERVE)
-		flags |= MAP_NORESERVE;
-	if (v->flags & CRIB_MAP_LOCKED)
-		flags |= MAP_LOCKED;
-	return flags;
-}
-
 static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		      const struct restore_fds *fds, struct rst_vma *out)
 {
 	const struct crib_vma *v;
 	size_t i;
 
-	for (i = 0; i < plan->n_vmas; i++) {
-		v = &plan->vmas[i].v;
+	for (i = 0; i < plan->vmas.n; i++) {
+		v = &plan->vmas.items[i].v;
 		if (!vma_is_mapped(v))
 			continue;
 		out->start = v->start;
 		out->end = v->end;
 		out->prot = prot_of(v->prot);
 		/* Writable while the contents go in; the final protection after. */
-		out->map_prot = plan->vmas[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
+		out->map_prot = plan->vmas.items[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
 			out->prot;
 		/* A shadow comes as it is in this process, readable and writable. */
-		out->shadow = (uint64_t)(uintptr_t)plan->vmas[i].shadow;
+		out->shadow = (uint64_t)(uintptr_t)plan->vmas.items[i].shadow;
 		if (out->shadow)
 			out->map_prot = PROT_READ | PROT_WRITE;
-		out->flags = area_map_flags(v);
+		out->flags = vma_map_flags(v);
 		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
 		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
 		out++;
@@ -235,9 +152,9 @@ static void fill_vdso(struct rst_args *a, const struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_vmas; i++)
-		if (plan->vmas[i].v.kind == CRIB_VMA_VVAR)
-			a->vvar_start = plan->vmas[i].v.start;
+	for (i = 0; i < plan->vmas.n; i++)
+		if (plan->vmas.items[i].v.kind == CRIB_VMA_VVAR)
+			a->vvar_start = plan->vmas.items[i].v.start;
 }
 
 static void fill_mm(struct rst_args *a, const struct restore_plan *plan, int exe_fd)
@@ -394,11 +311,11 @@ static void fill_threads(struct rst_args *a, const struct restore_plan *plan,
 	size_t i;
 
 	a->threads_off = l->threads;
-	a->n_threads = plan->n_threads;
-	for (i = 0; i < plan->n_threads; i++) {
-		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads[i].pending,
-			     plan->threads[i].n_pending);
-		off = fill_thread(&t[i], &plan->threads[i],
+	a->n_threads = plan->threads.n;
+	for (i = 0; i < plan->threads.n; i++) {
+		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads.items[i].pending,
+			     plan->threads.items[i].n_pending);
+		off = fill_thread(&t[i], &plan->threads.items[i],
 				  a->area_start + l->stacks + (i + 1) * RST_STACK_SIZE, off);
 	}
 	a->shared_off = off;
@@ -413,11 +330,11 @@ static void fill_pages(struct rst_args *a, const struct restore_plan *plan,
 	struct rst_pages *p = (struct rst_pages *)((char *)a->area_start + l->pages);
 	size_t i;
 
-	for (i = 0; i < plan->n_pages; i++)
-		p[i] = (struct rst_pages){ plan->pages[i].addr, plan->pages[i].len,
-					   plan->pages[i].offset };
+	for (i = 0; i < plan->pages.n; i++)
+		p[i] = (struct rst_pages){ plan->pages.items[i].addr, plan->pages.items[i].len,
+					   plan->pages.items[i].offset };
 	a->pages_off = l->pages;
-	a->n_pages = plan->n_pages;
+	a->n_pages = plan->pages.n;
 }
 
 static void fill_close(struct rst_args *a, const struct restore_fds *fds,
@@ -441,7 +358,7 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	struct area_layout l;
 
 	plan_layout(plan, &l);
-	a->task_size = TASK_SIZE;
+	a->task_size = TASK_SIZE_MAX;
 	a->shadows_start = (uint64_t)(uintptr_t)plan->shadows;
 	a->shadows_len = plan->shadows_len;
 	a->pages_fd = fds->pages;

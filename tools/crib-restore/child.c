@@ -24,19 +24,34 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "kabi.h"
 
-static __attribute__((noreturn, format(printf, 2, 3)))
-void child_fail(struct restore_area *area, const char *fmt, ...)
+/* End the child with @err's failure, for crib-restore to report. */
+static __attribute__((noreturn))
+void child_exit(struct restore_area *area, const struct tool_error *err)
 {
 	char *msg = area->args->message;
-	va_list ap;
+	size_t len;
 
+	/* as much of it as the area holds */
 	if (!msg[0]) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(area->args->message), fmt, ap);
-		va_end(ap);
+		len = strnlen(err->msg, sizeof(area->args->message) - 1);
+		memcpy(msg, err->msg, len);
+		msg[len] = '\0';
 	}
 	_exit(1);
+}
+
+static __attribute__((noreturn, format(printf, 3, 4)))
+void child_fail(struct restore_area *area, int errnum, const char *fmt, ...)
+{
+	struct tool_error err = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	tool_vfail(&err, errnum, fmt, ap);
+	va_end(ap);
+	child_exit(area, &err);
 }
 
 static int highest_fd(const struct restore_plan *plan)
@@ -44,9 +59,9 @@ static int highest_fd(const struct restore_plan *plan)
 	int max = 2;
 	size_t i;
 
-	for (i = 0; i < plan->n_files; i++)
-		if ((int)plan->files[i].fd > max)
-			max = (int)plan->files[i].fd;
+	for (i = 0; i < plan->files.n; i++)
+		if ((int)plan->files.items[i].fd > max)
+			max = (int)plan->files.items[i].fd;
 	return max;
 }
 
@@ -56,15 +71,15 @@ static void raise_nofile(struct restore_area *area, rlim_t need)
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
-		child_fail(area, "getrlimit: %s", strerror(errno));
+		child_fail(area, errno, "getrlimit");
 	if (rl.rlim_cur >= need)
 		return;
 	rl.rlim_cur = need;
 	if (rl.rlim_max < need)
 		rl.rlim_max = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		child_fail(area, "cannot allow %llu descriptors: %s",
-			   (unsigned long long)need, strerror(errno));
+		child_fail(area, errno, "cannot allow %llu descriptors",
+			   (unsigned long long)need);
 }
 
 /*
@@ -78,28 +93,28 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 	size_t i, j;
 	int flags;
 
-	fds->vma = calloc(plan->n_vmas + 1, sizeof(int));
-	fds->opened = calloc(plan->n_vmas + 1, sizeof(int));
+	fds->vma = calloc(plan->vmas.n + 1, sizeof(int));
+	fds->opened = calloc(plan->vmas.n + 1, sizeof(int));
 	if (!fds->vma || !fds->opened)
-		child_fail(area, "out of memory");
-	for (i = 0; i < plan->n_vmas; i++) {
-		v = &plan->vmas[i].v;
+		child_fail(area, 0, "out of memory");
+	for (i = 0; i < plan->vmas.n; i++) {
+		v = &plan->vmas.items[i].v;
 		fds->vma[i] = -1;
 		if (v->kind != CRIB_VMA_FILE)
 			continue;
 		/* A shared writable mapping needs the file open for writing. */
-		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & 0x20 /* VM_MAYWRITE */) ?
+		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & VM_MAYWRITE) ?
 			O_RDWR : O_RDONLY;
 		for (j = 0; j < i; j++)
-			if (fds->vma[j] >= 0 && !strcmp(plan->vmas[j].v.path, v->path) &&
+			if (fds->vma[j] >= 0 && !strcmp(plan->vmas.items[j].v.path, v->path) &&
 			    (fcntl(fds->opened[fds->vma[j]], F_GETFL) & O_ACCMODE) == flags)
 				fds->vma[i] = fds->vma[j];
 		if (fds->vma[i] >= 0)
 			continue;
 		fds->opened[fds->n_opened] = open(v->path, flags);
 		if (fds->opened[fds->n_opened] < 0)
-			child_fail(area, "cannot open %s to map it at %#llx: %s", v->path,
-				   (unsigned long long)v->start, strerror(errno));
+			child_fail(area, errno, "cannot open %s to map it at %#llx", v->path,
+				   (unsigned long long)v->start);
 		fds->vma[i] = (int)fds->n_opened++;
 	}
 }
@@ -120,7 +135,7 @@ static void settle_helpers(const struct restore_plan *plan, struct restore_fds *
 	int park = base + (int)n + 1024;
 
 	if (!from || !high)
-		child_fail(area, "out of memory");
+		child_fail(area, 0, "out of memory");
 	from[0] = fds->pages;
 	from[1] = fds->exe;
 	memcpy(from + 2, fds->opened, fds->n_opened * sizeof(int));
@@ -130,12 +145,12 @@ static void settle_helpers(const struct restore_plan *plan, struct restore_fds *
 	for (i = 0; i < n; i++) {
 		high[i] = fcntl(from[i], F_DUPFD, park);
 		if (high[i] < 0)
-			child_fail(area, "cannot move a descriptor: %s", strerror(errno));
+			child_fail(area, errno, "cannot move a descriptor");
 	}
 	close_range(0, (unsigned int)park - 1, 0);
 	for (i = 0; i < n; i++) {
 		if (dup2(high[i], base + (int)i) < 0)
-			child_fail(area, "cannot move a descriptor: %s", strerror(errno));
+			child_fail(area, errno, "cannot move a descriptor");
 	}
 	close_range((unsigned int)(base + (int)n), ~0U, 0);
 	fds->pages = base;
@@ -144,7 +159,7 @@ static void settle_helpers(const struct restore_plan *plan, struct restore_fds *
 		fds->opened[i] = base + 2 + (int)i;
 	if (refill->prog_fd >= 0)
 		refill->prog_fd = base + (int)n - 1;
-	for (i = 0; i < plan->n_vmas; i++)
+	for (i = 0; i < plan->vmas.n; i++)
 		if (fds->vma[i] >= 0)
 			fds->vma[i] = base + 2 + fds->vma[i];
 	free(from);
@@ -175,21 +190,21 @@ static void set_attributes(const struct restore_plan *plan, struct restore_area 
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
 	if (chdir(p->cwd))
-		child_fail(area, "cannot enter %s: %s", p->cwd, strerror(errno));
+		child_fail(area, errno, "cannot enter %s", p->cwd);
 	if (strcmp(p->root, "/") && chroot(p->root))
-		child_fail(area, "cannot change root to %s: %s", p->root, strerror(errno));
+		child_fail(area, errno, "cannot change root to %s", p->root);
 	umask((mode_t)p->umask);
 	set_session(plan);
 	if (personality((unsigned long)p->personality) < 0)
-		child_fail(area, "cannot set personality %#llx: %s",
-			   (unsigned long long)p->personality, strerror(errno));
+		child_fail(area, errno, "cannot set personality %#llx",
+			   (unsigned long long)p->personality);
 	if (sched_setscheduler(0, (int)p->sched_policy, &sp))
-		child_fail(area, "cannot set scheduling policy %llu: %s",
-			   (unsigned long long)p->sched_policy, strerror(errno));
+		child_fail(area, errno, "cannot set scheduling policy %llu",
+			   (unsigned long long)p->sched_policy);
 	if (setpriority(PRIO_PROCESS, 0, (int)p->nice))
-		child_fail(area, "cannot set nice %lld: %s", (long long)p->nice, strerror(errno));
+		child_fail(area, errno, "cannot set nice %lld", (long long)p->nice);
 	if (p->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		child_fail(area, "cannot set no_new_privs: %s", strerror(errno));
+		child_fail(area, errno, "cannot set no_new_privs");
 }
 
 static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area)
@@ -212,6 +227,7 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area,
 {
 	struct restore_fds fds = { .pages = plan->page_store, .exe = -1 };
 	int base = highest_fd(plan) + 1;
+	struct tool_error err = { 0 };
 	char go;
 
 	/* Traced from here on, or never started. */
@@ -220,23 +236,21 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area,
 	close(sync_fd);
 	fds.exe = open(plan->mm.exe, O_RDONLY);
 	if (fds.exe < 0)
-		child_fail(area, "cannot open the executable %s: %s", plan->mm.exe,
-			   strerror(errno));
+		child_fail(area, errno, "cannot open the executable %s", plan->mm.exe);
 	open_mapped_files(plan, &fds, area);
 	settle_helpers(plan, &fds, refill, area, base);
-	if (files_restore(plan, refill, base + (int)fds.n_opened + 2, area->args->message,
-			  sizeof(area->args->message)))
-		_exit(1);
+	if (files_restore(plan, refill, base + (int)fds.n_opened + 2, &err))
+		child_exit(area, &err);
 	if (fault->site == FAULT_FILES)
-		child_fail(area, "injected fault (CRIB_RESTORE_FAULT=files) once the "
+		child_fail(area, 0, "injected fault (CRIB_RESTORE_FAULT=files) once the "
 			   "descriptors were open");
 	set_attributes(plan, area);
 	if (fault->site == FAULT_ATTRIBUTES)
-		child_fail(area, "injected fault (CRIB_RESTORE_FAULT=attributes) once the "
+		child_fail(area, 0, "injected fault (CRIB_RESTORE_FAULT=attributes) once the "
 			   "process attributes were set");
 	area_fill(area, plan, &fds);
 	/* last: until here a failure closes the TCP connections silently, still locked */
-	if (sockets_resume(plan, area->args->message, sizeof(area->args->message)))
-		_exit(1);
+	if (sockets_resume(plan, &err))
+		child_exit(area, &err);
 	jump_to_restorer(area);
 }

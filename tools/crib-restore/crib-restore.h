@@ -22,19 +22,13 @@
 
 #include <crib/format.h>
 
+#include "array.h"
+#include "error.h"
+#include "progress.h"
 #include "restorer.h"
 
 struct restore_sockets;
 struct user_ring_buffer;
-
-/* The first error of a restore, as a sentence for the user. */
-struct restore_error {
-	char msg[512];
-};
-
-/* Record @fmt in @err unless an earlier error is there; returns -1. */
-int restore_fail(struct restore_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 struct plan_siginfo {
 	uint32_t signo;
@@ -99,9 +93,9 @@ struct plan_chunk {
 	struct plan_addr src;
 };
 
+/* A queue's chunks, in order. */
 struct plan_queue {
-	struct plan_chunk *chunks;
-	size_t n, cap;
+	ARRAY(struct plan_chunk);
 	uint64_t next_seq;	/* of the next socket_queue record */
 	uint64_t bytes;
 };
@@ -120,35 +114,30 @@ struct restore_plan {
 	struct crib_process proc;	/* strings and arrays owned by the plan */
 	struct crib_mm mm;		/* auxv and exe owned by the plan */
 	bool have_process, have_mm;
-	struct plan_thread *threads;	/* the leader first */
-	size_t n_threads;
-	struct plan_vma *vmas;
-	size_t n_vmas;
-	struct plan_pages *pages;
-	size_t n_pages;
+	ARRAY(struct plan_thread) threads;	/* the leader first */
+	ARRAY(struct plan_vma) vmas;
+	ARRAY(struct plan_pages) pages;
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
 	void *shadows;			/* the reservation holding the VMAs' shadows */
 	uint64_t shadows_len;
 	uint64_t shadow_bytes;		/* contents taken into shadows */
 	bool no_shadows;		/* no room for them: everything in the page store */
-	struct crib_file *files;	/* paths owned by the plan */
-	size_t n_files;
-	struct crib_pipe *pipe_fds;	/* the pipe ends, one per fd */
-	size_t n_pipe_fds;
-	struct plan_pipe *pipes;	/* one per pipe */
-	size_t n_pipes;
+	ARRAY(struct crib_file) files;	/* paths owned by the plan */
+	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd */
+	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
 	struct crib_sigaction *actions;
 	size_t n_actions;
 	struct plan_siginfo *shared_pending;
 	size_t n_shared_pending;
 	struct crib_timers timers;	/* timers.posix owned by the plan */
 	bool have_timers;
-	struct plan_socket *sockets;	/* one per descriptor */
-	size_t n_sockets, cap_sockets;
+	ARRAY(struct plan_socket) sockets;	/* one per descriptor */
 };
 
-int plan_read(struct restore_plan *plan, int fd, struct restore_error *err);
+/* Read the snapshot at @fd into @plan, counting what is read in @progress. */
+int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
+	      struct tool_error *err);
 
 /*
  * Private anonymous memory waits for the restorer in a shadow of its VMA
@@ -163,18 +152,20 @@ struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
 
 /* Socket records into the plan: see socket_plan.c. */
 int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
-		     struct restore_error *err);
+		     struct tool_error *err);
 int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
-			   struct restore_error *err);
+			   struct tool_error *err);
 void plan_free_sockets(struct restore_plan *plan);
 struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd);
 /* The first socket of the plan with @sock_id (several fds may share one). */
 struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id);
+/* The recorded value of @ps's int option @level/@name; false when not recorded. */
+bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
 /* Everything checked before anything is created: see check.c. */
-int plan_check(const struct restore_plan *plan, struct restore_error *err);
+int plan_check(const struct restore_plan *plan, struct tool_error *err);
 /* The sockets' part of it: see sockets.c. */
-int sockets_check(const struct restore_plan *plan, struct restore_error *err);
+int sockets_check(const struct restore_plan *plan, struct tool_error *err);
 
 /*
  * The CRIB program that refills UDP receive queues, loaded by crib-restore
@@ -188,7 +179,7 @@ struct udp_refill {
 };
 
 int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
-		    struct restore_error *err);
+		    struct tool_error *err);
 void udp_refill_close(struct udp_refill *r);
 
 /*
@@ -196,7 +187,7 @@ void udp_refill_close(struct udp_refill *r);
  * locked them (see network.c).  Connections that are not locked are skipped.
  * Called by the child, its connections rebuilt and still in repair mode.
  */
-int network_release(const struct restore_plan *plan, struct restore_error *err);
+int network_release(const struct restore_plan *plan, struct tool_error *err);
 
 /*
  * The restore area: the restorer code, its arguments, and one stack per
@@ -217,20 +208,21 @@ struct restore_fds {
 	size_t n_opened;
 };
 
+/*
+ * Map @len bytes where the snapshot has no mapping and this process has
+ * none either, clear of the snapshot's mappings by a margin; NULL if no
+ * hole has room (mapping.c).
+ */
+void *map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
+/* The MAP_* flags a VMA of the snapshot is mapped with. */
+uint32_t vma_map_flags(const struct crib_vma *v);
+
 int area_create(struct restore_area *area, const struct restore_plan *plan,
-		struct restore_error *err);
+		struct tool_error *err);
 /* Fill in the arguments, with the descriptor numbers the child settled on. */
 void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	       const struct restore_fds *fds);
 void area_destroy(struct restore_area *area);
-/*
- * Map @len bytes where the snapshot has no mapping and this process has
- * none either, clear of the snapshot's mappings by a margin; NULL if no
- * hole has room.
- */
-void *area_map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
-/* The MAP_* flags a VMA of the snapshot is mapped with. */
-uint32_t area_map_flags(const struct crib_vma *v);
 /* The restorer's step as words, for an error message. */
 const char *area_step_name(uint32_t step);
 
@@ -254,7 +246,7 @@ struct restore_fault {
 };
 
 /* Read CRIB_RESTORE_FAULT; 0 (FAULT_NONE when unset) or -1 for a bad name. */
-int fault_from_env(struct restore_fault *f, struct restore_error *err);
+int fault_from_env(struct restore_fault *f, struct tool_error *err);
 /* The CRIB_RESTORE_FAULT name of a restorer step. */
 const char *fault_step_name(uint32_t step);
 
@@ -269,25 +261,27 @@ void child_restore(const struct restore_plan *plan, struct restore_area *area,
 
 /* Open every descriptor of the snapshot at its number: see files.c. */
 int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		  char *msg, size_t msg_len);
+		  struct tool_error *err);
 
 /*
  * Create every socket of the plan, parked at or above @temp_base; @fds[i]
- * gets the descriptor of plan->sockets[i] (see sockets.c).  TCP
+ * gets the descriptor of plan->sockets.items[i] (see sockets.c).  TCP
  * connections are left in repair mode.
  */
 int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		   int *fds, char *msg, size_t msg_len);
+		   int *fds, struct tool_error *err);
 /*
  * Once every descriptor is at its number: release the network lock of the
  * TCP connections, take them out of repair mode, write their unsent data.
  */
-int sockets_resume(const struct restore_plan *plan, char *msg, size_t msg_len);
+int sockets_resume(const struct restore_plan *plan, struct tool_error *err);
 
 struct restore_options {
 	bool wait;
 	bool verbose;
+	bool quiet;			/* no progress meter */
 	struct restore_fault fault;
+	struct progress *progress;	/* on a terminal */
 };
 
 /*
@@ -295,7 +289,9 @@ struct restore_options {
  * with @err set and nothing left behind.
  */
 pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
-		      const struct restore_options *opt, struct restore_error *err);
+		      const struct restore_options *opt, struct tool_error *err);
+/* --wait: wait for the restored process; its exit status (128 + N for signal N). */
+int restore_wait(pid_t pid);
 
 /*
  * --verify (verify.c): the snapshot is kept to be read again, then
@@ -307,7 +303,7 @@ struct verify_input {
 };
 
 /* Make the input @fd readable twice, through @in->fd; 0 or -1. */
-int verify_keep_input(int fd, struct verify_input *in, struct restore_error *err);
+int verify_keep_input(int fd, struct verify_input *in, struct tool_error *err);
 void verify_input_close(struct verify_input *in);
 /*
  * Dump @pid again with crib-dump --leave-running and compare; differences
@@ -315,9 +311,14 @@ void verify_input_close(struct verify_input *in);
  * snapshot; otherwise -1 with @err set, and the process is killed.
  */
 int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
-		    struct restore_error *err);
+		    struct tool_error *err);
 
-#define restore_verbose(opt, ...) \
-	do { if ((opt)->verbose) fprintf(stderr, "crib-restore: " __VA_ARGS__); } while (0)
+/* The step log of -v, on a line of its own even while the progress meter shows. */
+#define restore_verbose(opt, ...) do {					\
+	if ((opt)->verbose) {						\
+		progress_hide((opt)->progress);				\
+		fprintf(stderr, "crib-restore: " __VA_ARGS__);		\
+	}								\
+} while (0)
 
 #endif /* CRIB_RESTORE_TOOL_H */

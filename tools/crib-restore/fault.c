@@ -57,7 +57,7 @@ static void list_sites(char *buf, size_t len)
 	}
 }
 
-int fault_from_env(struct restore_fault *f, struct restore_error *err)
+int fault_from_env(struct restore_fault *f, struct tool_error *err)
 {
 	const char *spec = getenv("CRIB_RESTORE_FAULT");
 	char names[256], *end;
@@ -77,8 +77,8 @@ int fault_from_env(struct restore_fault *f, struct restore_error *err)
 		}
 	}
 	list_sites(names, sizeof(names));
-	return restore_fail(err, "CRIB_RESTORE_FAULT=%s: no such step; the steps are, "
-			    "in order (a name or its number from 1): %s", spec, names);
+	return tool_fail(err, 0, "CRIB_RESTORE_FAULT=%s: no such step; the steps are, "
+			 "in order (a name or its number from 1): %s", spec, names);
 }
 
 const char *fault_step_name(uint32_t step)

@@ -37,22 +37,19 @@ static int park(int fd, int temp_base)
 	return parked;
 }
 
-static int open_file(const struct crib_file *f, int temp_base, char *msg, size_t msg_len)
+static int open_file(const struct crib_file *f, int temp_base, struct tool_error *err)
 {
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
 	int fd;
 
 	fd = park(open(f->path, flags), temp_base);
-	if (fd < 0) {
-		snprintf(msg, msg_len, "cannot reopen fd %llu, %s: %s",
-			 (unsigned long long)f->fd, f->path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
+				 f->path);
 	if (f->type == CRIB_FILE_REGULAR && !(f->flags & O_PATH) &&
 	    lseek(fd, f->pos, SEEK_SET) != f->pos) {
-		snprintf(msg, msg_len, "cannot seek fd %llu, %s, to %lld: %s",
-			 (unsigned long long)f->fd, f->path, (long long)f->pos,
-			 strerror(errno));
+		tool_fail(err, errno, "cannot seek fd %llu, %s, to %lld", (unsigned long long)f->fd,
+			  f->path, (long long)f->pos);
 		close(fd);
 		return -1;
 	}
@@ -61,16 +58,14 @@ static int open_file(const struct crib_file *f, int temp_base, char *msg, size_t
 
 /* A new pipe with its buffered bytes back in it. */
 static int make_pipe(const struct plan_pipe *pp, struct parked *out, int temp_base,
-		     char *msg, size_t msg_len)
+		     struct tool_error *err)
 {
 	int p[2];
 	ssize_t n;
 	size_t done = 0;
 
-	if (pipe(p)) {
-		snprintf(msg, msg_len, "pipe: %s", strerror(errno));
-		return -1;
-	}
+	if (pipe(p))
+		return tool_fail(err, errno, "pipe");
 	out->fd = park(p[0], temp_base);
 	out->write_fd = park(p[1], temp_base);
 	out->pipe_id = pp->pipe_id;
@@ -86,9 +81,8 @@ static int make_pipe(const struct plan_pipe *pp, struct parked *out, int temp_ba
 	}
 	return 0;
 fail:
-	snprintf(msg, msg_len, "cannot recreate pipe %llu with its %zu bytes: %s",
-		 (unsigned long long)pp->pipe_id, pp->len, strerror(errno));
-	return -1;
+	return tool_fail(err, errno, "cannot recreate pipe %llu with its %zu bytes",
+			 (unsigned long long)pp->pipe_id, pp->len);
 }
 
 static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pipes,
@@ -96,19 +90,19 @@ static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pip
 {
 	size_t i, j;
 
-	for (i = 0; i < plan->n_pipe_fds; i++) {
-		if (plan->pipe_fds[i].fd != fd)
+	for (i = 0; i < plan->pipe_fds.n; i++) {
+		if (plan->pipe_fds.items[i].fd != fd)
 			continue;
-		for (j = 0; j < plan->n_pipes; j++)
-			if (pipes[j].pipe_id == plan->pipe_fds[i].pipe_id)
-				return plan->pipe_fds[i].end == CRIB_PIPE_READ ?
+		for (j = 0; j < plan->pipes.n; j++)
+			if (pipes[j].pipe_id == plan->pipe_fds.items[i].pipe_id)
+				return plan->pipe_fds.items[i].end == CRIB_PIPE_READ ?
 					pipes[j].fd : pipes[j].write_fd;
 	}
 	return -1;
 }
 
 /* Put @src at @target with the descriptor's own flags. */
-static int install(const struct crib_file *f, int src, char *msg, size_t msg_len)
+static int install(const struct crib_file *f, int src, struct tool_error *err)
 {
 	int target = (int)f->fd;
 	int fl;
@@ -126,8 +120,7 @@ static int install(const struct crib_file *f, int src, char *msg, size_t msg_len
 	}
 	return 0;
 fail:
-	snprintf(msg, msg_len, "cannot place fd %d: %s", target, strerror(errno));
-	return -1;
+	return tool_fail(err, errno, "cannot place fd %d", target);
 }
 
 /* The parked socket for descriptor @fd: that of the first with its sock_id. */
@@ -138,39 +131,39 @@ static int socket_fd(const struct restore_plan *plan, const int *sockets, uint64
 	if (!ps)
 		return -1;
 	ps = plan_find_socket_id(plan, ps->s.sock_id);
-	return sockets[ps - plan->sockets];
+	return sockets[ps - plan->sockets.items];
 }
 
 int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		  char *msg, size_t msg_len)
+		  struct tool_error *err)
 {
-	struct parked *pipes = calloc(plan->n_pipes + 1, sizeof(*pipes));
-	int *files = calloc(plan->n_files + 1, sizeof(*files));
-	int *sockets = calloc(plan->n_sockets + 1, sizeof(*sockets));
+	struct parked *pipes = calloc(plan->pipes.n + 1, sizeof(*pipes));
+	int *files = calloc(plan->files.n + 1, sizeof(*files));
+	int *sockets = calloc(plan->sockets.n + 1, sizeof(*sockets));
 	const struct crib_file *f;
 	size_t i;
 	int src, ret = -1;
 
 	if (!pipes || !files || !sockets) {
-		snprintf(msg, msg_len, "out of memory");
+		tool_fail(err, 0, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < plan->n_pipes; i++)
-		if (make_pipe(&plan->pipes[i], &pipes[i], temp_base, msg, msg_len))
+	for (i = 0; i < plan->pipes.n; i++)
+		if (make_pipe(&plan->pipes.items[i], &pipes[i], temp_base, err))
 			goto out;
-	if (sockets_create(plan, refill, temp_base, sockets, msg, msg_len))
+	if (sockets_create(plan, refill, temp_base, sockets, err))
 		goto out;
-	for (i = 0; i < plan->n_files; i++) {
-		f = &plan->files[i];
+	for (i = 0; i < plan->files.n; i++) {
+		f = &plan->files.items[i];
 		files[i] = -1;
 		if (f->type != CRIB_FILE_PIPE && f->type != CRIB_FILE_SOCKET) {
-			files[i] = open_file(f, temp_base, msg, msg_len);
+			files[i] = open_file(f, temp_base, err);
 			if (files[i] < 0)
 				goto out;
 		}
 	}
-	for (i = 0; i < plan->n_files; i++) {
-		f = &plan->files[i];
+	for (i = 0; i < plan->files.n; i++) {
+		f = &plan->files.items[i];
 		if (f->type == CRIB_FILE_PIPE)
 			src = pipe_end_fd(plan, pipes, f->fd);
 		else if (f->type == CRIB_FILE_SOCKET)
@@ -178,11 +171,11 @@ int files_restore(const struct restore_plan *plan, struct udp_refill *refill, in
 		else
 			src = files[i];
 		if (src < 0) {
-			snprintf(msg, msg_len, "fd %llu: no %s for it", (unsigned long long)f->fd,
-				 f->type == CRIB_FILE_PIPE ? "pipe end" : "socket");
+			tool_fail(err, 0, "fd %llu: no %s for it", (unsigned long long)f->fd,
+				  f->type == CRIB_FILE_PIPE ? "pipe end" : "socket");
 			goto out;
 		}
-		if (install(f, src, msg, msg_len))
+		if (install(f, src, err))
 			goto out;
 	}
 	ret = 0;

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "crib-restore.h"
@@ -33,7 +32,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-restore [-i FILE] [--wait] [--verify] [-v]\n"
+		"usage: crib-restore [-i FILE] [--wait] [--verify] [-q] [-v]\n"
 		"       crib-restore --unlock-network [-i FILE]\n"
 		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
 		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
@@ -50,12 +49,17 @@ static void usage(FILE *f)
 		"                    the snapshot, volatile fields and the parent PID aside;\n"
 		"                    print what differs and kill the process if anything\n"
 		"                    does (what it changes of itself once running does)\n"
+		"  -q, --quiet       no progress meter (nor one of the --verify dump)\n"
 		"  -v, --verbose     say what is restored, on standard error\n"
 		"      --unlock-network\n"
 		"                    restore nothing: let the packets of the snapshot's TCP\n"
 		"                    connections through again (crib-dump locked them in the\n"
 		"                    nftables table inet crib when it killed the process)\n"
 		"  -h, --help        this text\n"
+		"\n"
+		"On a terminal, a restore that takes more than a second shows its progress\n"
+		"on standard error: the process, the MiB of the snapshot read of its size,\n"
+		"and the rate.\n"
 		"\n"
 		"Exit status: 0 restored (it runs on, detached), 1 the restore failed or\n"
 		"--verify found a difference, and nothing of it is left, 2 bad usage; with\n"
@@ -77,13 +81,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "unlock-network", no_argument, NULL, OPT_UNLOCK_NETWORK },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "i:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -96,6 +101,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
+			break;
+		case 'q':
+			o->restore.quiet = true;
 			break;
 		case 'v':
 			o->restore.verbose = true;
@@ -112,6 +120,21 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "crib-restore: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	return 0;
+}
+
+/* --unlock-network: release the lock on the snapshot's connections, nothing else. */
+static int unlock_network(int fd)
+{
+	struct tool_error err = { 0 };
+	size_t released;
+
+	if (netlock_release_snapshot(fd, &released, &err)) {
+		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		return 1;
+	}
+	fprintf(stderr, "crib-restore: released %zu locked TCP connection%s\n", released,
+		released == 1 ? "" : "s");
 	return 0;
 }
 
@@ -133,43 +156,13 @@ static int open_input(const struct options *o)
 	return fd;
 }
 
-/* --unlock-network: release the lock on the snapshot's connections, nothing else. */
-static int unlock_network(int fd)
-{
-	struct netlock_error nerr;
-	size_t released;
-
-	if (netlock_release_snapshot(fd, &released, &nerr)) {
-		fprintf(stderr, "crib-restore: %s\n", nerr.msg);
-		return 1;
-	}
-	fprintf(stderr, "crib-restore: released %zu locked TCP connection%s\n", released,
-		released == 1 ? "" : "s");
-	return 0;
-}
-
-static int wait_for(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "crib-restore: waiting for %d: %s\n", (int)pid,
-				strerror(errno));
-			return 1;
-		}
-	}
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	struct restore_error err = { 0 };
+	struct tool_error err = { 0 };
 	struct udp_refill refill = { .prog_fd = -1 };
 	struct verify_input vin = { .fd = -1 };
+	struct progress progress;
 	struct restore_plan plan;
 	int fd, ret;
 	pid_t pid;
@@ -177,6 +170,8 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
+	progress_init(&progress, "crib-restore", o.restore.quiet);
+	o.restore.progress = &progress;
 	if (fault_from_env(&o.restore.fault, &err)) {
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		return 2;
@@ -196,10 +191,12 @@ int main(int argc, char **argv)
 			close(fd);
 		return 1;
 	}
-	ret = plan_read(&plan, o.verify ? vin.fd : fd, &err);
+	progress_begin(&progress, 1);
+	ret = plan_read(&plan, o.verify ? vin.fd : fd, &progress, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (ret || plan_check(&plan, &err)) {
+		progress_end(&progress);
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		plan_free(&plan);
 		verify_input_close(&vin);
@@ -207,13 +204,14 @@ int main(int argc, char **argv)
 	}
 	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
 			"memory, %zu fds, %zu of them sockets\n", (unsigned long long)plan.proc.pid,
-			plan.proc.comm, plan.n_threads, plan.n_vmas,
+			plan.proc.comm, plan.threads.n, plan.vmas.n,
 			(unsigned long long)(plan.page_store_len + plan.shadow_bytes),
-			plan.n_files, plan.n_sockets);
+			plan.files.n, plan.sockets.n);
 	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
 	ret = udp_refill_open(&refill, &plan, &err);
 	pid = ret ? -1 : restore_process(&plan, &refill, &o.restore, &err);
 	udp_refill_close(&refill);
+	progress_end(&progress);
 	/*
 	 * A process that differs is killed.  Its connections left the lock
 	 * when they left repair mode, so their peers see them closed.
@@ -227,5 +225,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	plan_free(&plan);
-	return o.restore.wait ? wait_for(pid) : 0;
+	return o.restore.wait ? restore_wait(pid) : 0;
 }

@@ -23,25 +23,24 @@ static void socket_view(const struct plan_socket *ps, struct crib_socket *s)
 	};
 }
 
-int network_release(const struct restore_plan *plan, struct restore_error *err)
+int network_release(const struct restore_plan *plan, struct tool_error *err)
 {
-	struct netlock_error nerr = { 0 };
 	struct netlock_tuple *tuples;
 	struct crib_socket s;
 	size_t i, n = 0;
 	int ret = 0;
 
-	tuples = calloc(plan->n_sockets + 1, sizeof(*tuples));
+	tuples = calloc(plan->sockets.n + 1, sizeof(*tuples));
 	if (!tuples)
-		return restore_fail(err, "out of memory");
-	for (i = 0; i < plan->n_sockets; i++) {
-		socket_view(&plan->sockets[i], &s);
+		return tool_fail(err, 0, "out of memory");
+	for (i = 0; i < plan->sockets.n; i++) {
+		socket_view(&plan->sockets.items[i], &s);
 		/* Only TCP connections were locked; malformed ones were refused. */
 		if (netlock_tuple_from_socket(&s, &tuples[n]) == 1)
 			n++;
 	}
-	if (n && netlock_release(tuples, n, &nerr))
-		ret = restore_fail(err, "%s", nerr.msg);
+	if (n && netlock_release(tuples, n, err))
+		ret = -1;
 	free(tuples);
 	return ret;
 }

@@ -186,7 +186,7 @@ static void map_vmas(struct rst_args *a)
 	}
 }
 
-static void fill_pages(struct rst_args *a)
+static void fill_from_store(struct rst_args *a)
 {
 	struct rst_pages *p = at(a, a->pages_off);
 	__u64 i, done;
@@ -519,7 +519,7 @@ void rst_main(struct rst_args *a)
 	enter(a, NULL, RST_STEP_MAP);
 	map_vmas(a);
 	enter(a, NULL, RST_STEP_FILL);
-	fill_pages(a);
+	fill_from_store(a);
 	enter(a, NULL, RST_STEP_PROTECT);
 	protect_vmas(a);
 	enter(a, NULL, RST_STEP_MM);

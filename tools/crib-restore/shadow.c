@@ -42,8 +42,8 @@ static void reserve(struct restore_plan *plan)
 	size_t i;
 	void *p;
 
-	for (i = 0; i < plan->n_vmas; i++) {
-		pv = &plan->vmas[i];
+	for (i = 0; i < plan->vmas.n; i++) {
+		pv = &plan->vmas.items[i];
 		if (!shadowable(&pv->v))
 			continue;
 		/* More than a user address space holds: no room, surely. */
@@ -55,34 +55,34 @@ static void reserve(struct restore_plan *plan)
 		pv->shadow_off = len;
 		len += pv->v.end - pv->v.start + page;
 	}
-	p = len ? area_map_in_hole(plan, len, PROT_NONE,
-				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE) : NULL;
+	p = len ? map_in_hole(plan, len, PROT_NONE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE) : NULL;
 	if (!p) {
 		plan->no_shadows = true;
 		return;
 	}
 	plan->shadows = p;
 	plan->shadows_len = len;
-	for (i = 0; i < plan->n_vmas; i++)
-		plan->vmas[i].shadow_room = shadowable(&plan->vmas[i].v);
+	for (i = 0; i < plan->vmas.n; i++)
+		plan->vmas.items[i].shadow_room = shadowable(&plan->vmas.items[i].v);
 }
 
 /* The VMA holding all of [addr, addr + len), or NULL. */
 static struct plan_vma *vma_holding(struct restore_plan *plan, uint64_t addr, uint64_t len)
 {
-	size_t lo = 0, hi = plan->n_vmas, mid;
+	size_t lo = 0, hi = plan->vmas.n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (plan->vmas[mid].v.end <= addr)
+		if (plan->vmas.items[mid].v.end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == plan->n_vmas || plan->vmas[lo].v.start > addr ||
-	    len > plan->vmas[lo].v.end - addr)
+	if (lo == plan->vmas.n || plan->vmas.items[lo].v.start > addr ||
+	    len > plan->vmas.items[lo].v.end - addr)
 		return NULL;
-	return &plan->vmas[lo];
+	return &plan->vmas.items[lo];
 }
 
 static int make_shadow(struct restore_plan *plan, struct plan_vma *pv)
@@ -92,7 +92,7 @@ static int make_shadow(struct restore_plan *plan, struct plan_vma *pv)
 	void *p;
 
 	p = mmap(at, len, PROT_READ | PROT_WRITE,
-		 (int)(area_map_flags(&pv->v) | MAP_FIXED), -1, 0);
+		 (int)(vma_map_flags(&pv->v) | MAP_FIXED), -1, 0);
 	if (p != at) {
 		/* Give its room back to the reservation; the page store takes its pages. */
 		if (p != MAP_FAILED)

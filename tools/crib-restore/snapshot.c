@@ -7,53 +7,14 @@
  * Only a stream read to its end without an error yields a plan.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crib-restore.h"
-
-int restore_fail(struct restore_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err->msg[0])
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* Room for one more element in a growing array. */
-static void *grow(void *arr, size_t *cap, size_t n, size_t size)
-{
-	size_t new_cap;
-	void *p;
-
-	if (n < *cap)
-		return arr;
-	new_cap = *cap ? *cap * 2 : 16;
-	p = reallocarray(arr, new_cap, size);
-	if (p)
-		*cap = new_cap;
-	return p;
-}
-
-#define APPEND(arr, n, cap)	({					\
-	void *__p = grow((arr), &(cap), (n), sizeof(*(arr)));		\
-	if (__p)							\
-		(arr) = __p;						\
-	__p ? &(arr)[(n)++] : NULL;					\
-})
-
-/* Growth state of the plan's arrays. */
-struct plan_caps {
-	size_t threads, vmas, pages, files, pipe_fds, pipes;
-};
 
 static char *dup_str(const char *s)
 {
@@ -87,14 +48,14 @@ static int take_header(struct restore_plan *plan, const struct crib_header *h)
 }
 
 static int take_process(struct restore_plan *plan, const struct crib_process *p,
-			struct restore_error *err)
+			struct tool_error *err)
 {
 	struct crib_rlimit *rl;
 	uint64_t *groups;
 
 	if (plan->have_process)
-		return restore_fail(err, "the snapshot holds more than one process; "
-				    "process trees are not supported");
+		return tool_fail(err, 0, "the snapshot holds more than one process; "
+				 "process trees are not supported");
 	plan->proc = *p;
 	plan->proc.comm = dup_str(p->comm);
 	plan->proc.cwd = dup_str(p->cwd);
@@ -110,18 +71,17 @@ static int take_process(struct restore_plan *plan, const struct crib_process *p,
 	plan->proc.groups = groups;
 	plan->have_process = true;
 	if (!rl || !groups || !plan->proc.cwd || !plan->proc.root)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
-static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
-		       const struct crib_thread *t, struct restore_error *err)
+static int take_thread(struct restore_plan *plan, const struct crib_thread *t,
+		       struct tool_error *err)
 {
-	struct plan_thread *pt = APPEND(plan->threads, plan->n_threads, caps->threads);
+	struct plan_thread *pt = array_push(&plan->threads);
 
 	if (!pt)
-		return restore_fail(err, "out of memory");
-	memset(pt, 0, sizeof(*pt));
+		return tool_fail(err, 0, "out of memory");
 	pt->tid = (pid_t)t->tid;
 	snprintf(pt->comm, sizeof(pt->comm), "%s", t->comm ? t->comm : "");
 	pt->regs = t->regs_x86_64;
@@ -134,26 +94,26 @@ static int take_thread(struct restore_plan *plan, struct plan_caps *caps,
 	pt->rseq_len = t->rseq_len;
 	pt->rseq_sig = t->rseq_sig;
 	if (t->regs_arch && t->regs_arch[0])
-		return restore_fail(err, "thread %d has %s registers; only x86_64 is supported",
-				    (int)pt->tid, t->regs_arch);
+		return tool_fail(err, 0, "thread %d has %s registers; only x86_64 is supported",
+				 (int)pt->tid, t->regs_arch);
 	pt->xstate = malloc(t->xstate.len ? t->xstate.len : 1);
 	if (!pt->xstate || copy_siginfos(t->pending, t->n_pending, &pt->pending))
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(pt->xstate, t->xstate.data, t->xstate.len);
 	pt->xstate_len = t->xstate.len;
 	pt->n_pending = t->n_pending;
 	return 0;
 }
 
-static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct restore_error *err)
+static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct tool_error *err)
 {
 	void *auxv;
 
 	if (plan->have_mm)
-		return restore_fail(err, "the snapshot holds more than one address space");
+		return tool_fail(err, 0, "the snapshot holds more than one address space");
 	auxv = malloc(mm->auxv.len ? mm->auxv.len : 1);
 	if (!auxv)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(auxv, mm->auxv.data, mm->auxv.len);
 	plan->mm = *mm;
 	plan->mm.auxv.data = auxv;
@@ -162,19 +122,18 @@ static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct r
 	return 0;
 }
 
-static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
-		    const struct crib_vma *v, struct restore_error *err)
+static int take_vma(struct restore_plan *plan, const struct crib_vma *v,
+		    struct tool_error *err)
 {
-	struct plan_vma *pv = APPEND(plan->vmas, plan->n_vmas, caps->vmas);
+	struct plan_vma *pv = array_push(&plan->vmas);
 
 	if (!pv)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	pv->v = *v;
 	pv->v.path = dup_str(v->path);
-	pv->has_data = false;
-	if (plan->n_vmas > 1 && v->start < pv[-1].v.end)
-		return restore_fail(err, "VMA %#llx-%#llx overlaps or precedes the one before it",
-				    (unsigned long long)v->start, (unsigned long long)v->end);
+	if (plan->vmas.n > 1 && v->start < pv[-1].v.end)
+		return tool_fail(err, 0, "VMA %#llx-%#llx overlaps or precedes the one before it",
+				 (unsigned long long)v->start, (unsigned long long)v->end);
 	return 0;
 }
 
@@ -184,8 +143,8 @@ static int take_vma(struct restore_plan *plan, struct plan_caps *caps,
  * it takes no memory, and filling from it makes the pages present again,
  * and zero rather than the file's bytes in a private file mapping.
  */
-static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
-		      const struct crib_pages *p, struct restore_error *err)
+static int take_pages(struct restore_plan *plan, const struct crib_pages *p,
+		      struct tool_error *err)
 {
 	uint64_t len = p->npages * plan->header.page_size;
 	struct plan_pages *pp;
@@ -193,45 +152,43 @@ static int take_pages(struct restore_plan *plan, struct plan_caps *caps,
 	ssize_t n;
 
 	if (p->data.data && p->data.len != len)
-		return restore_fail(err, "pages record at %#llx: %zu bytes for %llu pages",
-				    (unsigned long long)p->addr, p->data.len,
-				    (unsigned long long)p->npages);
+		return tool_fail(err, 0, "pages record at %#llx: %zu bytes for %llu pages",
+				 (unsigned long long)p->addr, p->data.len,
+				 (unsigned long long)p->npages);
 	if (shadow_take(plan, p->addr, p->data.data, len))
 		return 0;
 	if (!p->data.data) {
 		if (ftruncate(plan->page_store, (off_t)(plan->page_store_len + len)))
-			return restore_fail(err, "cannot keep the memory contents: %s",
-					    strerror(errno));
+			return tool_fail(err, errno, "cannot keep the memory contents");
 		done = len;
 	}
 	while (done < len) {
 		n = pwrite(plan->page_store, (const char *)p->data.data + done, len - done,
 			   (off_t)(plan->page_store_len + done));
 		if (n < 0)
-			return restore_fail(err, "cannot keep the memory contents: %s",
-					    strerror(errno));
+			return tool_fail(err, errno, "cannot keep the memory contents");
 		done += (size_t)n;
 	}
-	pp = plan->n_pages ? &plan->pages[plan->n_pages - 1] : NULL;
+	pp = plan->pages.n ? &plan->pages.items[plan->pages.n - 1] : NULL;
 	if (pp && pp->addr + pp->len == p->addr && pp->offset + pp->len == plan->page_store_len) {
 		pp->len += len;		/* one run split across records */
 	} else {
-		pp = APPEND(plan->pages, plan->n_pages, caps->pages);
+		pp = array_push(&plan->pages);
 		if (!pp)
-			return restore_fail(err, "out of memory");
+			return tool_fail(err, 0, "out of memory");
 		*pp = (struct plan_pages){ p->addr, len, plan->page_store_len };
 	}
 	plan->page_store_len += len;
 	return 0;
 }
 
-static int take_file(struct restore_plan *plan, struct plan_caps *caps,
-		     const struct crib_file *f, struct restore_error *err)
+static int take_file(struct restore_plan *plan, const struct crib_file *f,
+		     struct tool_error *err)
 {
-	struct crib_file *pf = APPEND(plan->files, plan->n_files, caps->files);
+	struct crib_file *pf = array_push(&plan->files);
 
 	if (!pf)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	*pf = *f;
 	pf->path = dup_str(f->path);
 	return 0;
@@ -241,27 +198,26 @@ struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_pipes; i++)
-		if (plan->pipes[i].pipe_id == pipe_id)
-			return &plan->pipes[i];
+	for (i = 0; i < plan->pipes.n; i++)
+		if (plan->pipes.items[i].pipe_id == pipe_id)
+			return &plan->pipes.items[i];
 	return NULL;
 }
 
-static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
-		     const struct crib_pipe *p, struct restore_error *err)
+static int take_pipe(struct restore_plan *plan, const struct crib_pipe *p,
+		     struct tool_error *err)
 {
-	struct crib_pipe *end = APPEND(plan->pipe_fds, plan->n_pipe_fds, caps->pipe_fds);
+	struct crib_pipe *end = array_push(&plan->pipe_fds);
 	struct plan_pipe *pp;
 
 	if (!end)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	*end = *p;
 	pp = plan_find_pipe(plan, p->pipe_id);
 	if (!pp) {
-		pp = APPEND(plan->pipes, plan->n_pipes, caps->pipes);
+		pp = array_push(&plan->pipes);
 		if (!pp)
-			return restore_fail(err, "out of memory");
-		memset(pp, 0, sizeof(*pp));
+			return tool_fail(err, 0, "out of memory");
 		pp->pipe_id = p->pipe_id;
 	}
 	pp->pipe_size = p->pipe_size;
@@ -273,21 +229,21 @@ static int take_pipe(struct restore_plan *plan, struct plan_caps *caps,
 }
 
 static int take_pipe_data(struct restore_plan *plan, const struct crib_pipe_data *d,
-			  struct restore_error *err)
+			  struct tool_error *err)
 {
 	struct plan_pipe *pp = plan_find_pipe(plan, d->pipe_id);
 	unsigned char *buf;
 
 	if (!pp)
-		return restore_fail(err, "pipe data for pipe %llu, which no descriptor holds",
-				    (unsigned long long)d->pipe_id);
+		return tool_fail(err, 0, "pipe data for pipe %llu, which no descriptor holds",
+				 (unsigned long long)d->pipe_id);
 	if (d->offset != pp->len)
-		return restore_fail(err, "pipe %llu: data at offset %llu, expected %zu",
-				    (unsigned long long)d->pipe_id,
-				    (unsigned long long)d->offset, pp->len);
+		return tool_fail(err, 0, "pipe %llu: data at offset %llu, expected %zu",
+				 (unsigned long long)d->pipe_id,
+				 (unsigned long long)d->offset, pp->len);
 	buf = realloc(pp->data, pp->len + d->data.len + 1);
 	if (!buf)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(buf + pp->len, d->data.data, d->data.len);
 	pp->data = buf;
 	pp->len += d->data.len;
@@ -295,41 +251,41 @@ static int take_pipe_data(struct restore_plan *plan, const struct crib_pipe_data
 }
 
 static int take_sighand(struct restore_plan *plan, const struct crib_sighand *s,
-			struct restore_error *err)
+			struct tool_error *err)
 {
 	plan->actions = calloc(s->n_actions ? s->n_actions : 1, sizeof(*plan->actions));
 	if (!plan->actions)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(plan->actions, s->actions, s->n_actions * sizeof(*plan->actions));
 	plan->n_actions = s->n_actions;
 	return 0;
 }
 
 static int take_sigpending(struct restore_plan *plan, const struct crib_sigpending *s,
-			   struct restore_error *err)
+			   struct tool_error *err)
 {
 	if (copy_siginfos(s->signals, s->n_signals, &plan->shared_pending))
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	plan->n_shared_pending = s->n_signals;
 	return 0;
 }
 
 static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
-		       struct restore_error *err)
+		       struct tool_error *err)
 {
 	struct crib_posix_timer *posix;
 	size_t i;
 
 	posix = calloc(t->n_posix ? t->n_posix : 1, sizeof(*posix));
 	if (!posix)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	memcpy(posix, t->posix, t->n_posix * sizeof(*posix));
 	for (i = 1; i < t->n_posix; i++)
 		if (posix[i].id <= posix[i - 1].id) {
 			free(posix);
-			return restore_fail(err, "POSIX timers out of order (id %llu after %llu)",
-					    (unsigned long long)posix[i].id,
-					    (unsigned long long)posix[i - 1].id);
+			return tool_fail(err, 0, "POSIX timers out of order (id %llu after %llu)",
+					 (unsigned long long)posix[i].id,
+					 (unsigned long long)posix[i - 1].id);
 		}
 	plan->timers = *t;
 	plan->timers.posix = posix;
@@ -337,27 +293,27 @@ static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
 	return 0;
 }
 
-static int take_record(struct restore_plan *plan, struct plan_caps *caps,
-		       const struct crib_record *rec, struct restore_error *err)
+static int take_record(struct restore_plan *plan, const struct crib_record *rec,
+		       struct tool_error *err)
 {
 	switch (rec->type) {
 	case CRIB_REC_HEADER:
 		return take_header(plan, &rec->u.header) ?
-			restore_fail(err, "out of memory") : 0;
+			tool_fail(err, 0, "out of memory") : 0;
 	case CRIB_REC_PROCESS:
 		return take_process(plan, &rec->u.process, err);
 	case CRIB_REC_THREAD:
-		return take_thread(plan, caps, &rec->u.thread, err);
+		return take_thread(plan, &rec->u.thread, err);
 	case CRIB_REC_MM:
 		return take_mm(plan, &rec->u.mm, err);
 	case CRIB_REC_VMA:
-		return take_vma(plan, caps, &rec->u.vma, err);
+		return take_vma(plan, &rec->u.vma, err);
 	case CRIB_REC_PAGES:
-		return take_pages(plan, caps, &rec->u.pages, err);
+		return take_pages(plan, &rec->u.pages, err);
 	case CRIB_REC_FILE:
-		return take_file(plan, caps, &rec->u.file, err);
+		return take_file(plan, &rec->u.file, err);
 	case CRIB_REC_PIPE:
-		return take_pipe(plan, caps, &rec->u.pipe, err);
+		return take_pipe(plan, &rec->u.pipe, err);
 	case CRIB_REC_PIPE_DATA:
 		return take_pipe_data(plan, &rec->u.pipe_data, err);
 	case CRIB_REC_SIGHAND:
@@ -375,28 +331,28 @@ static int take_record(struct restore_plan *plan, struct plan_caps *caps,
 	default:
 		if (rec->type & CRIB_REC_ANCILLARY)
 			return 0;
-		return restore_fail(err, "the snapshot holds %s records, which crib-restore "
-				    "does not know", rec->info ? rec->info->name : "unknown");
+		return tool_fail(err, 0, "the snapshot holds %s records, which crib-restore "
+				 "does not know", rec->info ? rec->info->name : "unknown");
 	}
 }
 
 /* Mark the VMAs that get contents; every run must lie inside VMAs. */
-static int index_pages(struct restore_plan *plan, struct restore_error *err)
+static int index_pages(struct restore_plan *plan, struct tool_error *err)
 {
-	struct plan_vma *v = plan->vmas, *end = plan->vmas + plan->n_vmas, *cur;
+	struct plan_vma *v = plan->vmas.items, *end = plan->vmas.items + plan->vmas.n, *cur;
 	const struct plan_pages *p;
 	uint64_t covered;
 	size_t i;
 
-	for (i = 0; i < plan->n_pages; i++) {
-		p = &plan->pages[i];
+	for (i = 0; i < plan->pages.n; i++) {
+		p = &plan->pages.items[i];
 		while (v < end && v->v.end <= p->addr)
 			v++;
 		/* A run may go on into the next VMA: runs merge across records. */
 		for (cur = v, covered = p->addr; covered < p->addr + p->len; cur++) {
 			if (cur == end || cur->v.start > covered)
-				return restore_fail(err, "memory at %#llx lies outside every VMA",
-						    (unsigned long long)covered);
+				return tool_fail(err, 0, "memory at %#llx lies outside every VMA",
+						 (unsigned long long)covered);
 			cur->has_data = true;
 			covered = cur->v.end;
 		}
@@ -404,9 +360,38 @@ static int index_pages(struct restore_plan *plan, struct restore_error *err)
 	return 0;
 }
 
-int plan_read(struct restore_plan *plan, int fd, struct restore_error *err)
+/* The snapshot as the reader takes it in, its bytes counted for the progress meter. */
+struct counted_input {
+	int fd;
+	struct progress *progress;
+};
+
+static ssize_t read_counted(void *ctx, void *buf, size_t len)
 {
-	struct plan_caps caps = { 0 };
+	struct counted_input *in = ctx;
+	ssize_t n = read(in->fd, buf, len);
+
+	if (n > 0)
+		progress_add(in->progress, (uint64_t)n);
+	return n;
+}
+
+/* What is left to read of @fd, when it is a file. */
+static uint64_t input_size(int fd)
+{
+	struct stat st;
+	off_t at;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	at = lseek(fd, 0, SEEK_CUR);
+	return at >= 0 && st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
+}
+
+int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
+	      struct tool_error *err)
+{
+	struct counted_input in = { .fd = fd, .progress = progress };
 	struct crib_error cerr = { 0 };
 	struct crib_reader *r;
 	struct crib_record rec;
@@ -416,25 +401,26 @@ int plan_read(struct restore_plan *plan, int fd, struct restore_error *err)
 	plan->page_store = -1;
 	plan->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
 	if (plan->page_store < 0)
-		return restore_fail(err, "cannot create the page store: %s", strerror(errno));
-	r = crib_reader_open(fd, &cerr);
+		return tool_fail(err, errno, "cannot create the page store");
+	progress_process(progress, 1, input_size(fd));
+	r = crib_reader_open_source(read_counted, &in, &cerr);
 	if (!r)
-		return restore_fail(err, "not a usable snapshot: %s", cerr.msg);
+		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	while ((ret = crib_reader_next(r, &rec)) == 1) {
-		if (take_record(plan, &caps, &rec, err)) {
+		if (take_record(plan, &rec, err)) {
 			ret = -1;
 			break;
 		}
 	}
-	if (ret < 0 && !err->msg[0])
-		restore_fail(err, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
+	if (ret < 0 && !tool_failed(err))
+		tool_fail(err, 0, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
 	crib_reader_close(r);
 	if (ret < 0)
 		return -1;
-	if (!plan->have_process || !plan->have_mm || !plan->n_threads)
-		return restore_fail(err, "the snapshot has no %s record",
-				    !plan->have_process ? "process" :
-				    !plan->have_mm ? "mm" : "thread");
+	if (!plan->have_process || !plan->have_mm || !plan->threads.n)
+		return tool_fail(err, 0, "the snapshot has no %s record",
+				 !plan->have_process ? "process" :
+				 !plan->have_mm ? "mm" : "thread");
 	return index_pages(plan, err);
 }
 
@@ -442,11 +428,11 @@ static void free_threads(struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_threads; i++) {
-		free(plan->threads[i].xstate);
-		free(plan->threads[i].pending);
+	for (i = 0; i < plan->threads.n; i++) {
+		free(plan->threads.items[i].xstate);
+		free(plan->threads.items[i].pending);
 	}
-	free(plan->threads);
+	array_free(&plan->threads);
 }
 
 void plan_free(struct restore_plan *plan)
@@ -467,17 +453,17 @@ void plan_free(struct restore_plan *plan)
 	free((void *)plan->mm.auxv.data);
 	free((char *)plan->mm.exe);
 	free_threads(plan);
-	for (i = 0; i < plan->n_vmas; i++)
-		free((char *)plan->vmas[i].v.path);
-	free(plan->vmas);
-	free(plan->pages);
-	for (i = 0; i < plan->n_files; i++)
-		free((char *)plan->files[i].path);
-	free(plan->files);
-	free(plan->pipe_fds);
-	for (i = 0; i < plan->n_pipes; i++)
-		free(plan->pipes[i].data);
-	free(plan->pipes);
+	for (i = 0; i < plan->vmas.n; i++)
+		free((char *)plan->vmas.items[i].v.path);
+	array_free(&plan->vmas);
+	array_free(&plan->pages);
+	for (i = 0; i < plan->files.n; i++)
+		free((char *)plan->files.items[i].path);
+	array_free(&plan->files);
+	array_free(&plan->pipe_fds);
+	for (i = 0; i < plan->pipes.n; i++)
+		free(plan->pipes.items[i].data);
+	array_free(&plan->pipes);
 	free(plan->actions);
 	free(plan->shared_pending);
 	free((void *)plan->timers.posix);

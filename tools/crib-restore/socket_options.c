@@ -13,26 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kabi.h"
 #include "sockets.h"
-
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK	72
-#endif
-
-bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
-{
-	size_t i;
-
-	for (i = 0; i < ps->s.n_options; i++) {
-		const struct crib_sockopt *o = &ps->s.options[i];
-
-		if ((int)o->level == level && (int)o->name == name && o->value.len >= sizeof(int)) {
-			memcpy(val, o->value.data, sizeof(int));
-			return true;
-		}
-	}
-	return false;
-}
 
 static int set_one(int fd, const struct crib_sockopt *o)
 {

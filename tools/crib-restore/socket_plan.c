@@ -2,7 +2,9 @@
 /*
  * Socket and socket_queue records into the restore plan: each socket
  * with its addresses and options copied out of the record, and the data
- * of its queues gathered from the records that carry it, in order.
+ * of its queues gathered from the records that carry it, in order; and
+ * the plan's sockets looked up, by descriptor or socket, and an option's
+ * recorded value.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +16,9 @@ struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (plan->sockets[i].s.fd == fd)
-			return &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++)
+		if (plan->sockets.items[i].s.fd == fd)
+			return &plan->sockets.items[i];
 	return NULL;
 }
 
@@ -24,10 +26,26 @@ struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (plan->sockets[i].s.sock_id == sock_id)
-			return &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++)
+		if (plan->sockets.items[i].s.sock_id == sock_id)
+			return &plan->sockets.items[i];
 	return NULL;
+}
+
+
+bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
+{
+	size_t i;
+
+	for (i = 0; i < ps->s.n_options; i++) {
+		const struct crib_sockopt *o = &ps->s.options[i];
+
+		if ((int)o->level == level && (int)o->name == name && o->value.len >= sizeof(int)) {
+			memcpy(val, o->value.data, sizeof(int));
+			return true;
+		}
+	}
+	return false;
 }
 
 static int copy_addr(struct plan_addr *out, const struct crib_sockaddr *in)
@@ -67,31 +85,23 @@ static int copy_options(struct plan_socket *ps, const struct crib_socket *s)
 }
 
 int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
-		     struct restore_error *err)
+		     struct tool_error *err)
 {
 	struct plan_socket *ps;
-	size_t cap;
 
 	if (plan_find_socket_fd(plan, s->fd))
-		return restore_fail(err, "fd %llu has two socket records", (unsigned long long)s->fd);
-	if (plan->n_sockets == plan->cap_sockets) {
-		cap = plan->cap_sockets ? plan->cap_sockets * 2 : 16;
-		ps = reallocarray(plan->sockets, cap, sizeof(*ps));
-		if (!ps)
-			return restore_fail(err, "out of memory");
-		plan->sockets = ps;
-		plan->cap_sockets = cap;
-	}
-	ps = &plan->sockets[plan->n_sockets++];
-	memset(ps, 0, sizeof(*ps));
+		return tool_fail(err, 0, "fd %llu has two socket records", (unsigned long long)s->fd);
+	ps = array_push(&plan->sockets);
+	if (!ps)
+		return tool_fail(err, 0, "out of memory");
 	ps->s = *s;
 	ps->s.options = NULL;
 	ps->s.local = ps->s.peer = (struct crib_sockaddr){ 0 };
 	if (copy_addr(&ps->local, &s->local) || copy_addr(&ps->peer, &s->peer))
-		return restore_fail(err, "fd %llu: a socket address out of range",
-				    (unsigned long long)s->fd);
+		return tool_fail(err, 0, "fd %llu: a socket address out of range",
+				 (unsigned long long)s->fd);
 	if (copy_options(ps, s))
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
@@ -99,11 +109,10 @@ static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, b
 {
 	struct plan_chunk *pc;
 	unsigned char *buf;
-	size_t cap;
 
 	/* A stream queue is one run of bytes, however many records carry it. */
 	if (stream && q->n) {
-		pc = &q->chunks[0];
+		pc = &q->items[0];
 		buf = realloc(pc->data, pc->len + c->data.len + 1);
 		if (!buf)
 			return -1;
@@ -113,28 +122,22 @@ static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, b
 		q->bytes += c->data.len;
 		return 0;
 	}
-	if (q->n == q->cap) {
-		cap = q->cap ? q->cap * 2 : 8;
-		pc = reallocarray(q->chunks, cap, sizeof(*pc));
-		if (!pc)
-			return -1;
-		q->chunks = pc;
-		q->cap = cap;
-	}
-	pc = &q->chunks[q->n];
-	memset(pc, 0, sizeof(*pc));
-	pc->data = malloc(c->data.len + 1);
-	if (!pc->data)
+	pc = array_push(q);
+	if (!pc)
 		return -1;
+	pc->data = malloc(c->data.len + 1);
+	if (!pc->data) {
+		q->n--;
+		return -1;
+	}
 	memcpy(pc->data, c->data.data, c->data.len);
 	pc->len = c->data.len;
-	q->n++;
 	q->bytes += c->data.len;
 	return copy_addr(&pc->src, &c->src);
 }
 
 int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
-			   struct restore_error *err)
+			   struct tool_error *err)
 {
 	struct plan_socket *ps = plan_find_socket_id(plan, q->sock_id);
 	struct plan_queue *pq;
@@ -142,22 +145,22 @@ int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_q
 	size_t i;
 
 	if (!ps)
-		return restore_fail(err, "queued data for socket %llu, which no descriptor holds",
-				    (unsigned long long)q->sock_id);
+		return tool_fail(err, 0, "queued data for socket %llu, which no descriptor holds",
+				 (unsigned long long)q->sock_id);
 	if (q->queue != CRIB_QUEUE_RECV && q->queue != CRIB_QUEUE_SEND)
-		return restore_fail(err, "fd %llu: unknown socket queue %llu",
-				    (unsigned long long)ps->s.fd, (unsigned long long)q->queue);
+		return tool_fail(err, 0, "fd %llu: unknown socket queue %llu",
+				 (unsigned long long)ps->s.fd, (unsigned long long)q->queue);
 	pq = q->queue == CRIB_QUEUE_RECV ? &ps->recv : &ps->send;
 	if (q->seq != pq->next_seq)
-		return restore_fail(err, "fd %llu: socket queue record %llu, expected %llu",
-				    (unsigned long long)ps->s.fd, (unsigned long long)q->seq,
-				    (unsigned long long)pq->next_seq);
+		return tool_fail(err, 0, "fd %llu: socket queue record %llu, expected %llu",
+				 (unsigned long long)ps->s.fd, (unsigned long long)q->seq,
+				 (unsigned long long)pq->next_seq);
 	pq->next_seq++;
 	stream = ps->s.type == SOCK_STREAM;
 	for (i = 0; i < q->n_chunks; i++)
 		if (append_chunk(pq, &q->chunks[i], stream))
-			return restore_fail(err, "fd %llu: a queued message is out of range or "
-					    "memory is short", (unsigned long long)ps->s.fd);
+			return tool_fail(err, 0, "fd %llu: a queued message is out of range or "
+					 "memory is short", (unsigned long long)ps->s.fd);
 	return 0;
 }
 
@@ -166,21 +169,19 @@ static void free_queue(struct plan_queue *q)
 	size_t i;
 
 	for (i = 0; i < q->n; i++)
-		free(q->chunks[i].data);
-	free(q->chunks);
+		free(q->items[i].data);
+	array_free(q);
 }
 
 void plan_free_sockets(struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++) {
-		free(plan->sockets[i].options);
-		free(plan->sockets[i].opt_values);
-		free_queue(&plan->sockets[i].recv);
-		free_queue(&plan->sockets[i].send);
+	for (i = 0; i < plan->sockets.n; i++) {
+		free(plan->sockets.items[i].options);
+		free(plan->sockets.items[i].opt_values);
+		free_queue(&plan->sockets.items[i].recv);
+		free_queue(&plan->sockets.items[i].send);
 	}
-	free(plan->sockets);
-	plan->sockets = NULL;
-	plan->n_sockets = 0;
+	array_free(&plan->sockets);
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Sockets in crib-restore, shared by sockets.c (the order of the steps,
- * checks, addresses), socket_options.c (options), udp.c, udp_queue.c (the
- * receive queue, through the CRIB program restore_udp_queue), unix.c and
- * tcp.c.  Every socket is created in the child, parked above the
+ * Sockets in crib-restore, as in crib-dump: sockets.c checks every socket
+ * and creates them in an order that lets them find each other;
+ * socket_ops.c does what the protocols do alike to one socket,
+ * socket_options.c sets its options, tcp.c, udp.c (with udp_queue.c, the
+ * receive queue through the CRIB program restore_udp_queue) and unix.c
+ * each rebuild their own.  network.c releases the network lock of the TCP
+ * connections.  Every socket is created in the child, parked above the
  * snapshot's descriptors; files.c then puts it at its number.
  */
 #ifndef CRIB_RESTORE_SOCKETS_TOOL_H
@@ -15,24 +18,18 @@
 
 #include "crib-restore.h"
 
-/* sk_state values, as the socket record numbers them for every family. */
-#define SK_ESTABLISHED	1
-#define SK_CLOSE	7
-#define SK_LISTEN	10
-
 /* What the child is doing with the plan's sockets. */
 struct sock_job {
 	const struct restore_plan *plan;
 	struct udp_refill *refill;
 	int temp_base;
 	int *fds;		/* per plan socket: its new descriptor, -1 none yet */
-	char *msg;
-	size_t msg_len;
+	struct tool_error *err;
 };
 
-/* "inet6 udp" and the like, for messages. */
+/* One socket (socket_ops.c).  "inet6 udp" and the like, for messages. */
 const char *socket_kind_name(const struct crib_socket *s);
-/* Record the failure of @step on @ps with @errnum in j->msg; returns -1. */
+/* Record the failure of @step on @ps with @errnum in j->err; returns -1. */
 int sock_fail(struct sock_job *j, const struct plan_socket *ps, const char *step, int errnum);
 /* As sock_fail(), with a reason instead of an errno. */
 int sock_refuse(struct sock_job *j, const struct plan_socket *ps, const char *why);
@@ -56,11 +53,9 @@ int sockopts_apply(struct sock_job *j, const struct plan_socket *ps, int fd);
 /* Set the recorded option @level/@name again, if it differs. */
 int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, int level,
 		    int name);
-/* The recorded value of an int option; false when not recorded. */
-bool sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
 int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err);
+	      struct tool_error *err);
 int udp_create(struct sock_job *j, const struct plan_socket *ps);
 int udp_fill(struct sock_job *j, const struct plan_socket *ps);
 
@@ -68,13 +63,13 @@ int udp_fill(struct sock_job *j, const struct plan_socket *ps);
 int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd);
 
 int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	       struct restore_error *err);
+	       struct tool_error *err);
 int unix_create(struct sock_job *j, const struct plan_socket *ps);
 int unix_connect(struct sock_job *j, const struct plan_socket *ps);
 int unix_fill(struct sock_job *j, const struct plan_socket *ps);
 
 int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err);
+	      struct tool_error *err);
 /* Listening and unconnected sockets. */
 int tcp_create(struct sock_job *j, const struct plan_socket *ps);
 /* A connection, up to its window, in repair mode. */

@@ -24,49 +24,27 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "kabi.h"
 #include "sockets.h"
-
-#ifndef SO_BUF_LOCK
-#define SO_BUF_LOCK		72
-#endif
-#ifndef TCP_REPAIR_WINDOW
-#define TCP_REPAIR_WINDOW	29
-#endif
-
-enum {
-	ST_FIN_WAIT1 = 4,
-	ST_FIN_WAIT2 = 5,
-	ST_CLOSE_WAIT = 8,
-};
-
-#define TCPOPT_MSS		2
-#define TCPOPT_WINDOW		3
-#define TCPOPT_SACK_PERM	4
-#define TCPOPT_TIMESTAMP	8
 
 /* Bytes of the receive queue written per call: tcp_send_rcvq() takes up to 17 pages. */
 #define RCVQ_CHUNK		(64 * 1024)
 
-static const char *const state_names[] = {
-	"?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT",
-	"CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV",
-};
-
 static bool is_connection(uint64_t state)
 {
-	return state == SK_ESTABLISHED || state == ST_FIN_WAIT1 || state == ST_FIN_WAIT2 ||
-	       state == ST_CLOSE_WAIT;
+	return state == CRIB_SK_ESTABLISHED || state == CRIB_SK_FIN_WAIT1 || state == CRIB_SK_FIN_WAIT2 ||
+	       state == CRIB_SK_CLOSE_WAIT;
 }
 
 /* The process sent its FIN / received the peer's. */
 static bool fin_sent(const struct crib_socket *s)
 {
-	return s->state == ST_FIN_WAIT1 || s->state == ST_FIN_WAIT2;
+	return s->state == CRIB_SK_FIN_WAIT1 || s->state == CRIB_SK_FIN_WAIT2;
 }
 
 static bool fin_received(const struct crib_socket *s)
 {
-	return s->state == ST_CLOSE_WAIT;
+	return s->state == CRIB_SK_CLOSE_WAIT;
 }
 
 static bool same_addr(const struct plan_addr *a, const struct plan_addr *b)
@@ -81,8 +59,8 @@ static const struct plan_socket *local_peer(const struct restore_plan *plan,
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++) {
-		const struct plan_socket *q = &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++) {
+		const struct plan_socket *q = &plan->sockets.items[i];
 
 		if (q->s.type == SOCK_STREAM && q->s.family == ps->s.family &&
 		    is_connection(q->s.state) && same_addr(&q->local, &ps->peer) &&
@@ -113,7 +91,7 @@ static uint32_t send_end(const struct crib_tcp *t, const struct crib_socket *s)
 }
 
 static int check_connection(const struct restore_plan *plan, const struct plan_socket *ps,
-			    struct restore_error *err)
+			    struct tool_error *err)
 {
 	const struct crib_tcp *t = &ps->s.tcp;
 	const char *kind = socket_kind_name(&ps->s);
@@ -121,45 +99,44 @@ static int check_connection(const struct restore_plan *plan, const struct plan_s
 	const struct plan_socket *peer;
 
 	if (!ps->local.family || !ps->peer.family)
-		return restore_fail(err, "fd %llu (%s): a connection without both addresses",
-				    fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): a connection without both addresses",
+				 fd, kind);
 	if ((uint32_t)t->snd_una != (uint32_t)t->snd_nxt &&
-	    !(ps->s.state == ST_FIN_WAIT1 && (uint32_t)t->snd_nxt - (uint32_t)t->snd_una == 1))
-		return restore_fail(err, "fd %llu (%s): %u bytes in flight, which a snapshot "
-				    "does not hold", fd, kind,
-				    (uint32_t)t->snd_nxt - (uint32_t)t->snd_una);
+	    !(ps->s.state == CRIB_SK_FIN_WAIT1 && (uint32_t)t->snd_nxt - (uint32_t)t->snd_una == 1))
+		return tool_fail(err, 0, "fd %llu (%s): %u bytes in flight, which a snapshot "
+				 "does not hold", fd, kind,
+				 (uint32_t)t->snd_nxt - (uint32_t)t->snd_una);
 	if ((uint32_t)(recv_end(t, &ps->s) - (uint32_t)t->copied_seq) != ps->recv.bytes ||
 	    (uint32_t)(send_end(t, &ps->s) - send_seq(t, &ps->s)) != ps->send.bytes)
-		return restore_fail(err, "fd %llu (%s): the queued data (%llu and %llu bytes) "
-				    "does not match the sequence numbers", fd, kind,
-				    (unsigned long long)ps->recv.bytes,
-				    (unsigned long long)ps->send.bytes);
+		return tool_fail(err, 0, "fd %llu (%s): the queued data (%llu and %llu bytes) "
+				 "does not match the sequence numbers", fd, kind,
+				 (unsigned long long)ps->recv.bytes,
+				 (unsigned long long)ps->send.bytes);
 	if (fin_received(&ps->s)) {
 		peer = local_peer(plan, ps);
 		if (!peer || !fin_sent(&peer->s))
-			return restore_fail(err, "fd %llu (%s): in CLOSE_WAIT, the FIN it got can "
-					    "come again only from a peer in the process", fd,
-					    kind);
+			return tool_fail(err, 0, "fd %llu (%s): in CLOSE_WAIT, the FIN it got can "
+					 "come again only from a peer in the process", fd,
+					 kind);
 	}
 	return 0;
 }
 
 int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err)
+	      struct tool_error *err)
 {
 	uint64_t st = ps->s.state;
 
-	if (st == SK_LISTEN && !ps->local.family)
-		return restore_fail(err, "fd %llu (%s): a listener without an address",
-				    (unsigned long long)ps->s.fd, socket_kind_name(&ps->s));
-	if (st == SK_LISTEN || st == SK_CLOSE)
+	if (st == CRIB_SK_LISTEN && !ps->local.family)
+		return tool_fail(err, 0, "fd %llu (%s): a listener without an address",
+				 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s));
+	if (st == CRIB_SK_LISTEN || st == CRIB_SK_CLOSE)
 		return 0;
 	if (is_connection(st))
 		return check_connection(plan, ps, err);
-	return restore_fail(err, "fd %llu (%s): a connection in state %s cannot be restored",
-			    (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
-			    st < sizeof(state_names) / sizeof(state_names[0]) ?
-			    state_names[st] : "?");
+	return tool_fail(err, 0, "fd %llu (%s): a connection in state %s cannot be restored",
+			 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
+			 crib_socket_state_name(&ps->s));
 }
 
 int tcp_create(struct sock_job *j, const struct plan_socket *ps)
@@ -168,7 +145,7 @@ int tcp_create(struct sock_job *j, const struct plan_socket *ps)
 
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd))
 		return -1;
-	if (ps->s.state == SK_LISTEN && listen(fd, (int)ps->s.backlog))
+	if (ps->s.state == CRIB_SK_LISTEN && listen(fd, (int)ps->s.backlog))
 		return sock_fail(j, ps, "listen", errno);
 	return 0;
 }
@@ -189,12 +166,12 @@ static int repair_options(struct sock_job *j, const struct plan_socket *ps, int 
 	struct tcp_repair_opt opts[4];
 	size_t n = 0;
 
-	opts[n++] = (struct tcp_repair_opt){ TCPOPT_MSS, (uint32_t)t->mss_clamp };
+	opts[n++] = (struct tcp_repair_opt){ TCPOPT_MAXSEG, (uint32_t)t->mss_clamp };
 	if (t->wscale_ok)
 		opts[n++] = (struct tcp_repair_opt){
 			TCPOPT_WINDOW, (uint32_t)(t->snd_wscale | t->rcv_wscale << 16) };
 	if (t->sack)
-		opts[n++] = (struct tcp_repair_opt){ TCPOPT_SACK_PERM, 0 };
+		opts[n++] = (struct tcp_repair_opt){ TCPOPT_SACK_PERMITTED, 0 };
 	if (t->timestamps)
 		opts[n++] = (struct tcp_repair_opt){ TCPOPT_TIMESTAMP, 0 };
 	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR_OPTIONS, opts,
@@ -208,7 +185,7 @@ static int repair_options(struct sock_job *j, const struct plan_socket *ps, int 
 /* The receive queue, written in repair mode as data received. */
 static int write_recv_queue(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
-	const struct plan_chunk *c = ps->recv.n ? &ps->recv.chunks[0] : NULL;
+	const struct plan_chunk *c = ps->recv.n ? &ps->recv.items[0] : NULL;
 	size_t done = 0, n;
 	ssize_t w;
 
@@ -305,7 +282,7 @@ int tcp_finish(struct sock_job *j, const struct plan_socket *ps)
 	if (set_int(fd, TCP_REPAIR, TCP_REPAIR_OFF_NO_WP))
 		return sock_fail(j, ps, "leaving repair mode", errno);
 	/* leaving repair mode clears SO_REUSEADDR */
-	if (sockopt_int(ps, SOL_SOCKET, SO_REUSEADDR, &reuse) && reuse &&
+	if (plan_sockopt_int(ps, SOL_SOCKET, SO_REUSEADDR, &reuse) && reuse &&
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, sizeof(reuse)))
 		return sock_fail(j, ps, "SO_REUSEADDR", errno);
 	return 0;
@@ -331,7 +308,7 @@ static int write_unsent(struct sock_job *j, const struct plan_socket *ps, int fd
 
 int tcp_resume(struct sock_job *j, const struct plan_socket *ps)
 {
-	const struct plan_chunk *c = ps->send.n ? &ps->send.chunks[0] : NULL;
+	const struct plan_chunk *c = ps->send.n ? &ps->send.items[0] : NULL;
 	int fd = j->fds[sock_index(j, ps)];
 
 	if (c && write_unsent(j, ps, fd, c))

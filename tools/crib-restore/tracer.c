@@ -24,12 +24,7 @@
 #include <linux/sched.h>
 
 #include "crib-restore.h"
-
-/* Kernel-internal restart codes a stopped system call may show in rax. */
-#define ERESTARTSYS		512
-#define ERESTARTNOINTR		513
-#define ERESTARTNOHAND		514
-#define ERESTART_RESTARTBLOCK	516
+#include "kabi.h"
 
 /* How long the restorer may take before the restore is given up. */
 #define RESTORE_TIMEOUT_S	600
@@ -47,7 +42,7 @@ struct trace {
 	struct tracee *threads;
 	size_t n_ready;
 	pid_t pid;
-	struct restore_error *err;
+	struct tool_error *err;
 };
 
 static struct rst_thread *area_thread(const struct trace *tr, size_t i)
@@ -59,7 +54,7 @@ static struct tracee *find_tracee(struct trace *tr, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < tr->plan->n_threads; i++)
+	for (i = 0; i < tr->plan->threads.n; i++)
 		if (tr->threads[i].tid == tid)
 			return &tr->threads[i];
 	return NULL;
@@ -93,23 +88,23 @@ static int report_death(struct trace *tr, int status)
 	const struct rst_thread *t;
 
 	if (a->message[0])
-		return restore_fail(tr->err, "%s", a->message);
+		return tool_fail(tr->err, 0, "%s", a->message);
 	if (WIFSIGNALED(status))
-		return restore_fail(tr->err, "the new process was killed by signal %d while "
-				    "%s", WTERMSIG(status), area_step_name(a->step));
+		return tool_fail(tr->err, 0, "the new process was killed by signal %d while "
+				 "%s", WTERMSIG(status), area_step_name(a->step));
 	if (a->fault_step && a->fault_step == a->step + 1 && a->error == -ECANCELED)
-		return restore_fail(tr->err, "restore failed while %s: injected fault "
-				    "(CRIB_RESTORE_FAULT=%s)", area_step_name(a->step),
-				    fault_step_name(a->step));
+		return tool_fail(tr->err, 0, "restore failed while %s: injected fault "
+				 "(CRIB_RESTORE_FAULT=%s)", area_step_name(a->step),
+				 fault_step_name(a->step));
 	if (a->error) {
 		t = area_thread(tr, a->failed_thread);
-		return restore_fail(tr->err, "restore failed while %s (thread %d, detail %#llx): %s",
-				    area_step_name(a->step),
-				    a->failed_thread < tr->plan->n_threads ? (int)t->tid : 0,
-				    (unsigned long long)a->detail, strerror((int)-a->error));
+		return tool_fail(tr->err, (int)-a->error, "restore failed while %s (thread %d, detail %#llx)",
+				 area_step_name(a->step),
+				 a->failed_thread < tr->plan->threads.n ? (int)t->tid : 0,
+				 (unsigned long long)a->detail);
 	}
-	return restore_fail(tr->err, "the new process exited (status %d) while %s",
-			    WEXITSTATUS(status), area_step_name(a->step));
+	return tool_fail(tr->err, 0, "the new process exited (status %d) while %s",
+			 WEXITSTATUS(status), area_step_name(a->step));
 }
 
 /* A fault in the restorer: where, for the error message. */
@@ -120,11 +115,11 @@ static int report_signal(struct trace *tr, pid_t tid, int sig)
 
 	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
 	ptrace(PTRACE_GETREGS, tid, 0, &regs);
-	return restore_fail(tr->err, "thread %d of the new process got signal %d (address %p, "
-			    "at %#llx, restorer offset %#llx) while %s", (int)tid, sig, si.si_addr,
-			    (unsigned long long)regs.rip,
-			    (unsigned long long)(regs.rip - (uint64_t)tr->area->base),
-			    area_step_name(tr->area->args->step));
+	return tool_fail(tr->err, 0, "thread %d of the new process got signal %d (address %p, "
+			 "at %#llx, restorer offset %#llx) while %s", (int)tid, sig, si.si_addr,
+			 (unsigned long long)regs.rip,
+			 (unsigned long long)(regs.rip - (uint64_t)tr->area->base),
+			 area_step_name(tr->area->args->step));
 }
 
 static int on_stop(struct trace *tr, pid_t tid, int status)
@@ -160,15 +155,14 @@ static int wait_ready(struct trace *tr)
 
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(RESTORE_TIMEOUT_S);
-	while (tr->n_ready < tr->plan->n_threads && !ret) {
+	while (tr->n_ready < tr->plan->threads.n && !ret) {
 		w = waitpid(-1, &status, __WALL);
 		if (w < 0) {
 			if (errno == EINTR)
-				ret = restore_fail(tr->err, "the restorer did not finish in %d s",
-						   RESTORE_TIMEOUT_S);
+				ret = tool_fail(tr->err, 0, "the restorer did not finish in %d s",
+						RESTORE_TIMEOUT_S);
 			else
-				ret = restore_fail(tr->err, "waiting for the new process: %s",
-						   strerror(errno));
+				ret = tool_fail(tr->err, errno, "waiting for the new process");
 			break;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status))
@@ -180,15 +174,15 @@ static int wait_ready(struct trace *tr)
 	return ret;
 }
 
-static int wait_stop(pid_t tid, int want_sig, struct restore_error *err)
+static int wait_stop(pid_t tid, int want_sig, struct tool_error *err)
 {
 	int status;
 
 	if (waitpid(tid, &status, __WALL) != tid)
-		return restore_fail(err, "waiting for thread %d: %s", (int)tid, strerror(errno));
+		return tool_fail(err, errno, "waiting for thread %d", (int)tid);
 	if (!WIFSTOPPED(status) || WSTOPSIG(status) != want_sig)
-		return restore_fail(err, "thread %d stopped unexpectedly (status %#x)", (int)tid,
-				    status);
+		return tool_fail(err, 0, "thread %d stopped unexpectedly (status %#x)", (int)tid,
+				 status);
 	return 0;
 }
 
@@ -203,7 +197,7 @@ static int unmap_area(struct trace *tr)
 	pid_t pid = tr->pid;
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return restore_fail(tr->err, "PTRACE_GETREGS: %s", strerror(errno));
+		return tool_fail(tr->err, errno, "PTRACE_GETREGS");
 	regs.rip = (uint64_t)tr->area->base + RST_SYSCALL_OFFSET;
 	regs.rax = SYS_munmap;
 	regs.orig_rax = (uint64_t)-1;
@@ -213,10 +207,9 @@ static int unmap_area(struct trace *tr)
 	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || wait_stop(pid, SIGTRAP | 0x80, tr->err) ||
 	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || wait_stop(pid, SIGTRAP | 0x80, tr->err) ||
 	    ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return restore_fail(tr->err, "cannot unmap the restore area: %s", strerror(errno));
+		return tool_fail(tr->err, errno, "cannot unmap the restore area");
 	if (regs.rax)
-		return restore_fail(tr->err, "unmapping the restore area failed: %s",
-				    strerror((int)-(long)regs.rax));
+		return tool_fail(tr->err, (int)-(long)regs.rax, "unmapping the restore area failed");
 	return 0;
 }
 
@@ -266,14 +259,14 @@ static int set_thread_regs(struct trace *tr, const struct plan_thread *pt)
 
 	to_user_regs(&pt->regs, &regs);
 	if (ptrace(PTRACE_SETREGS, pt->tid, 0, &regs))
-		return restore_fail(tr->err, "cannot set the registers of thread %d: %s",
-				    (int)pt->tid, strerror(errno));
+		return tool_fail(tr->err, errno, "cannot set the registers of thread %d",
+				 (int)pt->tid);
 	if (pt->xstate_len && ptrace(PTRACE_SETREGSET, pt->tid, NT_X86_XSTATE, &iov))
-		return restore_fail(tr->err, "cannot set the FPU state of thread %d: %s",
-				    (int)pt->tid, strerror(errno));
+		return tool_fail(tr->err, errno, "cannot set the FPU state of thread %d",
+				 (int)pt->tid);
 	if (ptrace(PTRACE_SETSIGMASK, pt->tid, sizeof(mask), &mask))
-		return restore_fail(tr->err, "cannot set the signal mask of thread %d: %s",
-				    (int)pt->tid, strerror(errno));
+		return tool_fail(tr->err, errno, "cannot set the signal mask of thread %d",
+				 (int)pt->tid);
 	return 0;
 }
 
@@ -283,20 +276,20 @@ static int finish(struct trace *tr)
 
 	if (unmap_area(tr))
 		return -1;
-	for (i = 0; i < tr->plan->n_threads; i++)
-		if (set_thread_regs(tr, &tr->plan->threads[i]))
+	for (i = 0; i < tr->plan->threads.n; i++)
+		if (set_thread_regs(tr, &tr->plan->threads.items[i]))
 			return -1;
 	if (tr->fault->site == FAULT_REGISTERS)
-		return restore_fail(tr->err, "injected fault (CRIB_RESTORE_FAULT=registers) once "
-				    "the registers were set");
+		return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=registers) once "
+				 "the registers were set");
 	/* Everything is in place: let them all go. */
-	for (i = 0; i < tr->plan->n_threads; i++) {
+	for (i = 0; i < tr->plan->threads.n; i++) {
 		if (ptrace(PTRACE_DETACH, tr->threads[i].tid, 0, 0))
-			return restore_fail(tr->err, "cannot let thread %d go: %s",
-					    (int)tr->threads[i].tid, strerror(errno));
+			return tool_fail(tr->err, errno, "cannot let thread %d go",
+					 (int)tr->threads[i].tid);
 		if (tr->fault->site == FAULT_DETACH)
-			return restore_fail(tr->err, "injected fault (CRIB_RESTORE_FAULT=detach) "
-					    "once thread %d was let go", (int)tr->threads[i].tid);
+			return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=detach) "
+					 "once thread %d was let go", (int)tr->threads[i].tid);
 	}
 	return 0;
 }
@@ -314,14 +307,14 @@ static int note_rseq(struct trace *tr)
 	/* Only a stopped tracee answers. */
 	if (ptrace(PTRACE_INTERRUPT, tr->pid, 0, 0) ||
 	    waitpid(tr->pid, &status, __WALL) != tr->pid || !WIFSTOPPED(status))
-		return restore_fail(tr->err, "cannot stop the new process: %s", strerror(errno));
+		return tool_fail(tr->err, errno, "cannot stop the new process");
 	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tr->pid, sizeof(conf), &conf) > 0) {
 		a->rseq_abi = conf.rseq_abi_pointer;
 		a->rseq_len = conf.rseq_abi_size;
 		a->rseq_sig = conf.signature;
 	}
 	if (ptrace(PTRACE_CONT, tr->pid, 0, 0))
-		return restore_fail(tr->err, "cannot resume the new process: %s", strerror(errno));
+		return tool_fail(tr->err, errno, "cannot resume the new process");
 	return 0;
 }
 
@@ -331,7 +324,7 @@ static int start_child(struct trace *tr, int *sync_fd)
 	long opts = PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
 
 	if (pipe(sync))
-		return restore_fail(tr->err, "pipe: %s", strerror(errno));
+		return tool_fail(tr->err, errno, "pipe");
 	tr->pid = clone_with_pid(tr->pid);
 	if (tr->pid == 0) {
 		close(sync[1]);
@@ -341,12 +334,12 @@ static int start_child(struct trace *tr, int *sync_fd)
 	*sync_fd = sync[1];
 	if (tr->pid < 0) {
 		close(sync[1]);
-		return restore_fail(tr->err, "cannot create process %d: %s",
-				    (int)tr->plan->proc.pid,
-				    errno == EEXIST ? "the PID is in use" : strerror(errno));
+		return tool_fail(tr->err, 0, "cannot create process %d: %s",
+				 (int)tr->plan->proc.pid,
+				 errno == EEXIST ? "the PID is in use" : strerror(errno));
 	}
 	if (ptrace(PTRACE_SEIZE, tr->pid, 0, opts)) {
-		restore_fail(tr->err, "cannot trace the new process: %s", strerror(errno));
+		tool_fail(tr->err, errno, "cannot trace the new process");
 		close(sync[1]);
 		kill_all(tr);
 		return -1;
@@ -359,8 +352,24 @@ static int start_child(struct trace *tr, int *sync_fd)
 	return 0;
 }
 
+int restore_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "crib-restore: waiting for %d: %s\n", (int)pid,
+				strerror(errno));
+			return 1;
+		}
+	}
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
-		      const struct restore_options *opt, struct restore_error *err)
+		      const struct restore_options *opt, struct tool_error *err)
 {
 	struct restore_area area;
 	struct trace tr = { .plan = plan, .refill = refill, .fault = &opt->fault, .area = &area,
@@ -368,11 +377,11 @@ pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill
 	int sync_fd = -1, ret = -1;
 	size_t i;
 
-	tr.threads = calloc(plan->n_threads, sizeof(*tr.threads));
+	tr.threads = calloc(plan->threads.n, sizeof(*tr.threads));
 	if (!tr.threads)
-		return restore_fail(err, "out of memory");
-	for (i = 0; i < plan->n_threads; i++)
-		tr.threads[i].tid = plan->threads[i].tid;
+		return tool_fail(err, 0, "out of memory");
+	for (i = 0; i < plan->threads.n; i++)
+		tr.threads[i].tid = plan->threads.items[i].tid;
 	if (area_create(&area, plan, err))
 		goto out;
 	restore_verbose(opt, "restore area at %p, %zu bytes\n", area.base, area.len);
@@ -385,14 +394,14 @@ pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill
 		goto out_area;
 	/* Go: the child may start now that it is traced. */
 	if (write(sync_fd, "g", 1) != 1)
-		restore_fail(err, "cannot start the new process: %s", strerror(errno));
+		tool_fail(err, errno, "cannot start the new process");
 	close(sync_fd);
-	if (err->msg[0] || wait_ready(&tr) || finish(&tr)) {
+	if (tool_failed(err) || wait_ready(&tr) || finish(&tr)) {
 		kill_all(&tr);
 		goto out_area;
 	}
 	restore_verbose(opt, "process %d restored with %zu threads\n", (int)tr.pid,
-			plan->n_threads);
+			plan->threads.n);
 	ret = tr.pid;
 out_area:
 	area_destroy(&area);

@@ -21,41 +21,41 @@ static size_t udp_max_payload(uint64_t family)
 }
 
 int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	      struct restore_error *err)
+	      struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	int v6only = 0;
 	size_t i;
 
 	(void)plan;
-	if (ps->s.state != SK_CLOSE && ps->s.state != SK_ESTABLISHED)
-		return restore_fail(err, "fd %llu (%s): state %llu is not a UDP socket's", fd,
-				    socket_kind_name(&ps->s), (unsigned long long)ps->s.state);
-	if (ps->s.state == SK_ESTABLISHED && !ps->peer.family)
-		return restore_fail(err, "fd %llu (%s): connected, but to no address", fd,
-				    socket_kind_name(&ps->s));
+	if (ps->s.state != CRIB_SK_CLOSE && ps->s.state != CRIB_SK_ESTABLISHED)
+		return tool_fail(err, 0, "fd %llu (%s): state %llu is not a UDP socket's", fd,
+				 socket_kind_name(&ps->s), (unsigned long long)ps->s.state);
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !ps->peer.family)
+		return tool_fail(err, 0, "fd %llu (%s): connected, but to no address", fd,
+				 socket_kind_name(&ps->s));
 	if (ps->send.n > 1)
-		return restore_fail(err, "fd %llu (%s): %zu pending datagrams; a UDP socket "
-				    "holds one", fd, socket_kind_name(&ps->s), ps->send.n);
-	if (ps->send.n && !ps->send.chunks[0].src.family)
-		return restore_fail(err, "fd %llu (%s): the pending datagram has no destination",
-				    fd, socket_kind_name(&ps->s));
-	sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only);
+		return tool_fail(err, 0, "fd %llu (%s): %zu pending datagrams; a UDP socket "
+				 "holds one", fd, socket_kind_name(&ps->s), ps->send.n);
+	if (ps->send.n && !ps->send.items[0].src.family)
+		return tool_fail(err, 0, "fd %llu (%s): the pending datagram has no destination",
+				 fd, socket_kind_name(&ps->s));
+	plan_sockopt_int(ps, IPPROTO_IPV6, IPV6_V6ONLY, &v6only);
 	for (i = 0; i < ps->recv.n; i++) {
-		const struct plan_addr *src = &ps->recv.chunks[i].src;
+		const struct plan_addr *src = &ps->recv.items[i].src;
 
 		if (src->family != AF_INET && src->family != AF_INET6)
-			return restore_fail(err, "fd %llu (%s): queued datagram %zu has no IP "
-					    "source address", fd, socket_kind_name(&ps->s), i);
+			return tool_fail(err, 0, "fd %llu (%s): queued datagram %zu has no IP "
+					 "source address", fd, socket_kind_name(&ps->s), i);
 		if (src->family != ps->s.family && (ps->s.family == AF_INET || v6only))
-			return restore_fail(err, "fd %llu (%s): queued datagram %zu came over "
-					    "IPv%d, which this socket cannot receive", fd,
-					    socket_kind_name(&ps->s), i,
-					    src->family == AF_INET ? 4 : 6);
-		if (ps->recv.chunks[i].len > udp_max_payload(src->family))
-			return restore_fail(err, "fd %llu (%s): queued datagram %zu is %zu bytes, "
-					    "more than UDP carries", fd, socket_kind_name(&ps->s),
-					    i, ps->recv.chunks[i].len);
+			return tool_fail(err, 0, "fd %llu (%s): queued datagram %zu came over "
+					 "IPv%d, which this socket cannot receive", fd,
+					 socket_kind_name(&ps->s), i,
+					 src->family == AF_INET ? 4 : 6);
+		if (ps->recv.items[i].len > udp_max_payload(src->family))
+			return tool_fail(err, 0, "fd %llu (%s): queued datagram %zu is %zu bytes, "
+					 "more than UDP carries", fd, socket_kind_name(&ps->s),
+					 i, ps->recv.items[i].len);
 	}
 	return 0;
 }
@@ -68,7 +68,7 @@ int udp_create(struct sock_job *j, const struct plan_socket *ps)
 
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd))
 		return -1;
-	if (ps->s.state == SK_ESTABLISHED) {
+	if (ps->s.state == CRIB_SK_ESTABLISHED) {
 		len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
 		if (connect(fd, (struct sockaddr *)&ss, len))
 			return sock_fail(j, ps, "connect", errno);
@@ -80,12 +80,12 @@ int udp_create(struct sock_job *j, const struct plan_socket *ps)
 /* The corked datagram: UDP_CORK is already on if it was; else MSG_MORE. */
 static int send_pending(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
-	const struct plan_chunk *c = &ps->send.chunks[0];
+	const struct plan_chunk *c = &ps->send.items[0];
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int cork = 0;
 
-	sockopt_int(ps, IPPROTO_UDP, UDP_CORK, &cork);
+	plan_sockopt_int(ps, IPPROTO_UDP, UDP_CORK, &cork);
 	len = plan_sockaddr(&c->src, (int)ps->s.family, &ss);
 	if (sock_send_all(fd, c->data, c->len, cork ? 0 : MSG_MORE, &ss, len))
 		return sock_fail(j, ps, "sending the pending datagram again", errno);

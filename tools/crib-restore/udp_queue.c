@@ -39,8 +39,8 @@ static bool needs_refill(const struct restore_plan *plan)
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++) {
-		const struct plan_socket *ps = &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++) {
+		const struct plan_socket *ps = &plan->sockets.items[i];
 
 		if ((ps->s.family == AF_INET || ps->s.family == AF_INET6) &&
 		    ps->s.type == SOCK_DGRAM && ps->recv.n)
@@ -50,7 +50,7 @@ static bool needs_refill(const struct restore_plan *plan)
 }
 
 int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
-		    struct restore_error *err)
+		    struct tool_error *err)
 {
 	char msg[256];
 	int ret;
@@ -62,17 +62,16 @@ int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
 		return 0;
 	ret = crib_libbpf_init(msg, sizeof(msg));
 	if (ret)
-		return restore_fail(err, "UDP receive queues need the CRIB program type: %s", msg);
+		return tool_fail(err, 0, "UDP receive queues need the CRIB program type: %s", msg);
 	r->skel = restore_sockets__open_and_load();
 	if (!r->skel)
-		return restore_fail(err, "cannot load restore_sockets, which refills UDP receive "
-				    "queues: %s", strerror(errno));
+		return tool_fail(err, errno, "cannot load restore_sockets, which refills UDP receive "
+				 "queues");
 	r->ring = user_ring_buffer__new(bpf_map__fd(r->skel->maps.udp_packets), NULL);
 	if (!r->ring) {
 		ret = errno;
 		udp_refill_close(r);
-		return restore_fail(err, "cannot map the ring buffer of restore_sockets: %s",
-				    strerror(ret));
+		return tool_fail(err, ret, "cannot map the ring buffer of restore_sockets");
 	}
 	r->prog_fd = bpf_program__fd(r->skel->progs.restore_udp_queue);
 	return 0;
@@ -218,7 +217,7 @@ int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd)
 	if (!j->refill || j->refill->prog_fd < 0)
 		return sock_refuse(j, ps, "the program refilling UDP queues is not loaded");
 	while (i < ps->recv.n) {
-		ret = put_packet(j->refill, ps, &ps->recv.chunks[i]);
+		ret = put_packet(j->refill, ps, &ps->recv.items[i]);
 		if (ret < 0)
 			return sock_fail(j, ps, "writing a datagram into the ring buffer", errno);
 		if (ret == 0) {

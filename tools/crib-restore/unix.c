@@ -37,7 +37,7 @@ static bool same_name(const struct plan_addr *a, const struct plan_addr *b)
 static const struct plan_socket *peer_of(const struct restore_plan *plan,
 					 const struct plan_socket *ps)
 {
-	if (ps->s.state != SK_ESTABLISHED || !ps->s.peer_id)
+	if (ps->s.state != CRIB_SK_ESTABLISHED || !ps->s.peer_id)
 		return NULL;
 	return plan_find_socket_id(plan, ps->s.peer_id);
 }
@@ -50,7 +50,7 @@ static const struct plan_socket *peer_of(const struct restore_plan *plan,
  */
 static bool peer_closed(const struct plan_socket *ps)
 {
-	return ps->s.state == SK_ESTABLISHED && !ps->s.peer_id && ps->s.type != SOCK_DGRAM &&
+	return ps->s.state == CRIB_SK_ESTABLISHED && !ps->s.peer_id && ps->s.type != SOCK_DGRAM &&
 	       (ps->s.shutdown & 3) == 3 && !named(&ps->local) && !named(&ps->peer);
 }
 
@@ -59,7 +59,7 @@ static bool is_pair(const struct restore_plan *plan, const struct plan_socket *p
 {
 	const struct plan_socket *peer = peer_of(plan, ps);
 
-	return peer && peer->s.state == SK_ESTABLISHED && peer->s.peer_id == ps->s.sock_id &&
+	return peer && peer->s.state == CRIB_SK_ESTABLISHED && peer->s.peer_id == ps->s.sock_id &&
 	       !named(&ps->local) && !named(&peer->local);
 }
 
@@ -73,12 +73,12 @@ static const struct plan_socket *accepted_from(const struct restore_plan *plan,
 {
 	size_t i;
 
-	if (ps->s.state != SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
+	if (ps->s.state != CRIB_SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
 		return NULL;
-	for (i = 0; i < plan->n_sockets; i++) {
-		const struct plan_socket *l = &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++) {
+		const struct plan_socket *l = &plan->sockets.items[i];
 
-		if (l->s.state == SK_LISTEN && l->s.type == ps->s.type &&
+		if (l->s.state == CRIB_SK_LISTEN && l->s.type == ps->s.type &&
 		    same_name(&l->local, &ps->local))
 			return l;
 	}
@@ -91,10 +91,10 @@ static const struct plan_socket *holder_of(const struct restore_plan *plan,
 {
 	size_t i;
 
-	for (i = 0; i < plan->n_sockets; i++)
-		if (plan->sockets[i].s.type == SOCK_DGRAM &&
-		    same_name(&plan->sockets[i].local, name))
-			return &plan->sockets[i];
+	for (i = 0; i < plan->sockets.n; i++)
+		if (plan->sockets.items[i].s.type == SOCK_DGRAM &&
+		    same_name(&plan->sockets.items[i].local, name))
+			return &plan->sockets.items[i];
 	return NULL;
 }
 
@@ -111,7 +111,7 @@ static int dgram_sender(const struct restore_plan *plan, const struct plan_socke
 		return -1;
 	}
 	/* a connected socket receives only from its peer */
-	if (ps->s.state == SK_ESTABLISHED && *sender != peer) {
+	if (ps->s.state == CRIB_SK_ESTABLISHED && *sender != peer) {
 		*why = "a queued datagram comes from another socket than its peer";
 		return -1;
 	}
@@ -122,7 +122,7 @@ static int dgram_sender(const struct restore_plan *plan, const struct plan_socke
 	return 0;
 }
 
-static int check_name(const struct plan_socket *ps, struct restore_error *err)
+static int check_name(const struct plan_socket *ps, struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	char path[sizeof(ps->local.addr) + 1];
@@ -133,16 +133,16 @@ static int check_name(const struct plan_socket *ps, struct restore_error *err)
 	memcpy(path, ps->local.addr, ps->local.len);
 	path[ps->local.len] = 0;
 	if (path[0] != '/')
-		return restore_fail(err, "fd %llu (%s): bound to the relative path %s, which "
-				    "cannot be found again", fd, socket_kind_name(&ps->s), path);
+		return tool_fail(err, 0, "fd %llu (%s): bound to the relative path %s, which "
+				 "cannot be found again", fd, socket_kind_name(&ps->s), path);
 	if (!lstat(path, &st) && !S_ISSOCK(st.st_mode))
-		return restore_fail(err, "fd %llu (%s): %s, its name, is no longer a socket", fd,
-				    socket_kind_name(&ps->s), path);
+		return tool_fail(err, 0, "fd %llu (%s): %s, its name, is no longer a socket", fd,
+				 socket_kind_name(&ps->s), path);
 	return 0;
 }
 
 static int check_queue(const struct restore_plan *plan, const struct plan_socket *ps,
-		       struct restore_error *err)
+		       struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	const struct plan_socket *sender;
@@ -150,26 +150,26 @@ static int check_queue(const struct restore_plan *plan, const struct plan_socket
 	size_t i;
 
 	if (ps->send.n)
-		return restore_fail(err, "fd %llu (%s): a UNIX socket with a send queue", fd,
-				    socket_kind_name(&ps->s));
+		return tool_fail(err, 0, "fd %llu (%s): a UNIX socket with a send queue", fd,
+				 socket_kind_name(&ps->s));
 	if (!ps->recv.n)
 		return 0;
 	if (ps->s.type != SOCK_DGRAM) {
 		if (!peer_of(plan, ps) && !peer_closed(ps))
-			return restore_fail(err, "fd %llu (%s): data queued with no peer in the "
-					    "process to send it again", fd,
-					    socket_kind_name(&ps->s));
+			return tool_fail(err, 0, "fd %llu (%s): data queued with no peer in the "
+					 "process to send it again", fd,
+					 socket_kind_name(&ps->s));
 		return 0;
 	}
 	for (i = 0; i < ps->recv.n; i++)
-		if (dgram_sender(plan, ps, &ps->recv.chunks[i], &sender, &why))
-			return restore_fail(err, "fd %llu (%s): %s", fd, socket_kind_name(&ps->s),
-					    why);
+		if (dgram_sender(plan, ps, &ps->recv.items[i], &sender, &why))
+			return tool_fail(err, 0, "fd %llu (%s): %s", fd, socket_kind_name(&ps->s),
+					 why);
 	return 0;
 }
 
 int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
-	       struct restore_error *err)
+	       struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	const struct plan_socket *peer = peer_of(plan, ps);
@@ -177,30 +177,30 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 
 	if (ps->s.type != SOCK_STREAM && ps->s.type != SOCK_DGRAM &&
 	    ps->s.type != SOCK_SEQPACKET)
-		return restore_fail(err, "fd %llu (%s): UNIX sockets of type %llu cannot be "
-				    "restored", fd, kind, (unsigned long long)ps->s.type);
-	if (ps->s.state == SK_LISTEN && !named(&ps->local))
-		return restore_fail(err, "fd %llu (%s): a listener without a name", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): UNIX sockets of type %llu cannot be "
+				 "restored", fd, kind, (unsigned long long)ps->s.type);
+	if (ps->s.state == CRIB_SK_LISTEN && !named(&ps->local))
+		return tool_fail(err, 0, "fd %llu (%s): a listener without a name", fd, kind);
 	if (peer_closed(ps))
 		return check_name(ps, err) || check_queue(plan, ps, err);
-	if (ps->s.state == SK_ESTABLISHED && !peer)
-		return restore_fail(err, "fd %llu (%s): connected to a socket outside the "
-				    "process; that cannot be restored", fd, kind);
-	if (ps->s.state == SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !peer)
+		return tool_fail(err, 0, "fd %llu (%s): connected to a socket outside the "
+				 "process; that cannot be restored", fd, kind);
+	if (ps->s.state == CRIB_SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
 	    !accepted_from(plan, ps) && !accepted_from(plan, peer))
-		return restore_fail(err, "fd %llu (%s): a connection between named sockets that "
-				    "no listener of the process accepted", fd, kind);
+		return tool_fail(err, 0, "fd %llu (%s): a connection between named sockets that "
+				 "no listener of the process accepted", fd, kind);
 	if (accepted_from(plan, ps) && peer->s.peer_id != ps->s.sock_id)
-		return restore_fail(err, "fd %llu (%s): accepted from a listener, by a peer "
-				    "connected elsewhere", fd, kind);
-	if (ps->s.state == SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
+		return tool_fail(err, 0, "fd %llu (%s): accepted from a listener, by a peer "
+				 "connected elsewhere", fd, kind);
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
 	    !named(&peer->local))
-		return restore_fail(err, "fd %llu (%s): connected to an unnamed socket that is "
-				    "connected elsewhere", fd, kind);
-	if (ps->s.state != SK_ESTABLISHED && ps->s.state != SK_CLOSE &&
-	    ps->s.state != SK_LISTEN)
-		return restore_fail(err, "fd %llu (%s): state %llu cannot be restored", fd, kind,
-				    (unsigned long long)ps->s.state);
+		return tool_fail(err, 0, "fd %llu (%s): connected to an unnamed socket that is "
+				 "connected elsewhere", fd, kind);
+	if (ps->s.state != CRIB_SK_ESTABLISHED && ps->s.state != CRIB_SK_CLOSE &&
+	    ps->s.state != CRIB_SK_LISTEN)
+		return tool_fail(err, 0, "fd %llu (%s): state %llu cannot be restored", fd, kind,
+				 (unsigned long long)ps->s.state);
 	return check_name(ps, err) || check_queue(plan, ps, err);
 }
 
@@ -268,7 +268,7 @@ static int create_closed(struct sock_job *j, const struct plan_socket *ps)
 		return -1;
 	}
 	for (i = 0; i < ps->recv.n && !ret; i++)
-		if (sock_send_all(sv[1], ps->recv.chunks[i].data, ps->recv.chunks[i].len, 0,
+		if (sock_send_all(sv[1], ps->recv.items[i].data, ps->recv.items[i].len, 0,
 				  NULL, 0))
 			ret = sock_fail(j, ps, "sending the queued data again", errno);
 	close(sv[1]);
@@ -289,7 +289,7 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 		return 0;	/* accepted once its peer connects */
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || bind_name(j, ps, fd))
 		return -1;
-	if (ps->s.state == SK_LISTEN && listen(fd, (int)ps->s.backlog))
+	if (ps->s.state == CRIB_SK_LISTEN && listen(fd, (int)ps->s.backlog))
 		return sock_fail(j, ps, "listen", errno);
 	return 0;
 }
@@ -333,7 +333,7 @@ static int send_dgram(struct sock_job *j, const struct plan_socket *ps,
 	if (dgram_sender(j->plan, ps, c, &sender, &why))
 		return sock_refuse(j, ps, why);
 	/* to its name, unless the sender is connected to it */
-	if (!sender || sender->s.state != SK_ESTABLISHED || sender->s.peer_id != ps->s.sock_id)
+	if (!sender || sender->s.state != CRIB_SK_ESTABLISHED || sender->s.peer_id != ps->s.sock_id)
 		len = plan_sockaddr(&ps->local, AF_UNIX, &ss);
 	fd = sender ? j->fds[sock_index(j, sender)] : socket(AF_UNIX, SOCK_DGRAM, 0);
 	if (fd < 0)
@@ -353,7 +353,7 @@ int unix_fill(struct sock_job *j, const struct plan_socket *ps)
 
 	if (ps->s.type == SOCK_DGRAM) {
 		for (i = 0; i < ps->recv.n; i++)
-			if (send_dgram(j, ps, &ps->recv.chunks[i]))
+			if (send_dgram(j, ps, &ps->recv.items[i]))
 				return -1;
 		return 0;
 	}
@@ -361,8 +361,8 @@ int unix_fill(struct sock_job *j, const struct plan_socket *ps)
 		return 0;	/* filled by the peer before it went */
 	/* a stream is one chunk; seqpacket records one each */
 	for (i = 0; i < ps->recv.n; i++)
-		if (sock_send_all(j->fds[sock_index(j, peer)], ps->recv.chunks[i].data,
-				  ps->recv.chunks[i].len, 0, NULL, 0))
+		if (sock_send_all(j->fds[sock_index(j, peer)], ps->recv.items[i].data,
+				  ps->recv.items[i].len, 0, NULL, 0))
 			return sock_fail(j, ps, "sending the queued data again from the peer",
 					 errno);
 	return 0;

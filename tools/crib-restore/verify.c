@@ -36,18 +36,18 @@
  */
 static const char *const not_restored[] = { "process.ppid", NULL };
 
-static int copy_to_memfd(int fd, struct restore_error *err)
+static int copy_to_memfd(int fd, struct tool_error *err)
 {
 	char *buf = malloc(COPY_CHUNK);
 	ssize_t n, w, done;
 	int mfd;
 
 	if (!buf)
-		return restore_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	mfd = memfd_create("crib-restore-input", MFD_CLOEXEC);
 	if (mfd < 0) {
 		free(buf);
-		return restore_fail(err, "memfd_create: %s", strerror(errno));
+		return tool_fail(err, errno, "memfd_create");
 	}
 	for (;;) {
 		n = read(fd, buf, COPY_CHUNK);
@@ -62,7 +62,7 @@ static int copy_to_memfd(int fd, struct restore_error *err)
 		}
 	}
 	if (n < 0) {
-		restore_fail(err, "reading the snapshot: %s", strerror(errno));
+		tool_fail(err, errno, "reading the snapshot");
 		goto out_close;
 	}
 	if (lseek(mfd, 0, SEEK_SET) < 0)
@@ -70,14 +70,14 @@ static int copy_to_memfd(int fd, struct restore_error *err)
 	free(buf);
 	return mfd;
 fail:
-	restore_fail(err, "keeping a copy of the snapshot: %s", strerror(errno));
+	tool_fail(err, errno, "keeping a copy of the snapshot");
 out_close:
 	close(mfd);
 	free(buf);
 	return -1;
 }
 
-int verify_keep_input(int fd, struct verify_input *in, struct restore_error *err)
+int verify_keep_input(int fd, struct verify_input *in, struct tool_error *err)
 {
 	struct stat st;
 
@@ -86,7 +86,7 @@ int verify_keep_input(int fd, struct verify_input *in, struct restore_error *err
 		in->start = lseek(fd, 0, SEEK_CUR);
 		in->fd = in->start < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (in->fd < 0)
-			return restore_fail(err, "cannot keep the snapshot: %s", strerror(errno));
+			return tool_fail(err, errno, "cannot keep the snapshot");
 		return 0;
 	}
 	in->fd = copy_to_memfd(fd, err);
@@ -121,7 +121,7 @@ static void find_crib_dump(char *path, size_t len)
 }
 
 /* Dump @pid, leaving it running, into a new memfd; returns it or -1. */
-static int dump_again(pid_t pid, const struct restore_options *opt, struct restore_error *err)
+static int dump_again(pid_t pid, const struct restore_options *opt, struct tool_error *err)
 {
 	char dumper[PATH_MAX], pid_arg[16];
 	int out, status;
@@ -131,33 +131,34 @@ static int dump_again(pid_t pid, const struct restore_options *opt, struct resto
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
 	out = memfd_create("crib-restore-verify", MFD_CLOEXEC);
 	if (out < 0)
-		return restore_fail(err, "memfd_create: %s", strerror(errno));
-	restore_verbose(opt, "verify: %s -p %s --leave-running\n", dumper, pid_arg);
+		return tool_fail(err, errno, "memfd_create");
+	restore_verbose(opt, "verify: %s -p %s --leave-running%s\n", dumper, pid_arg,
+			opt->quiet ? " --quiet" : "");
 	child = fork();
 	if (child == 0) {
 		if (dup2(out, STDOUT_FILENO) == STDOUT_FILENO)
 			execlp(dumper, "crib-dump", "-p", pid_arg, "--leave-running",
-			       (char *)NULL);
+			       opt->quiet ? "--quiet" : (char *)NULL, (char *)NULL);
 		fprintf(stderr, "crib-restore: cannot run %s: %s\n", dumper, strerror(errno));
 		_exit(127);
 	}
 	if (child < 0) {
-		restore_fail(err, "fork: %s", strerror(errno));
+		tool_fail(err, errno, "fork");
 		goto fail;
 	}
 	while (waitpid(child, &status, 0) < 0) {
 		if (errno != EINTR) {
-			restore_fail(err, "waiting for crib-dump: %s", strerror(errno));
+			tool_fail(err, errno, "waiting for crib-dump");
 			goto fail;
 		}
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		restore_fail(err, "cannot verify: crib-dump of the restored process failed "
-			     "(status %#x)", status);
+		tool_fail(err, 0, "cannot verify: crib-dump of the restored process failed "
+			  "(status %#x)", status);
 		goto fail;
 	}
 	if (lseek(out, 0, SEEK_SET) < 0) {
-		restore_fail(err, "lseek: %s", strerror(errno));
+		tool_fail(err, errno, "lseek");
 		goto fail;
 	}
 	return out;
@@ -167,7 +168,7 @@ fail:
 }
 
 /* Read a whole snapshot from @fd for the comparison. */
-static struct crib_diff_side *read_side(int fd, const char *what, struct restore_error *err)
+static struct crib_diff_side *read_side(int fd, const char *what, struct tool_error *err)
 {
 	struct crib_diff_side *side = NULL;
 	struct crib_error cerr;
@@ -179,12 +180,12 @@ static struct crib_diff_side *read_side(int fd, const char *what, struct restore
 		crib_reader_close(r);
 	}
 	if (!side)
-		restore_fail(err, "cannot verify: %s: %s", what, cerr.msg);
+		tool_fail(err, 0, "cannot verify: %s: %s", what, cerr.msg);
 	return side;
 }
 
 /* Compare; differences go to standard error.  Returns 0 when there are none. */
-static int compare(int snap_fd, int again_fd, struct restore_error *err)
+static int compare(int snap_fd, int again_fd, struct tool_error *err)
 {
 	struct crib_diff_side *a, *b = NULL;
 	char *text = NULL;
@@ -200,19 +201,19 @@ static int compare(int snap_fd, int again_fd, struct restore_error *err)
 		goto out;
 	out = open_memstream(&text, &len);
 	if (!out) {
-		restore_fail(err, "out of memory");
+		tool_fail(err, 0, "out of memory");
 		goto out;
 	}
 	n = crib_diff(a, b, &(struct crib_diff_options) {
 			.flags = CRIB_DIFF_IGNORE_VOLATILE, .ignore = not_restored }, out);
 	if (fclose(out)) {
-		restore_fail(err, "out of memory");
+		tool_fail(err, 0, "out of memory");
 		goto out;
 	}
 	if (n) {
 		fprintf(stderr, "crib-restore: the restored process differs from its snapshot "
 			"(A: the snapshot, B: the restored process):\n%s", text);
-		restore_fail(err, "verification failed: %u difference%s", n, n == 1 ? "" : "s");
+		tool_fail(err, 0, "verification failed: %u difference%s", n, n == 1 ? "" : "s");
 		goto out;
 	}
 	ret = 0;
@@ -234,7 +235,7 @@ static void kill_restored(pid_t pid)
 }
 
 int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
-		    struct restore_error *err)
+		    struct tool_error *err)
 {
 	int again, ret = -1;
 
@@ -242,7 +243,7 @@ int verify_restored(pid_t pid, const struct verify_input *in, const struct resto
 	if (again < 0)
 		goto out;
 	if (lseek(in->fd, in->start, SEEK_SET) < 0) {
-		restore_fail(err, "cannot read the snapshot again: %s", strerror(errno));
+		tool_fail(err, errno, "cannot read the snapshot again");
 		goto out_close;
 	}
 	ret = compare(in->fd, again, err);
@@ -252,11 +253,8 @@ out_close:
 	close(again);
 out:
 	if (ret) {
-		size_t len = strlen(err->msg);
-
 		kill_restored(pid);
-		snprintf(err->msg + len, sizeof(err->msg) - len, "; process %d was killed",
-			 (int)pid);
+		tool_error_append(err, "; process %d was killed", (int)pid);
 	}
 	return ret;
 }

@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
+
 struct crib_socket;
 struct sockaddr;
 
@@ -40,10 +42,6 @@ struct netlock_tuple {
 	uint16_t local_port;		/* host order */
 	uint8_t peer_addr[16];
 	uint16_t peer_port;
-};
-
-struct netlock_error {
-	char msg[512];
 };
 
 /*
@@ -70,26 +68,26 @@ void netlock_tuple_format(const struct netlock_tuple *t, char *buf, size_t size)
  * Creates the table on first use.  A connection already locked stays
  * locked (once: the next release lets it go).
  */
-int netlock_acquire(const struct netlock_tuple *t, size_t n, struct netlock_error *err);
+int netlock_acquire(const struct netlock_tuple *t, size_t n, struct tool_error *err);
 /*
  * Let the packets of @n connections through again.  A connection that is
  * not locked is skipped; anything else that fails is reported, after the
  * others were released.
  */
-int netlock_release(const struct netlock_tuple *t, size_t n, struct netlock_error *err);
+int netlock_release(const struct netlock_tuple *t, size_t n, struct tool_error *err);
 /* Whether @t is locked now: 1, 0, or -1 with @err set. */
-int netlock_is_locked(const struct netlock_tuple *t, struct netlock_error *err);
+int netlock_is_locked(const struct netlock_tuple *t, struct tool_error *err);
 
 /*
  * Release the connections of @n socket records (those that are TCP
  * connections; the others are skipped): what a restore calls once it has
  * brought the sockets back.
  */
-int netlock_release_sockets(const struct crib_socket *s, size_t n, struct netlock_error *err);
+int netlock_release_sockets(const struct crib_socket *s, size_t n, struct tool_error *err);
 /*
  * Release the connections of every TCP socket a snapshot holds, read
  * from @fd; *@released counts those that were locked.
  */
-int netlock_release_snapshot(int fd, size_t *released, struct netlock_error *err);
+int netlock_release_snapshot(int fd, size_t *released, struct tool_error *err);
 
 #endif /* CRIB_NETLOCK_H */

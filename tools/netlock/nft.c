@@ -5,7 +5,6 @@
  * its sets.  Each call is one nftables transaction, so a lock is taken
  * whole or not at all.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,30 +37,17 @@
 /* Room for one element in a command: two IPv6 addresses, two ports, separators. */
 #define ELEMENT_MAX	128
 
-static int netlock_fail(struct netlock_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int netlock_fail(struct netlock_error *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static struct nft_ctx *nft_open(struct netlock_error *err)
+static struct nft_ctx *nft_open(struct tool_error *err)
 {
 	struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
 
 	if (!ctx) {
-		netlock_fail(err, "cannot start libnftables");
+		tool_fail(err, 0, "cannot start libnftables");
 		return NULL;
 	}
 	if (nft_ctx_buffer_output(ctx) || nft_ctx_buffer_error(ctx)) {
 		nft_ctx_free(ctx);
-		netlock_fail(err, "cannot start libnftables");
+		tool_fail(err, 0, "cannot start libnftables");
 		return NULL;
 	}
 	/* Listings leave out set elements: only whether something exists is asked. */
@@ -87,7 +73,7 @@ static const char *nft_error_line(struct nft_ctx *ctx, char *buf, size_t size)
 
 /* Run @cmd; on failure say what @what was and why. */
 static int nft_run(struct nft_ctx *ctx, const char *cmd, const char *what,
-		   struct netlock_error *err)
+		   struct tool_error *err)
 {
 	char why[256];
 
@@ -95,12 +81,12 @@ static int nft_run(struct nft_ctx *ctx, const char *cmd, const char *what,
 		nft_ctx_get_output_buffer(ctx);		/* drop what a listing printed */
 		return 0;
 	}
-	return netlock_fail(err, "%s: %s", what, nft_error_line(ctx, why, sizeof(why)));
+	return tool_fail(err, 0, "%s: %s", what, nft_error_line(ctx, why, sizeof(why)));
 }
 
 /* Run @cmd and tell "does not exist" (0) from success (1) and other failures (-1). */
 static int nft_probe(struct nft_ctx *ctx, const char *cmd, const char *what,
-		     struct netlock_error *err)
+		     struct tool_error *err)
 {
 	char why[256];
 
@@ -111,32 +97,31 @@ static int nft_probe(struct nft_ctx *ctx, const char *cmd, const char *what,
 	nft_error_line(ctx, why, sizeof(why));
 	if (strstr(why, "No such file or directory"))
 		return 0;
-	return netlock_fail(err, "%s: %s", what, why);
+	return tool_fail(err, 0, "%s: %s", what, why);
 }
 
-static int table_exists(struct nft_ctx *ctx, struct netlock_error *err)
+static int table_exists(struct nft_ctx *ctx, struct tool_error *err)
 {
 	return nft_probe(ctx, "list table inet " NETLOCK_TABLE,
 			 "cannot look up the nftables table inet " NETLOCK_TABLE, err);
 }
 
 /* The table, made unless it is there; another dump may make it at the same time. */
-static int table_ensure(struct nft_ctx *ctx, struct netlock_error *err)
+static int table_ensure(struct nft_ctx *ctx, struct tool_error *err)
 {
-	struct netlock_error first;
+	struct tool_error create = { 0 }, again = { 0 };
 	int ret;
 
 	ret = table_exists(ctx, err);
 	if (ret)
 		return ret < 0 ? -1 : 0;
 	if (!nft_run(ctx, NETLOCK_TABLE_DEF, "cannot create the nftables table inet " NETLOCK_TABLE,
-		     &first))
+		     &create))
 		return 0;
-	ret = table_exists(ctx, err);
-	if (ret > 0)
+	/* Made by another meanwhile, or the reason it could not be made. */
+	if (table_exists(ctx, &again) > 0)
 		return 0;
-	*err = first;
-	return -1;
+	return tool_fail_with(err, &create);
 }
 
 static const char *set_of(const struct netlock_tuple *t)
@@ -146,14 +131,14 @@ static const char *set_of(const struct netlock_tuple *t)
 
 /* "VERB element inet crib SET { e1, e2 }" for the tuples of one family, or "". */
 static int elements_cmd(const char *verb, const struct netlock_tuple *t, size_t n, int family,
-			char **out, struct netlock_error *err)
+			char **out, struct tool_error *err)
 {
 	size_t i, len = 0, cap = 128 + n * (ELEMENT_MAX + 2), used = 0;
 	char *cmd, elem[ELEMENT_MAX];
 
 	cmd = malloc(cap);
 	if (!cmd)
-		return netlock_fail(err, "out of memory");
+		return tool_fail(err, 0, "out of memory");
 	cmd[0] = '\0';
 	for (i = 0; i < n; i++) {
 		if (t[i].family != family)
@@ -174,7 +159,7 @@ static int elements_cmd(const char *verb, const struct netlock_tuple *t, size_t 
 
 /* Both families' elements in one command text. */
 static int all_elements_cmd(const char *verb, const struct netlock_tuple *t, size_t n,
-			    char **out, struct netlock_error *err)
+			    char **out, struct tool_error *err)
 {
 	char *v4 = NULL, *v6 = NULL, *cmd;
 	int ret = -1;
@@ -184,7 +169,7 @@ static int all_elements_cmd(const char *verb, const struct netlock_tuple *t, siz
 		goto out;
 	cmd = malloc(strlen(v4) + strlen(v6) + 1);
 	if (!cmd) {
-		netlock_fail(err, "out of memory");
+		tool_fail(err, 0, "out of memory");
 		goto out;
 	}
 	strcpy(cmd, v4);
@@ -197,16 +182,16 @@ out:
 	return ret;
 }
 
-static int check_families(const struct netlock_tuple *t, size_t n, struct netlock_error *err)
+static int check_families(const struct netlock_tuple *t, size_t n, struct tool_error *err)
 {
 	for (size_t i = 0; i < n; i++)
 		if (t[i].family != AF_INET && t[i].family != AF_INET6)
-			return netlock_fail(err, "a connection of address family %d cannot be locked",
-					    t[i].family);
+			return tool_fail(err, 0, "a connection of address family %d cannot be locked",
+					 t[i].family);
 	return 0;
 }
 
-int netlock_acquire(const struct netlock_tuple *t, size_t n, struct netlock_error *err)
+int netlock_acquire(const struct netlock_tuple *t, size_t n, struct tool_error *err)
 {
 	struct nft_ctx *ctx;
 	char *cmd = NULL;
@@ -231,7 +216,7 @@ out:
 
 /* Whether @t is in its set: 1, 0, or -1. */
 static int element_present(struct nft_ctx *ctx, const struct netlock_tuple *t,
-			   struct netlock_error *err)
+			   struct tool_error *err)
 {
 	char elem[ELEMENT_MAX], cmd[ELEMENT_MAX + 64];
 
@@ -242,32 +227,29 @@ static int element_present(struct nft_ctx *ctx, const struct netlock_tuple *t,
 
 /* One at a time, skipping what is not locked: after the whole batch failed. */
 static int release_each(struct nft_ctx *ctx, const struct netlock_tuple *t, size_t n,
-			struct netlock_error *err)
+			struct tool_error *err)
 {
 	char elem[ELEMENT_MAX], cmd[ELEMENT_MAX + 64], what[ELEMENT_MAX + 64];
-	struct netlock_error e;
 	int ret = 0, present;
 
 	for (size_t i = 0; i < n; i++) {
-		present = element_present(ctx, &t[i], &e);
+		present = element_present(ctx, &t[i], err);
 		if (!present)
 			continue;
 		netlock_tuple_format(&t[i], elem, sizeof(elem));
 		snprintf(what, sizeof(what), "cannot release the connection %s", elem);
 		snprintf(cmd, sizeof(cmd), "delete element inet %s %s { %s }", NETLOCK_TABLE,
 			 set_of(&t[i]), elem);
-		if (present < 0 || nft_run(ctx, cmd, what, &e)) {
-			if (!ret)
-				*err = e;
+		/* the first failure is reported, once the others are released */
+		if (present < 0 || nft_run(ctx, cmd, what, err))
 			ret = -1;
-		}
 	}
 	return ret;
 }
 
-int netlock_release(const struct netlock_tuple *t, size_t n, struct netlock_error *err)
+int netlock_release(const struct netlock_tuple *t, size_t n, struct tool_error *err)
 {
-	struct netlock_error batch;
+	struct tool_error batch = { 0 };
 	struct nft_ctx *ctx;
 	char *cmd = NULL;
 	int ret = -1, exists;
@@ -295,7 +277,7 @@ out:
 	return ret;
 }
 
-int netlock_is_locked(const struct netlock_tuple *t, struct netlock_error *err)
+int netlock_is_locked(const struct netlock_tuple *t, struct tool_error *err)
 {
 	struct nft_ctx *ctx;
 	int ret;

@@ -9,50 +9,41 @@
 
 #include <crib/format.h>
 
+#include "array.h"
 #include "netlock.h"
 
 struct tuple_list {
-	struct netlock_tuple *items;
-	size_t n;
-	size_t cap;
+	ARRAY(struct netlock_tuple);
 };
 
 static int tuple_list_add(struct tuple_list *l, const struct netlock_tuple *t)
 {
-	struct netlock_tuple *items;
+	struct netlock_tuple *added = array_push(l);
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 8;
-		items = realloc(l->items, l->cap * sizeof(*items));
-		if (!items)
-			return -1;
-		l->items = items;
-	}
-	l->items[l->n++] = *t;
+	if (!added)
+		return -1;
+	*added = *t;
 	return 0;
 }
 
 /* @s's connection into @l, if it is one. */
 static int collect_socket(const struct crib_socket *s, struct tuple_list *l,
-			  struct netlock_error *err)
+			  struct tool_error *err)
 {
 	struct netlock_tuple t;
 	int is_conn;
 
 	is_conn = netlock_tuple_from_socket(s, &t);
 	if (is_conn < 0) {
-		snprintf(err->msg, sizeof(err->msg), "the socket of fd %llu has malformed addresses",
-			 (unsigned long long)s->fd);
-		return -1;
+		return tool_fail(err, 0, "the socket of fd %llu has malformed addresses",
+				 (unsigned long long)s->fd);
 	}
-	if (is_conn && tuple_list_add(l, &t)) {
-		snprintf(err->msg, sizeof(err->msg), "out of memory");
-		return -1;
-	}
+	if (is_conn && tuple_list_add(l, &t))
+		return tool_fail(err, 0, "out of memory");
 	return 0;
 }
 
-int netlock_release_sockets(const struct crib_socket *s, size_t n, struct netlock_error *err)
+int netlock_release_sockets(const struct crib_socket *s, size_t n, struct tool_error *err)
 {
 	struct tuple_list l = { 0 };
 	int ret = -1;
@@ -62,11 +53,11 @@ int netlock_release_sockets(const struct crib_socket *s, size_t n, struct netloc
 			goto out;
 	ret = netlock_release(l.items, l.n, err);
 out:
-	free(l.items);
+	array_free(&l);
 	return ret;
 }
 
-static int collect(struct crib_reader *r, struct tuple_list *l, struct netlock_error *err)
+static int collect(struct crib_reader *r, struct tuple_list *l, struct tool_error *err)
 {
 	struct crib_record rec;
 	int ret;
@@ -74,16 +65,13 @@ static int collect(struct crib_reader *r, struct tuple_list *l, struct netlock_e
 	while ((ret = crib_reader_next(r, &rec)) > 0)
 		if (rec.type == CRIB_REC_SOCKET && collect_socket(&rec.u.socket, l, err))
 			return -1;
-	if (ret < 0) {
-		snprintf(err->msg, sizeof(err->msg), "reading the snapshot: %s",
-			 crib_reader_error(r)->msg);
-		return -1;
-	}
+	if (ret < 0)
+		return tool_fail(err, 0, "reading the snapshot: %s", crib_reader_error(r)->msg);
 	return 0;
 }
 
 /* How many of @l are locked now. */
-static int count_locked(const struct tuple_list *l, size_t *locked, struct netlock_error *err)
+static int count_locked(const struct tuple_list *l, size_t *locked, struct tool_error *err)
 {
 	int ret;
 
@@ -97,7 +85,7 @@ static int count_locked(const struct tuple_list *l, size_t *locked, struct netlo
 	return 0;
 }
 
-int netlock_release_snapshot(int fd, size_t *released, struct netlock_error *err)
+int netlock_release_snapshot(int fd, size_t *released, struct tool_error *err)
 {
 	struct tuple_list l = { 0 };
 	struct crib_error cerr;
@@ -106,15 +94,13 @@ int netlock_release_snapshot(int fd, size_t *released, struct netlock_error *err
 
 	*released = 0;
 	r = crib_reader_open(fd, &cerr);
-	if (!r) {
-		snprintf(err->msg, sizeof(err->msg), "reading the snapshot: %s", cerr.msg);
-		return -1;
-	}
+	if (!r)
+		return tool_fail(err, 0, "reading the snapshot: %s", cerr.msg);
 	if (collect(r, &l, err) || count_locked(&l, released, err))
 		goto out;
 	ret = netlock_release(l.items, l.n, err);
 out:
-	free(l.items);
+	array_free(&l);
 	crib_reader_close(r);
 	return ret;
 }

@@ -13,25 +13,15 @@
 
 #include "netlock.h"
 
-/* include/net/tcp_states.h */
-enum {
-	TCPS_ESTABLISHED = 1,
-	TCPS_FIN_WAIT1 = 4,
-	TCPS_FIN_WAIT2 = 5,
-	TCPS_CLOSE_WAIT = 8,
-	TCPS_LAST_ACK = 9,
-	TCPS_CLOSING = 11,
-};
-
 bool netlock_state_connected(unsigned int tcp_state)
 {
 	switch (tcp_state) {
-	case TCPS_ESTABLISHED:
-	case TCPS_FIN_WAIT1:
-	case TCPS_FIN_WAIT2:
-	case TCPS_CLOSE_WAIT:
-	case TCPS_LAST_ACK:
-	case TCPS_CLOSING:
+	case CRIB_SK_ESTABLISHED:
+	case CRIB_SK_FIN_WAIT1:
+	case CRIB_SK_FIN_WAIT2:
+	case CRIB_SK_CLOSE_WAIT:
+	case CRIB_SK_LAST_ACK:
+	case CRIB_SK_CLOSING:
 		return true;
 	default:
 		return false;

@@ -31,7 +31,12 @@ struct crib_sockopt {
 	struct crib_blob value;
 };
 
-/* TCP connection state for TCP_REPAIR. */
+/*
+ * TCP connection state for TCP_REPAIR.  unsent, nodelay and cork say
+ * again what socket.send_queued and the TCP_NODELAY and TCP_CORK options
+ * say (spec §5): writers keep writing them for the readers of 1.0, which
+ * would take their absence for 0 and off; readers take the others.
+ */
 struct crib_tcp {
 	uint64_t snd_una, snd_nxt, rcv_nxt;
 	uint64_t snd_wnd, rcv_wnd, max_window, rcv_wup;
@@ -40,13 +45,33 @@ struct crib_tcp {
 	bool timestamps;
 	uint64_t ts_val;
 	bool sack;
-	uint64_t unsent;		/* bytes in the send queue not yet sent */
-	bool nodelay;
-	bool cork;
+	uint64_t unsent;		/* = socket.send_queued */
+	bool nodelay;			/* = option TCP_NODELAY */
+	bool cork;			/* = option TCP_CORK */
 	uint64_t write_seq;		/* next sequence number the process writes */
 	uint64_t copied_seq;		/* next sequence number the process reads */
 	uint64_t snd_wl1;		/* sequence number of the last window update */
 	bool wscale_ok;			/* window scaling on */
+};
+
+/*
+ * socket.state: the kernel's sk_state, numbered as TCP's states for every
+ * family (spec §6).  UDP and UNIX sockets are CRIB_SK_ESTABLISHED when
+ * connected, CRIB_SK_CLOSE when not, CRIB_SK_LISTEN listening (UNIX).
+ */
+enum crib_sk_state {
+	CRIB_SK_ESTABLISHED = 1,
+	CRIB_SK_SYN_SENT = 2,
+	CRIB_SK_SYN_RECV = 3,
+	CRIB_SK_FIN_WAIT1 = 4,
+	CRIB_SK_FIN_WAIT2 = 5,
+	CRIB_SK_TIME_WAIT = 6,
+	CRIB_SK_CLOSE = 7,
+	CRIB_SK_CLOSE_WAIT = 8,
+	CRIB_SK_LAST_ACK = 9,
+	CRIB_SK_LISTEN = 10,
+	CRIB_SK_CLOSING = 11,
+	CRIB_SK_NEW_SYN_RECV = 12,
 };
 
 struct crib_socket {
@@ -56,7 +81,7 @@ struct crib_socket {
 	uint64_t family;		/* AF_* */
 	uint64_t type;			/* SOCK_* */
 	uint64_t protocol;
-	uint64_t state;			/* TCP_* for inet, SS_* otherwise */
+	uint64_t state;			/* enum crib_sk_state */
 	struct crib_sockaddr local;
 	struct crib_sockaddr peer;
 	const struct crib_sockopt *options;
@@ -90,6 +115,13 @@ struct crib_socket_queue {
 
 extern const struct crib_struct_desc crib_socket_desc;
 extern const struct crib_struct_desc crib_socket_queue_desc;
+
+/*
+ * The name of @s's state as spec §6 gives it: TCP's ("ESTABLISHED") for a
+ * TCP socket, "connected", "unconnected" or "listening" for the others;
+ * "unknown" for a state the spec does not list.
+ */
+const char *crib_socket_state_name(const struct crib_socket *s);
 
 int crib_write_socket(struct crib_writer *w, const struct crib_socket *s);
 /* One queue record; the chunks' data must total at most CRIB_CHUNK_MAX. */

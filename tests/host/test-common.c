@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tools/common, what every tool builds on: the first error wins and
+ * names its errno; arrays grow and keep what they hold; the progress
+ * meter stays silent for a second, then draws a line it redraws in
+ * place, and erases it.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "error.h"
+#include "progress.h"
+#include "tap.h"
+
+static struct tap t;
+
+static void test_error(void)
+{
+	struct tool_error err = { 0 }, cause = { 0 };
+
+	tap_check(&t, !tool_failed(&err), "a new error holds no failure");
+	tap_check(&t, tool_fail(&err, ENOENT, "cannot open %s", "/x") == -1 &&
+		  !strcmp(err.msg, "cannot open /x: No such file or directory") &&
+		  err.errnum == ENOENT, "the failure, then what its errno says: \"%s\"", err.msg);
+	tap_check(&t, tool_fail(&err, EPERM, "a consequence") == -1 &&
+		  !strcmp(err.msg, "cannot open /x: No such file or directory") &&
+		  err.errnum == ENOENT, "a later failure does not replace the first");
+	tool_error_append(&err, "; %s", "nothing was left");
+	tap_check(&t, !strcmp(err.msg, "cannot open /x: No such file or directory; nothing was left"),
+		  "what followed from it is added to it");
+	tool_error_clear(&err);
+	tap_check(&t, !tool_failed(&err) && !err.errnum, "a cleared error holds no failure");
+	tool_fail(&cause, 0, "the table cannot be made");
+	tap_check(&t, tool_fail_with(&err, &cause) == -1 &&
+		  !strcmp(err.msg, "the table cannot be made") && !err.errnum,
+		  "a failure passed on as it was, without an errno");
+}
+
+struct point {
+	int x, y;
+};
+
+static void test_array(void)
+{
+	struct { ARRAY(struct point); } a = { 0 };
+	struct point *p;
+	bool kept = true;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		p = array_push(&a);
+		if (!p || p->x || p->y)
+			break;
+		p->x = i;
+		p->y = -i;
+	}
+	for (int j = 0; j < 1000 && kept; j++)
+		kept = a.items[j].x == j && a.items[j].y == -j;
+	tap_check(&t, i == 1000 && a.n == 1000 && a.cap >= 1000 && kept &&
+		  array_last(&a)->x == 999, "1000 pushes, each zeroed, all kept in order");
+	tap_check(&t, !array_reserve(&a, 5000) && a.cap >= 6000 && a.n == 1000 &&
+		  a.items[500].x == 500, "room for 5000 more, nothing moved out");
+	tap_check(&t, array_reserve(&a, SIZE_MAX / 2) == -ENOMEM && a.n == 1000 &&
+		  a.items[999].x == 999, "room that cannot be had: -ENOMEM, the array as it was");
+	array_free(&a);
+	tap_check(&t, !a.items && !a.n && !a.cap, "freed, empty");
+}
+
+static void test_progress(void)
+{
+	struct progress p;
+	char *text = NULL;
+	size_t len = 0, before;
+	FILE *out;
+
+	progress_init(&p, "crib-test", true);
+	tap_check(&t, !p.on, "quiet: no meter");
+	progress_init(&p, "crib-test", false);
+	out = open_memstream(&text, &len);
+	if (!out)
+		abort();
+	p.out = out;
+	p.on = true;		/* as on a terminal */
+	progress_begin(&p, 1);
+	progress_process(&p, 1, 4 << 20);
+	progress_add(&p, 1 << 20);
+	fflush(out);
+	tap_check(&t, len == 0, "nothing shown in a run's first second");
+	p.start_ns -= 2000000000ULL;	/* the run began two seconds ago ... */
+	p.first_ns -= 1000000000ULL;	/* ... its first MiB came one second ago */
+	progress_add(&p, 1 << 20);
+	fflush(out);
+	tap_check(&t, len && strstr(text, "\rcrib-test: process 1 of 1, 2.0 of 4.0 MiB, ") &&
+		  strstr(text, " MiB/s\033[K"),
+		  "then a line drawn in place: process, MiB done of MiB to go, rate");
+	before = len;
+	progress_add(&p, 1 << 20);
+	fflush(out);
+	tap_check(&t, len == before, "not redrawn within a quarter of a second");
+	progress_hide(&p);
+	fflush(out);
+	tap_check(&t, len == before + 4 && !strcmp(text + before, "\r\033[K"),
+		  "hidden: the line is erased, for other output");
+	p.drawn_ns -= 1000000000ULL;
+	progress_add(&p, 1 << 20);
+	fflush(out);
+	tap_check(&t, len > before + 4 && strstr(text + before + 4, "4.0 of 4.0 MiB"),
+		  "the next update draws it again");
+	before = len;
+	progress_end(&p);
+	progress_add(&p, 1 << 20);
+	fflush(out);
+	tap_check(&t, !strcmp(text + before, "\r\033[K"), "ended: erased, and silent after");
+	fclose(out);
+	free(text);
+}
+
+int main(void)
+{
+	test_error();
+	test_array();
+	test_progress();
+	return tap_done(&t);
+}

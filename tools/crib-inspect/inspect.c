@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the subcommands of crib-inspect share: opening a snapshot, its
+ * errors reported and turned into an exit code, the sections asked for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inspect.h"
+
+int exit_code_for(enum crib_err code)
+{
+	switch (code) {
+	case CRIB_OK:
+		return EXIT_OK;
+	case CRIB_E_IO:
+	case CRIB_E_NOMEM:
+		return EXIT_IO;
+	case CRIB_E_MAGIC:
+	case CRIB_E_VERSION:
+	case CRIB_E_CRITICAL:
+		return EXIT_UNSUPPORTED;
+	default:
+		return EXIT_CORRUPT;
+	}
+}
+
+void report_error(const char *path, const struct crib_error *err)
+{
+	fprintf(stderr, "crib-inspect: %s: %s: %s (file offset %" PRIu64, path,
+		crib_err_name(err->code), err->msg, err->file_offset);
+	if (err->stream_offset != CRIB_OFFSET_NONE)
+		fprintf(stderr, ", record stream offset %" PRIu64, err->stream_offset);
+	fputs(")\n", stderr);
+}
+
+struct crib_reader *open_snapshot(const char *path, int *fd_out, int *exit_code)
+{
+	struct crib_reader *r;
+	struct crib_error err;
+	int fd = 0;
+
+	if (strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "crib-inspect: %s: %s\n", path, strerror(errno));
+			*exit_code = EXIT_IO;
+			return NULL;
+		}
+	}
+	r = crib_reader_open(fd, &err);
+	if (!r) {
+		report_error(path, &err);
+		*exit_code = exit_code_for(err.code);
+		if (fd)
+			close(fd);
+		return NULL;
+	}
+	*fd_out = fd;
+	return r;
+}
+
+void close_snapshot(struct crib_reader *r, int fd)
+{
+	crib_reader_close(r);
+	if (fd > 0)
+		close(fd);
+}
+
+bool section_selected(const struct options *o, const struct crib_record *rec)
+{
+	return section_name_selected(o, rec->info ? rec->info->section : "other");
+}
+
+bool section_name_selected(const struct options *o, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = o->sections;
+
+	if (!p)
+		return true;
+	while (*p) {
+		const char *end = strchrnul(p, ',');
+
+		if ((size_t)(end - p) == len && !strncmp(p, name, len))
+			return true;
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * crib-inspect: read a CRIB snapshot offline, without privileges or BPF.
+ * This file reads the options and runs the subcommand, each in its own
+ * file: the summary (default, summary.c), --json (json.c), --verify
+ * (verify.c), --hexdump (hexdump.c), --diff (diff.c); inspect.c holds
+ * what they share.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "inspect.h"
+
+static const char usage_text[] =
+	"Usage: crib-inspect [OPTIONS] SNAPSHOT\n"
+	"       crib-inspect --diff [--ignore-volatile] SNAPSHOT_A SNAPSHOT_B\n"
+	"Show a CRIB snapshot.  SNAPSHOT may be - for standard input.\n"
+	"\n"
+	"  (default)            readable summary: header, processes, threads, memory\n"
+	"                       map, files, sockets, signals, unknown records\n"
+	"  --json               every record as JSON (format in spec/format.md)\n"
+	"  --verify             check the whole stream (framing, limits, schema,\n"
+	"                       trailer counts and checksum); print only the verdict\n"
+	"  --section=LIST       only these sections: meta,proc,mm,files,net,signals,other\n"
+	"  --hexdump=ADDR[:LEN] hexdump LEN bytes (default 256) of dumped memory at ADDR\n"
+	"  --pid=PID            with --hexdump: only this process\n"
+	"  --diff A B           show what differs between two snapshots\n"
+	"  --ignore-volatile    with --diff: ignore volatile fields (spec/format.md)\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Exit status:\n"
+	"  0  success; snapshot verified; --diff: no differences\n"
+	"  1  --diff: the snapshots differ; --hexdump: nothing dumped at ADDR\n"
+	"  2  usage error\n"
+	"  3  cannot open or read the input\n"
+	"  4  not a snapshot, a newer major version, or an unknown critical record\n"
+	"  5  truncated, corrupt or otherwise invalid snapshot\n";
+
+int main(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_VERIFY, OPT_SECTION, OPT_HEXDUMP, OPT_PID, OPT_DIFF, OPT_IGNORE };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "section", required_argument, NULL, OPT_SECTION },
+		{ "hexdump", required_argument, NULL, OPT_HEXDUMP },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "diff", no_argument, NULL, OPT_DIFF },
+		{ "ignore-volatile", no_argument, NULL, OPT_IGNORE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { 0 };
+	const char *hexdump = NULL;
+	int mode = 0, c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+		case OPT_VERIFY:
+		case OPT_DIFF:
+			if (mode && mode != c)
+				goto usage;
+			mode = c;
+			break;
+		case OPT_HEXDUMP:
+			if (mode)
+				goto usage;
+			mode = c;
+			hexdump = optarg;
+			break;
+		case OPT_SECTION:
+			o.sections = optarg;
+			break;
+		case OPT_PID:
+			o.have_pid = true;
+			o.pid = strtoull(optarg, NULL, 0);
+			break;
+		case OPT_IGNORE:
+			o.ignore_volatile = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		default:
+			goto usage;
+		}
+	}
+	if (mode == OPT_DIFF) {
+		if (argc - optind != 2)
+			goto usage;
+		return run_diff(argv[optind], argv[optind + 1], &o);
+	}
+	if (argc - optind != 1)
+		goto usage;
+	switch (mode) {
+	case OPT_JSON:
+		return run_json(argv[optind], &o);
+	case OPT_VERIFY:
+		return run_verify(argv[optind]);
+	case OPT_HEXDUMP:
+		return run_hexdump(argv[optind], hexdump, &o);
+	default:
+		return run_summary(argv[optind], &o);
+	}
+usage:
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
+}

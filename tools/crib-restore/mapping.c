@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory crib-restore maps for the new process before it exists: the
+ * restore area (area.c) and the shadows (shadow.c).  Both go where the
+ * snapshot has no mapping (the restorer unmaps everything else and maps
+ * the snapshot's VMAs around them) and where crib-restore itself has none
+ * (the child inherits them at the same address), with room to spare from
+ * the neighbours so a stack's guard gap is never involved.  And the
+ * flags a snapshot's VMA is mapped with, by the restorer or as a shadow.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "crib-restore.h"
+#include "kabi.h"
+
+#define HOLE_ALIGN	(2ULL << 20)
+#define HOLE_GAP	(16ULL << 20)		/* kept free around what is placed */
+#define HOLE_LOW	(1ULL << 32)		/* stay clear of non-PIE programs */
+
+static uint64_t align_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* Map @len bytes exactly at @addr, where nothing is yet; NULL when that fails. */
+static void *try_map(uint64_t addr, size_t len, int prot, int flags)
+{
+	void *p = mmap((void *)addr, len, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (p != (void *)addr) {	/* a kernel without MAP_FIXED_NOREPLACE */
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+/* Candidate places in the hole [lo, hi): its middle, then near either end. */
+static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int flags)
+{
+	uint64_t cand[3];
+	void *p;
+	int i;
+
+	if (lo < HOLE_LOW)
+		lo = HOLE_LOW;
+	if (hi > TASK_SIZE_MAX)
+		hi = TASK_SIZE_MAX;
+	if (hi <= lo || hi - lo < len + 2 * HOLE_GAP + HOLE_ALIGN)
+		return NULL;
+	cand[0] = ((lo + hi) / 2) & ~(HOLE_ALIGN - 1);
+	cand[1] = align_up(lo + HOLE_GAP, HOLE_ALIGN);
+	cand[2] = (hi - HOLE_GAP - len) & ~(HOLE_ALIGN - 1);
+	for (i = 0; i < 3; i++) {
+		if (cand[i] < lo + HOLE_GAP || cand[i] + len + HOLE_GAP > hi)
+			continue;
+		p = try_map(cand[i], len, prot, flags);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+void *map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags)
+{
+	uint64_t prev_end = 0;
+	void *p;
+	size_t i;
+
+	/* Holes from the top down: the big one below the stack comes first. */
+	if (plan->vmas.n) {
+		p = place_in_hole(array_last(&plan->vmas)->v.end, TASK_SIZE_MAX, len, prot,
+				  flags);
+		if (p)
+			return p;
+	}
+	for (i = plan->vmas.n; i-- > 0;) {
+		prev_end = i ? plan->vmas.items[i - 1].v.end : 0;
+		p = place_in_hole(prev_end, plan->vmas.items[i].v.start, len, prot, flags);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+uint32_t vma_map_flags(const struct crib_vma *v)
+{
+	uint32_t flags = (v->flags & CRIB_MAP_SHARED) ? MAP_SHARED : MAP_PRIVATE;
+
+	if (v->kind != CRIB_VMA_FILE)
+		flags |= MAP_ANONYMOUS;
+	if (v->flags & CRIB_MAP_GROWSDOWN)
+		flags |= MAP_GROWSDOWN;
+	if (v->flags & CRIB_MAP_NORESERVE)
+		flags |= MAP_NORESERVE;
+	if (v->flags & CRIB_MAP_LOCKED)
+		flags |= MAP_LOCKED;
+	return flags;
+}
