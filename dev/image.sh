@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the guest image: the mkosi base (Debian packages, /init), cached
-# under $CRIB_CACHE/image keyed by a hash of its inputs, plus an overlay
+# in $CRIB_CACHE (dev/lib.sh) by a hash of its inputs, plus an overlay
 # cpio of our installed binaries kept in the build directory; the initrd
 # QEMU boots is the two archives back to back, which the kernel unpacks in
 # turn.
@@ -21,13 +21,13 @@ base_inputs_hash() {
 build_base() {
 	local hash dir
 	hash=$(base_inputs_hash)
-	dir=$CRIB_IMAGE_DIR/base-$hash
+	dir=$(image_base_dir "$hash")
 	if [ -f "$dir/crib-base.cpio" ]; then
-		ln -sfn "$dir" "$CRIB_IMAGE_DIR/base"
+		ln -sfn "$dir" "$(image_base_link)"
 		return
 	fi
-	log "building the base image with mkosi (log: $CRIB_IMAGE_DIR/mkosi.log)"
-	mkdir -p "$CRIB_IMAGE_DIR/pkgcache" "$dir.tmp"
+	log "building the base image with mkosi (log: $(image_log))"
+	mkdir -p "$(image_pkgcache)" "$dir.tmp"
 	rm -rf "$dir.tmp"/*
 	# mkosi runs systemd-nspawn, which wants /run/systemd/nspawn on a
 	# tmpfs; a private mount namespace keeps the host untouched.
@@ -37,8 +37,8 @@ build_base() {
 		mount -t tmpfs tmpfs /run/systemd/nspawn
 		cd "$1"
 		mkosi --force --output-dir "$2" --cache "$3" build
-	' _ "$CRIB_ROOT" "$dir.tmp" "$CRIB_IMAGE_DIR/pkgcache" >"$CRIB_IMAGE_DIR/mkosi.log" 2>&1; then
-		tail -n 30 "$CRIB_IMAGE_DIR/mkosi.log" >&2
+	' _ "$CRIB_ROOT" "$dir.tmp" "$(image_pkgcache)" >"$(image_log)" 2>&1; then
+		tail -n 30 "$(image_log)" >&2
 		die "mkosi failed"
 	fi
 	local out
@@ -48,9 +48,8 @@ build_base() {
 	find "$dir.tmp" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 	rm -rf "$dir"
 	mv "$dir.tmp" "$dir"
-	ln -sfn "$dir" "$CRIB_IMAGE_DIR/base"
-	# Older bases are dead weight.
-	find "$CRIB_IMAGE_DIR" -maxdepth 1 -name 'base-*' ! -name "base-$hash" -exec rm -rf {} +
+	ln -sfn "$dir" "$(image_base_link)"
+	remove_other_bases "$hash"
 	log "base image ready: $dir/crib-base.cpio ($(du -h "$dir/crib-base.cpio" | cut -f1))"
 }
 
@@ -69,7 +68,7 @@ build_overlay() {
 	done
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio --quiet -o -H newc --owner=0:0) >"$CRIB_BUILD/image/overlay.cpio"
-	cat "$CRIB_IMAGE_DIR/base/crib-base.cpio" "$CRIB_BUILD/image/overlay.cpio" \
+	cat "$(image_base_cpio)" "$CRIB_BUILD/image/overlay.cpio" \
 		>"$(guest_initrd).tmp"
 	mv "$(guest_initrd).tmp" "$(guest_initrd)"
 }

@@ -13,21 +13,19 @@
 # (config/check-noinet.config), with CONFIG_BPF_CRIB asked for, to show
 # that every patch builds and that CRIB's dependencies are right.
 #
-# Everything heavy lives under $CRIB_CACHE (default /var/cache/crib):
-#   linux/src              the source tree, a git repository whose commits
-#                          are the pristine tree and then one per patch
-#   linux/build-FLAVOUR    the O= build directory of one flavour
-# A build whose inputs (source package, patches, fragments) hash to the
-# stamp left by the last successful build is a no-op; a changed patch
-# rewinds the tree only to the first patch that differs, so make rebuilds
-# just what the change touches.
+# Everything heavy lives in $CRIB_CACHE (default /var/cache/crib), laid
+# out by dev/lib.sh: the source tree, a git repository whose commits are
+# the pristine tree and then one per patch, and an O= build directory per
+# flavour.  A build whose inputs (source package, patches, fragments) hash
+# to the stamp left by the last successful build is a no-op; a changed
+# patch rewinds the tree only to the first patch that differs, so make
+# rebuilds just what the change touches.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${CRIB_CACHE:-/var/cache/crib}
+. "$here/../dev/lib.sh"
 src_pkg=linux-source-6.12
 src_tar=/usr/src/linux-source-6.12.tar.xz
-src=$cache/linux/src
 jobs=${CRIB_JOBS:-$(nproc)}
 flavour=release
 check_series=0
@@ -66,14 +64,13 @@ case "$flavour" in
 release|debug) ;;
 *) die "unknown flavour '$flavour' (release or debug)" ;;
 esac
-build=$cache/linux/build-$flavour
 # Building patch by patch must leave the flavour's tree and kernel alone
 # meanwhile: it uses a worktree and a build directory of its own.
-main_src=$src
-if [ "$check_series" = 1 ]; then
-	src=$cache/linux/src-check
-	build=$cache/linux/build-check-$flavour
-fi
+mode=
+[ "$check_series" = 1 ] && mode=check
+main_src=$(kernel_src)
+src=$(kernel_src $mode)
+build=$(kernel_build_dir "$flavour" $mode)
 
 ensure_source_package() {
 	if ! dpkg-query -W -f='${Status}' "$src_pkg" 2>/dev/null | grep -q 'ok installed'; then
@@ -95,7 +92,8 @@ ensure_pristine_tree() {
 		return
 	fi
 	log "extracting $src_pkg $want into $src"
-	rm -rf "$src" "$cache/linux/build-"*
+	rm -rf "$src"
+	remove_kernel_builds
 	mkdir -p "$src"
 	tar -xf "$src_tar" -C "$src" --strip-components=1
 	# Debian's top-level .gitignore ignores everything ('/*'); the tree
@@ -153,6 +151,7 @@ configure() {
 	log "configuring $flavour"
 	# shellcheck disable=SC2046
 	merge_config "$build" $(fragments)
+	# shellcheck disable=SC2046
 	check_config "$build" $(fragments)
 }
 
@@ -216,14 +215,15 @@ build_dir() {
 # networking or IPv4 off: what matters is that the kernel builds, and
 # says whether CRIB was left in.
 configure_all_checks() {
-	local v
+	local v dir
 	configure
 	for v in $(check_variants); do
 		log "configuring check-$v"
-		merge_config "$cache/linux/build-check-$v" "$here/config/check-$v.config"
+		dir=$(kernel_build_dir "$v" check)
+		merge_config "$dir" "$here/config/check-$v.config"
 		# all it asks for but CRIB itself must hold
-		grep -v BPF_CRIB "$here/config/check-$v.config" >"$cache/linux/check-$v.required"
-		check_config "$cache/linux/build-check-$v" "$cache/linux/check-$v.required"
+		grep -v BPF_CRIB "$here/config/check-$v.config" >"$dir/.crib-required"
+		check_config "$dir" "$dir/.crib-required"
 	done
 }
 
@@ -231,7 +231,7 @@ build_checks() {
 	local v dir crib
 	build_kernel "$1"
 	for v in $(check_variants); do
-		dir=$cache/linux/build-check-$v
+		dir=$(kernel_build_dir "$v" check)
 		make -s -C "$src" O="$dir" olddefconfig >/dev/null
 		grep -q '^CONFIG_BPF_CRIB=y' "$dir/.config" && crib=with || crib=without
 		build_dir "$dir" "check-$v vmlinux ($crib CRIB)" vmlinux "$1"
@@ -249,18 +249,16 @@ inputs_hash() {
 }
 
 main() {
-	mkdir -p "$cache/linux"
+	mkdir -p "$CRIB_KERNEL_DIR"
 	# One build at a time per cache: flavours share the source tree.
-	local lock=$cache/linux/.lock
-	[ "$check_series" = 1 ] && lock=$lock-check
-	exec 9>"$lock"
+	exec 9>"$(kernel_lock $mode)"
 	flock 9
 	command -v pahole >/dev/null || die "pahole missing (apt-get install dwarves)"
 	ensure_source_package
 	local hash stamp=$build/.crib-inputs
 	hash=$(inputs_hash)
 	if [ "$check_series" = 0 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] &&
-	   [ -f "$build/arch/x86/boot/bzImage" ]; then
+	   [ -f "$(kernel_image "$flavour" $mode)" ]; then
 		log "$flavour kernel up to date ($build)"
 		return
 	fi
@@ -274,18 +272,19 @@ main() {
 	fi
 	apply_series
 	local frag_hash
-	frag_hash=$(cat $(fragments) | sha256sum | cut -d' ' -f1)
+	# shellcheck disable=SC2046
+	frag_hash=$(cat $(fragments) /dev/null | sha256sum | cut -d' ' -f1)
 	if [ ! -f "$build/.config" ] || [ "$(cat "$build/.crib-config" 2>/dev/null)" != "$frag_hash" ]; then
 		configure
 		echo "$frag_hash" >"$build/.crib-config"
 	fi
 	build_kernel
 	if [ "$flavour" = release ]; then
-		bpftool btf dump file "$build/vmlinux" format c >"$build/vmlinux.h.tmp"
-		mv "$build/vmlinux.h.tmp" "$build/vmlinux.h"
+		bpftool btf dump file "$build/vmlinux" format c >"$(vmlinux_h $mode).tmp"
+		mv "$(vmlinux_h $mode).tmp" "$(vmlinux_h $mode)"
 	fi
 	echo "$hash" >"$stamp"
-	log "$flavour kernel ready: $build/arch/x86/boot/bzImage"
+	log "$flavour kernel ready: $(kernel_image "$flavour" $mode)"
 }
 
 main

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Build the CRIB kernel selftests of the patched kernel tree into OUTDIR,
 # against the vmlinux.h of the release kernel build:
 #
@@ -15,12 +15,12 @@
 # usage: kernel/selftests.sh OUTDIR
 # The test_* programs print TAP and must run as root on the CRIB kernel.
 set -eu
+. "$(dirname "$0")/../dev/lib.sh"
 
 out=${1:?usage: $0 OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
-cache=${CRIB_CACHE:-/var/cache/crib}
-src=$cache/linux/src
-vmlinux_h=$cache/linux/build-release/vmlinux.h
+src=$(kernel_src)
+vmlinux_h=$(vmlinux_h)
 jobs=${CRIB_JOBS:-$(nproc)}
 
 [ -d "$src/tools/testing/selftests/crib" ] ||
@@ -32,8 +32,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
 clang=${CLANG:-clang}
-# vmlinux.h changes with every kernel build; always take the current one
-rm -f "$out/vmlinux.h"
+# vmlinux.h changes with the kernel: take the current one when it differs
+cmp -s "$vmlinux_h" "$out/vmlinux.h" || rm -f "$out/vmlinux.h"
 make -s -C "$src/tools/testing/selftests/crib" OUTPUT="$out" \
 	VMLINUX_H="$vmlinux_h" BPFTOOL="$bpftool" CLANG="$clang"
 
@@ -63,7 +63,7 @@ done
 # The runner's own sources, as the selftests Makefile lists them.
 cflags="-g -O2 -fno-omit-frame-pointer -I$sel -I$tp/root/include -I$src/tools/lib
 	-I$src/tools/include -I$src/tools/arch/x86/include -I$src/tools/include/uapi -I$tp"
-objs= pids=
+objs='' pids=''
 for c in test_progs.c cgroup_helpers.c trace_helpers.c network_helpers.c \
 	 testing_helpers.c btf_helpers.c cap_helpers.c unpriv_helpers.c \
 	 netlink_helpers.c jit_disasm_helpers.c test_loader.c xsk.c disasm.c \

@@ -10,71 +10,41 @@ import sys
 import tempfile
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, proc_maps, read  # noqa: E402
+from benchtest import check_timing, quick_run, run_facts, start_target  # noqa: E402
+from dumptest import proc_maps, read  # noqa: E402
+from tap import Tap  # noqa: E402
 
-BENCH = "/usr/local/libexec/crib/bench"
 VMAS, FDS = 300, 200
 
 t = Tap()
 
 
-def start_target(workdir, *args):
-    ready = os.path.join(workdir, "ready")
-    proc = subprocess.Popen([os.path.join(BENCH, "bench-target")] + list(args) + [ready],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    for _ in range(1200):
-        if os.path.exists(ready) or proc.poll() is not None:
-            break
-        subprocess.run(["sleep", "0.05"])
-    return proc, read(ready) if os.path.exists(ready) else ""
-
-
-def dump_facts(pid, *args):
-    r = subprocess.run([os.path.join(BENCH, "dump-facts"), "-p", str(pid)] + list(args),
-                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return r.returncode, r.stdout.decode(), r.stderr.decode()
-
-
 def check_facts(workdir):
-    proc, ready = start_target(workdir, "--vmas", str(VMAS), "--fds", str(FDS))
+    proc, ready = start_target(workdir, "bench-target", "--vmas", str(VMAS), "--fds", str(FDS))
     try:
         t.eq(ready.split(), ["vmas", str(VMAS), "fds", str(FDS), "mem", "0"],
              "bench-target reports %d VMAs and %d fds" % (VMAS, FDS))
         t.eq((len([m for m in proc_maps(proc.pid) if m["path"] != "[vsyscall]"]),
               len(os.listdir("/proc/%d/fd" % proc.pid))), (VMAS, FDS),
              "procfs agrees with bench-target")
-        rc, out, err = dump_facts(proc.pid, "--compare")
+        rc, out, err = run_facts("dump-facts", proc.pid, "--compare")
         t.check(rc == 0 and "compare vmas %d fds %d differences 0\n" % (VMAS, FDS) in out,
                 "dump-facts --compare: CRIB programs and procfs read the same facts",
                 out + err)
-        rc, out, err = dump_facts(proc.pid, "--budget", "0", "--warmup", "1", "--min-reps", "2",
-                                  "--max-reps", "2")
-        lines = [line.split() for line in out.splitlines()]
-        methods = {w[1]: w for w in lines if w[0] == "method"}
-        t.check(rc == 0 and ["facts", "vmas", str(VMAS), "fds", str(FDS)] in lines,
-                "dump-facts timing: every run read %d VMAs and %d fds" % (VMAS, FDS), out + err)
-        want = ["crib-programs", "crib-dump-read", "procfs-smaps", "procfs-maps"]
-        t.check(sorted(methods) == sorted(want) and
-                all(w[3] == "2" and float(w[5]) > 0 for w in methods.values()),
-                "dump-facts timing: two runs of each of the four ways", out)
+        check_timing(t, "dump-facts", proc.pid, ["facts", "vmas", str(VMAS), "fds", str(FDS)],
+                     "%d VMAs and %d fds" % (VMAS, FDS),
+                     ["crib-programs", "crib-dump-read", "procfs-smaps", "procfs-maps"])
     finally:
         proc.kill()
         proc.wait()
-    rc, out, err = dump_facts(proc.pid, "--compare")
+    rc, out, err = run_facts("dump-facts", proc.pid, "--compare")
     t.check(rc == 1 and "no process with pid %d" % proc.pid in err,
             "dump-facts on a process that is gone: exit 1, saying so", (rc, err))
 
 
 def check_driver(workdir):
-    out_path = os.path.join(workdir, "results.md")
     max_map_count = read("/proc/sys/vm/max_map_count")
-    r = subprocess.run([os.path.join(BENCH, "dump.py"), "--quick", "--output", out_path],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    t.eq(r.returncode, 0, "dump.py --quick runs through")
-    if r.returncode:
-        t.diag(r.stderr.decode(errors="replace")[-3000:])
-    text = read(out_path) if os.path.exists(out_path) else ""
+    text = quick_run(t, "dump.py", workdir)
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     t.check(any(row.startswith("| small process | 40 | 10 |") for row in rows) and
             any(row.startswith("| 200 VMAs, 100 fds | 200 | 100 |") for row in rows),

@@ -7,35 +7,17 @@ sock_diag, getsockopt()) and times both, and the driver runs through once
 (--quick).  No timing is checked.  TAP."""
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, read  # noqa: E402
+from benchtest import check_timing, quick_run, run_facts, start_target  # noqa: E402
+from dumptest import read  # noqa: E402
+from tap import Tap  # noqa: E402
 
-BENCH = "/usr/local/libexec/crib/bench"
 N = 80
 
 t = Tap()
-
-
-def start_target(workdir, n):
-    ready = os.path.join(workdir, "ready")
-    proc = subprocess.Popen([os.path.join(BENCH, "sock-target"), "--sockets", str(n), ready],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    for _ in range(1200):
-        if os.path.exists(ready) or proc.poll() is not None:
-            break
-        subprocess.run(["sleep", "0.05"])
-    return proc, read(ready) if os.path.exists(ready) else ""
-
-
-def sock_facts(pid, *args):
-    r = subprocess.run([os.path.join(BENCH, "sock-facts"), "-p", str(pid)] + list(args),
-                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return r.returncode, r.stdout.decode(), r.stderr.decode()
 
 
 def socket_kinds(pid):
@@ -57,47 +39,35 @@ def socket_kinds(pid):
 
 
 def check_facts(workdir):
-    proc, ready = start_target(workdir, N)
+    proc, ready = start_target(workdir, "sock-target", "--sockets", str(N))
     try:
         words = ready.split()
         counts = dict(zip(words[0::2], (int(w) for w in words[1::2])))
         t.eq(counts.get("sockets"), N, "sock-target reports %d sockets" % N)
         t.eq(socket_kinds(proc.pid), (counts.get("tcp"), counts.get("udp"), counts.get("unix")),
              "procfs agrees with sock-target on TCP, UDP and UNIX sockets")
-        rc, out, err = sock_facts(proc.pid, "--compare")
+        rc, out, err = run_facts("sock-facts", proc.pid, "--compare")
         t.check(rc == 0 and "compare sockets %d differences 0\n" % N in out,
                 "sock-facts --compare: the CRIB program and the procfs way read the same facts",
                 out + err)
         # Twice: the procfs way's repair-mode visits must leave the sockets as they were.
-        rc, out, err = sock_facts(proc.pid, "--compare")
+        rc, out, err = run_facts("sock-facts", proc.pid, "--compare")
         t.check(rc == 0 and "differences 0\n" in out, "... and again, after that visit",
                 out + err)
-        rc, out, err = sock_facts(proc.pid, "--budget", "0", "--warmup", "1", "--min-reps", "2",
-                                  "--max-reps", "2")
-        lines = [line.split() for line in out.splitlines()]
-        methods = {w[1]: w for w in lines if w[0] == "method"}
-        t.check(rc == 0 and ["sockets", str(N), "tcp", str(counts.get("tcp")), "udp",
-                             str(counts.get("udp")), "unix", str(counts.get("unix"))] in lines,
-                "sock-facts timing: every run read the %d sockets" % N, out + err)
-        t.check(sorted(methods) == ["crib-program", "procfs-diag"] and
-                all(w[3] == "2" and float(w[5]) > 0 for w in methods.values()),
-                "sock-facts timing: two runs of both ways", out)
+        check_timing(t, "sock-facts", proc.pid,
+                     ["sockets", str(N), "tcp", str(counts.get("tcp")), "udp",
+                      str(counts.get("udp")), "unix", str(counts.get("unix"))],
+                     "the %d sockets" % N, ["crib-program", "procfs-diag"])
     finally:
         proc.kill()
         proc.wait()
-    rc, out, err = sock_facts(proc.pid, "--compare")
+    rc, out, err = run_facts("sock-facts", proc.pid, "--compare")
     t.check(rc == 1 and "pidfd_open(%d)" % proc.pid in err,
             "sock-facts on a process that is gone: exit 1, saying so", (rc, err))
 
 
 def check_driver(workdir):
-    out_path = os.path.join(workdir, "results.md")
-    r = subprocess.run([os.path.join(BENCH, "sockets.py"), "--quick", "--output", out_path],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    t.eq(r.returncode, 0, "sockets.py --quick runs through")
-    if r.returncode:
-        t.diag(r.stderr.decode(errors="replace")[-3000:])
-    text = read(out_path) if os.path.exists(out_path) else ""
+    text = quick_run(t, "sockets.py", workdir)
     t.check(any(line.startswith("| 60 |") for line in text.splitlines()),
             "... and writes its table", text)
 

@@ -12,7 +12,8 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, not_traced  # noqa: E402
+from dumptest import Workload, dump, not_traced  # noqa: E402
+from tap import Tap  # noqa: E402
 
 t = Tap()
 

@@ -19,8 +19,9 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, inspect_json, not_traced, read, records  # noqa: E402
+from dumptest import Workload, dump, inspect_json, not_traced, read, records  # noqa: E402
 from nettest import locked_tuples, tcp_counters  # noqa: E402
+from tap import Tap  # noqa: E402
 
 t = Tap()
 TCP_ESTABLISHED = 1

@@ -13,8 +13,9 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import (Tap, Workload, dump, inspect_json, not_traced, proc_stat,  # noqa: E402
+from dumptest import (Workload, dump, inspect_json, not_traced, proc_stat,  # noqa: E402
                       proc_status, read, records)
+from tap import Tap  # noqa: E402
 
 SI_USER, SI_QUEUE, SI_TIMER, SI_TKILL = 0, -1, -2, -6
 SIGEV_SIGNAL, SIGEV_NONE, SIGEV_THREAD_ID = 0, 1, 4

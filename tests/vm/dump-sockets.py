@@ -9,13 +9,14 @@ still work.  TAP."""
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, extract, inspect_json, not_traced, read, records  # noqa: E402
+from dumptest import (Workload, dump, extract, inspect_json, not_traced, read,  # noqa: E402
+                      records, self_check)
+from tap import Tap  # noqa: E402
 
 t = Tap()
 AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
@@ -318,12 +319,8 @@ def check_messages(d):
             "the corked and MSG_MORE datagrams with their destinations", "\n".join(bad))
 
 
-def self_check(w):
-    os.kill(w.pid, signal.SIGUSR1)
-    deadline = time.time() + 60
-    while not os.path.exists(w.path("check")) and time.time() < deadline and w.alive():
-        time.sleep(0.1)
-    result = read(w.path("check")) if os.path.exists(w.path("check")) else "no answer"
+def check_itself(w):
+    result = self_check(w.pid, w.path("check"), 60)
     t.check(result == "ok\n", "after the dump the workload reads every queue back intact, its "
             "pending datagrams go out whole, and every connection works both ways", result)
 
@@ -341,7 +338,7 @@ def main():
         check_procfs(d)
         check_streams(d)
         check_messages(d)
-        self_check(w)
+        check_itself(w)
     finally:
         w.stop()
 

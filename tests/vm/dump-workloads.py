@@ -10,9 +10,10 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import (PAGE, Tap, Workload, dump, extract, fdinfo, inspect_json,  # noqa: E402
+from dumptest import (PAGE, Workload, dump, extract, fdinfo, inspect_json,  # noqa: E402
                       not_traced, path_text, proc_maps, proc_stat, proc_status, read,
                       records)
+from tap import Tap  # noqa: E402
 
 O_CLOEXEC = 0o2000000
 PROT_READ, PROT_WRITE, PROT_EXEC = 1, 2, 4

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared by the guest tests of crib-dump: TAP output, workloads, procfs
-readers, and snapshots as JSON (crib-inspect --json)."""
+"""Shared by the guest tests of crib-dump and crib-restore: workloads and
+their self-checks, procfs readers, crib-dump, and snapshots as JSON
+(crib-inspect --json)."""
 import json
 import os
 import signal
@@ -12,33 +13,6 @@ PREFIX = "/usr/local"
 WORKLOADS = PREFIX + "/libexec/crib/workloads"
 EXTRACT = PREFIX + "/libexec/crib/tests/dump-lib/snapshot-extract"
 PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, cond, desc, detail=None):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, desc), flush=True)
-        if not cond and detail is not None:
-            for line in str(detail).splitlines():
-                print("#   " + line, flush=True)
-        return cond
-
-    def eq(self, got, want, desc):
-        return self.check(got == want, desc, "got %r, want %r" % (got, want))
-
-    def diag(self, text):
-        for line in str(text).splitlines():
-            print("# " + line, flush=True)
-
-    def done(self):
-        print("1..%d" % self.n, flush=True)
-        return 1 if self.failed else 0
 
 
 class Workload:
@@ -146,6 +120,28 @@ def fdinfo(pid, fd):
 
 def path_text(value):
     return value if isinstance(value, str) else bytes.fromhex(value["hex"]).decode(errors="replace")
+
+
+def alive(pid):
+    """pid runs: it is neither gone nor a zombie."""
+    try:
+        state = proc_status(pid).get("State", "")
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return not state.startswith(("Z", "X"))
+
+
+def self_check(pid, path, timeout):
+    """SIGUSR1 asks a workload (sockets, udpqueue) to check its own state;
+    it writes "ok", or what failed, to path.  Its report, or why there is
+    none."""
+    os.kill(pid, signal.SIGUSR1)
+    deadline = time.time() + timeout
+    while not os.path.exists(path) and time.time() < deadline and alive(pid):
+        time.sleep(0.1)
+    if os.path.exists(path):
+        return read(path)
+    return "no report (alive: %s)" % alive(pid)
 
 
 def not_traced(pid):

@@ -8,55 +8,24 @@ with the first.  One kind of socket at a time, then all of them; a
 socket that cannot be restored, and one whose creation fails in the new
 process: both must leave nothing behind.  With a TCP connection to a
 child process, a peer that keeps running, too.  TAP."""
-import ctypes
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
+from dumptest import Workload, alive, dump, inspect_json, read, records, self_check  # noqa: E402
+from restoretest import adopt_orphans, reap, redump_diff, restore, wait_for  # noqa: E402
+from tap import Tap  # noqa: E402
 
-PR_SET_CHILD_SUBREAPER = 36
 t = Tap()
 
 
-def restore(snap, timeout=600):
-    r = subprocess.run(["crib-restore", "-i", snap], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    return r.returncode, r.stderr.decode(errors="replace")
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    with open("/proc/%d/status" % pid) as f:
-        state = [ln for ln in f if ln.startswith("State:")][0]
-    return "zombie" not in state and "dead" not in state
-
-
-def reap(pid):
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
-
-
-def self_check(w, pid):
-    """SIGUSR1: the restored workload checks itself; its report."""
-    path = w.path("check")
-    os.kill(pid, signal.SIGUSR1)
-    deadline = time.time() + 120
-    while not os.path.exists(path) and time.time() < deadline and alive(pid):
-        time.sleep(0.1)
-    return read(path) if os.path.exists(path) else "no report (alive: %s)" % alive(pid)
+def self_report(w, pid):
+    """The restored workload's report on itself (SIGUSR1: it checks itself)."""
+    return self_check(pid, w.path("check"), 120)
 
 
 IPPROTO_IP, IP_MULTICAST_TTL = 0, 33
@@ -74,11 +43,11 @@ def unsettable(snap_doc, fd, index):
     return False
 
 
-def differences(snap, out):
+def differences(snap, lines):
     """The lines of a --diff output that are real differences."""
     doc = inspect_json(snap)
     real, fd = [], None
-    for line in out.splitlines():
+    for line in lines:
         m = re.match(r"changed: socket pid=\d+ fd=(\d+)$", line)
         if m:
             fd = int(m.group(1))
@@ -92,18 +61,10 @@ def differences(snap, out):
     return real
 
 
-def redump_diff(name, pid, snap):
-    again = snap + ".again"
-    rc, err = dump(pid, again, "--leave-running")
-    if not t.eq(rc, 0, "%s: the restored process dumps again" % name):
-        t.diag(err)
-        return
-    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = r.stdout.decode(errors="replace")
-    real = differences(snap, out) if r.returncode == 1 else [out]
-    t.check(r.returncode == 0 or not real,
-            "%s: re-dump has no differences (but TCP IP_MULTICAST_TTL)" % name, out)
+def redump(name, pid, snap):
+    """The restored process dumped again has no differences with its
+    snapshot but what no restore can set."""
+    redump_diff(t, name, pid, snap, differences, " (but TCP IP_MULTICAST_TTL)")
 
 
 def socket_files(w):
@@ -174,8 +135,8 @@ def test_kind(kind, listeners=(), **how):
     w, pid, snap = got
     snaps = inspect_json(snap)
     t.check(len(records(snaps, "socket")) > 0, "%s: the snapshot holds sockets" % name)
-    redump_diff(name, pid, snap)
-    t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
+    redump(name, pid, snap)
+    t.eq(self_report(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
          "it was" % name)
     for sock in listeners:
         listener_accepts(name, w, sock)
@@ -188,20 +149,15 @@ def test_all():
     if not got:
         return
     w, pid, snap = got
-    redump_diff(name, pid, snap)
-    t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
+    redump(name, pid, snap)
+    t.eq(self_report(w, pid).strip(), "ok", "%s: the restored process finds every socket as "
          "it was" % name)
     reap(pid)
 
 
 def child_exits(child, timeout):
     """Whether our adopted @child exits within @timeout seconds (reaped)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if os.waitpid(child, os.WNOHANG)[0] == child:
-            return True
-        time.sleep(0.2)
-    return False
+    return wait_for(lambda: os.waitpid(child, os.WNOHANG)[0] == child, timeout)
 
 
 def test_child_peer():
@@ -221,8 +177,8 @@ def test_child_peer():
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         t.check(not re.search(r"elements = \{", locked.stdout),
                 "%s: no connection left locked" % name, locked.stdout)
-        redump_diff(name, pid, snap)
-        t.eq(self_check(w, pid).strip(), "ok", "%s: the restored process finds every socket "
+        redump(name, pid, snap)
+        t.eq(self_report(w, pid).strip(), "ok", "%s: the restored process finds every socket "
              "as it was, the child's 3000 bytes included" % name)
         t.check(alive(child), "%s: the child's connection is still up" % name)
         reap(pid)
@@ -244,8 +200,8 @@ def test_udp_queue():
     queued = sum(c["data"]["len"] for q in records(inspect_json(snap), "socket_queue")
                  for c in q["chunks"])
     t.check(queued > 1 << 20, "%s: the snapshot queues more than 1 MiB" % name, queued)
-    redump_diff(name, pid, snap)
-    t.eq(self_check(w, pid).strip(), "ok", "%s: every datagram back, whole, in order, from "
+    redump(name, pid, snap)
+    t.eq(self_report(w, pid).strip(), "ok", "%s: every datagram back, whole, in order, from "
          "its sender" % name)
     reap(pid)
 
@@ -298,8 +254,7 @@ def test_child_fails():
 
 
 def main():
-    # Restored processes are reparented to us: collect them.
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    adopt_orphans()
     test_kind("udp")
     # as a user, with its own umask: the socket files it binds are its own
     test_kind("unix", user=(1234, 2345), umask=0o027)

@@ -9,59 +9,26 @@ queues, and killed, while the peer keeps sending.  A restore refused
 the workload back and releases the lock; the streams carry on until the
 peer ends them, and each side finds every byte the other sent, once, in
 order, with no reset counted.  TAP."""
-import ctypes
 import os
 import signal
 import socket
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import Tap, Workload, dump, inspect_json, read, records  # noqa: E402
+from dumptest import Workload, alive, dump, inspect_json, read, records  # noqa: E402
 from nettest import locked_tuples, tcp_counters  # noqa: E402
+from restoretest import adopt_orphans, reap, restore, wait_for  # noqa: E402
+from tap import Tap  # noqa: E402
 
-PR_SET_CHILD_SUBREAPER = 36
 TCP_ESTABLISHED = 1
 QUEUE_RECV, QUEUE_SEND = 0, 1
 t = Tap()
 
 
-def restore(snap):
-    r = subprocess.run(["crib-restore", "-i", snap], stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    return r.returncode, r.stderr.decode(errors="replace")
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            state = [ln for ln in f if ln.startswith("State:")][0]
-    except FileNotFoundError:
-        return False
-    return "zombie" not in state and "dead" not in state
-
-
-def reap(pid):
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
-
-
 def peer_status(peer):
     """(sent4, received4, sent6, received6, bad) the peer last wrote."""
     return tuple(int(x) for x in read(peer.path("peer-status")).split())
-
-
-def wait_for(cond, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(0.2)
-    return cond()
 
 
 def established(pid):
@@ -96,8 +63,7 @@ def parse_result(text):
 
 
 def main():
-    # The restored workload is reparented to us: collect it.
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    adopt_orphans()
     w = Workload("tcpstream", "serve", "@DIR@")
     port4, port6 = (int(x) for x in w.ready.split())
     peer = Workload("tcpstream", "peer", "@DIR@", str(port4), str(port6), ready="peer-status")

@@ -10,7 +10,6 @@ with the first by crib-inspect --diff.  TAP.
   restore-workloads.py --migrate dump DIR   start and dump the workloads into DIR
   restore-workloads.py --migrate restore DIR
                                             (a fresh boot) restore and check them"""
-import ctypes
 import json
 import os
 import re
@@ -20,80 +19,32 @@ import sys
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import (PAGE, Tap, Workload, dump, fdinfo, inspect_json,  # noqa: E402
-                      not_traced, proc_maps, proc_status, read, records)
+from dumptest import (PAGE, Workload, alive, dump, fdinfo, not_traced,  # noqa: E402
+                      proc_maps, proc_status, read)
+from restoretest import (adopt_orphans, pid_free, reap, redump_diff,  # noqa: E402
+                         restore, restore_from_pipe)
+from tap import Tap  # noqa: E402
 
-PR_SET_CHILD_SUBREAPER = 36
 t = Tap()
-
-
-def restore(snap, *extra, timeout=600, env=None):
-    r = subprocess.run(["crib-restore", "-i", snap] + list(extra), stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
-    return r.returncode, r.stderr.decode(errors="replace")
-
-
-def restore_from_pipe(snap, *extra, timeout=600):
-    """crib-restore reading the snapshot from a pipe, as from crib-dump | crib-restore."""
-    cat = subprocess.Popen(["cat", snap], stdout=subprocess.PIPE)
-    r = subprocess.run(["crib-restore"] + list(extra), stdin=cat.stdout,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-    cat.stdout.close()
-    cat.wait()
-    return r.returncode, r.stderr.decode(errors="replace")
-
-
-def alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    st = proc_status(pid).get("State", "")
-    return not st.startswith(("Z", "X"))
-
-
-def reap(pid):
-    """Kill a restored process; we are its subreaper, so we collect it."""
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
 
 
 def maps_key(pid):
     return [(m["start"], m["end"], m["perms"], m["path"]) for m in proc_maps(pid)]
 
 
-def pid_free(pid):
-    """Neither a process nor a zombie holds pid."""
-    return not os.path.exists("/proc/%d" % pid)
-
-
-def redump_diff(name, pid, snap):
-    """Dump the restored process again and compare with the original snapshot."""
-    again = snap + ".again"
-    rc, err = dump(pid, again, "--leave-running")
-    if not t.eq(rc, 0, "%s: restored process dumps again" % name):
-        t.diag(err)
-        return
-    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = r.stdout.decode(errors="replace")
-    left = differences_but_parent(out)
-    t.check(r.returncode in (0, 1) and not left, "%s: re-dump has no differences" % name, out)
-
-
-def differences_but_parent(out):
+def differences_but_parent(snap, lines):
     """crib-inspect --diff's lines of difference, less the parent becoming
     this test: it adopts restored processes, and was the original's parent
     only when both ran in this boot (crib-restore restores no parent)."""
-    lines = [x for x in out.splitlines()
-             if not re.fullmatch(r"    ppid: \d+ -> %d" % os.getpid(), x) and
-             not x.startswith("no differences")]
+    lines = [x for x in lines if not re.fullmatch(r"    ppid: \d+ -> %d" % os.getpid(), x)]
     return [x for i, x in enumerate(lines) if x.startswith("    ") or
             not x.startswith("changed: process ") or
             (i + 1 < len(lines) and lines[i + 1].startswith("    "))]
+
+
+def redump(name, pid, snap):
+    """The restored process dumped again has no differences with its snapshot."""
+    redump_diff(t, name, pid, snap, differences_but_parent)
 
 
 # ---- The workloads, each as a case: how to start it, what to note of it
@@ -192,7 +143,7 @@ class Idle(Case):
         flags = int(fdinfo(pid, 4)["flags"], 8)
         t.eq((os.readlink("/proc/%d/fd/4" % pid), bool(flags & 0o2000), bool(flags & 0o2000000)),
              ("/dev/null", True, True), "idle: fd 4 is /dev/null, O_APPEND and close-on-exec")
-        redump_diff("idle", pid, in_dir(notes, "snap.crib"))
+        redump("idle", pid, in_dir(notes, "snap.crib"))
 
 
 class Unprivileged(Case):
@@ -211,7 +162,7 @@ class Unprivileged(Case):
         t.eq(got, notes["creds"], "unprivileged: uids, gids, groups and capabilities")
         t.eq((notes["owner"], os.stat("/proc/%d/status" % pid).st_uid), (1234, 1234),
              "unprivileged: still dumpable (its /proc entries are its user's)")
-        redump_diff("unprivileged", pid, in_dir(notes, "snap.crib"))
+        redump("unprivileged", pid, in_dir(notes, "snap.crib"))
 
 
 def counter_value(path):
@@ -289,7 +240,7 @@ class Maps(Case):
                 mem.seek(shared[0]["start"])
                 text = mem.read(21)
         t.eq(text, b"shared anonymous page", "maps: the shared anonymous page")
-        redump_diff("maps", pid, in_dir(notes, "snap.crib"))
+        redump("maps", pid, in_dir(notes, "snap.crib"))
 
 
 class Pipe(Case):
@@ -306,7 +257,7 @@ class Pipe(Case):
         t.eq(os.readlink("/proc/%d/fd/%d" % (pid, rfd))[:5], "pipe:", "pipe: read end back")
         t.eq(os.readlink("/proc/%d/fd/%d" % (pid, rfd)), os.readlink("/proc/%d/fd/%d" % (pid, wfd)),
              "pipe: both ends are one pipe")
-        redump_diff("pipe", pid, in_dir(notes, "snap.crib"))
+        redump("pipe", pid, in_dir(notes, "snap.crib"))
         fd = os.open("/proc/%d/fd/%d" % (pid, rfd), os.O_RDONLY | os.O_NONBLOCK)
         data = os.read(fd, 65536)
         os.close(fd)
@@ -331,7 +282,7 @@ class Threads(Case):
     def check(self, pid, notes):
         t.eq(thread_names_masks(pid), notes["threads"],
              "threads: every thread's name and signal mask")
-        redump_diff("threads", pid, in_dir(notes, "snap.crib"))
+        redump("threads", pid, in_dir(notes, "snap.crib"))
 
 
 def signal_state(pid):
@@ -572,9 +523,7 @@ def migrate_restore(base):
 
 
 def main():
-    libc = ctypes.CDLL(None, use_errno=True)
-    # Restored processes outlive crib-restore; we adopt them to reap them.
-    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    adopt_orphans()
     if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
         guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
         return t.done()

@@ -54,6 +54,7 @@
 #include <linux/sockios.h>
 
 #include "ready.h"
+#include "selfcheck.h"
 
 #ifndef SO_BUF_LOCK
 #define SO_BUF_LOCK		72
@@ -119,7 +120,6 @@ static int n_flows;
 static struct msg msgs[MAX_MSGS];
 static int n_msgs;
 static const char *dir;
-static volatile sig_atomic_t check_requested;
 
 /* The options crib-dump records, as spec/format.md lists them. */
 struct opt {
@@ -959,20 +959,7 @@ static void write_truth(void)
 
 /* ---- the self-check ---- */
 
-static char report[8192];
-
-static void fail(const char *fmt, ...)
-{
-	size_t used = strlen(report);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(report + used, sizeof(report) - used, fmt, ap);
-	va_end(ap);
-	used = strlen(report);
-	if (used + 1 < sizeof(report))
-		strcat(report, "\n");
-}
+static struct check_report report;
 
 /* Up to @len bytes within 5 s; returns how many. */
 static size_t read_some(int fd, void *buf, size_t len, struct sockaddr_storage *from,
@@ -1006,10 +993,10 @@ static void check_flow(const struct flow *fl)
 		die("malloc");
 	got = read_some(to->fd, buf, fl->len, NULL, NULL, 0);
 	if (got != fl->len)
-		fail("%s: %zu of %zu bytes", fl->to, got, fl->len);
+		check_fail(&report, "%s: %zu of %zu bytes", fl->to, got, fl->len);
 	for (i = 0; i < got; i++)
 		if (buf[i] != pattern(fl->seed, fl->start + i)) {
-			fail("%s: byte %zu differs", fl->to, fl->start + i);
+			check_fail(&report, "%s: byte %zu differs", fl->to, fl->start + i);
 			break;
 		}
 	free(buf);
@@ -1049,12 +1036,12 @@ static void check_message(const struct msg *m, const char *to)
 	memset(&from, 0, sizeof(from));
 	got = read_some(find(to)->fd, buf, sizeof(buf), &from, &fromlen, 1);
 	if (got != m->len || memcmp(buf, m->data, m->len)) {
-		fail("%s: expected \"%.*s\", got %zu bytes", to, (int)m->len, m->data, got);
+		check_fail(&report, "%s: expected \"%.*s\", got %zu bytes", to, (int)m->len, m->data, got);
 		return;
 	}
 	if (find(to)->kind == UDP || (find(to)->kind == UNIX && strcmp(find(to)->peer ? find(to)->peer : "", m->src))) {
 		if (m->src && strcmp(m->src, "unix-sender-unnamed") && !same_addr(&from, m))
-			fail("%s: \"%.*s\" not from %s", to, (int)m->len, m->data, m->src);
+			check_fail(&report, "%s: \"%.*s\" not from %s", to, (int)m->len, m->data, m->src);
 	}
 }
 
@@ -1066,9 +1053,9 @@ static void check_nothing_left(const struct sock *s)
 	n = recv(s->fd, &c, 1, MSG_DONTWAIT);
 	if (!strcmp(s->name, "fin-receiver") || !strcmp(s->name, "unix-orphan")) {
 		if (n != 0)
-			fail("%s: no end of file after the data", s->name);
+			check_fail(&report, "%s: no end of file after the data", s->name);
 	} else if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-		fail("%s: more queued than expected", s->name);
+		check_fail(&report, "%s: more queued than expected", s->name);
 	}
 }
 
@@ -1082,7 +1069,7 @@ static void check_messages(void)
 			if (!strcmp(m->to, "udp-corked"))
 				set_int("udp-corked", IPPROTO_UDP, UDP_CORK, 0);
 			else if (send(find(m->to)->fd, "", 0, 0))	/* ends the MSG_MORE datagram */
-				fail("%s: cannot send its pending datagram", m->to);
+				check_fail(&report, "%s: cannot send its pending datagram", m->to);
 			continue;
 		}
 		check_message(m, m->to);
@@ -1120,28 +1107,27 @@ static void check_alive(void)
 
 			if (send(from, "!", 1, 0) != 1 ||
 			    read_some(to, &c, 1, NULL, NULL, 1) != 1 || c != '!')
-				fail("%s -> %s no longer works", pairs[i][dir_], pairs[i][!dir_]);
+				check_fail(&report, "%s -> %s no longer works", pairs[i][dir_], pairs[i][!dir_]);
 		}
 	}
 	if (!lookup("tcp-listener"))
 		return;
 	if (send(find("fin-receiver")->fd, "!", 1, 0) != 1 ||
 	    read_some(find("fin-sender")->fd, &c, 1, NULL, NULL, 1) != 1)
-		fail("fin-receiver -> fin-sender no longer works");
+		check_fail(&report, "fin-receiver -> fin-sender no longer works");
 	/* the listeners accept */
 	tmp = (struct sock){ .name = "probe", .fd = socket(AF_INET, SOCK_STREAM, 0),
 			     .family = AF_INET };
 	connect_to(&tmp, find("tcp-listener"));
 	fd = accept(find("tcp-listener")->fd, NULL, NULL);
 	if (fd < 0)
-		fail("tcp-listener does not accept");
+		check_fail(&report, "tcp-listener does not accept");
 	close(fd);
 	close(tmp.fd);
 }
 
 static void self_check(void)
 {
-	char path[4096];
 	unsigned char val[64];
 	socklen_t len;
 
@@ -1158,27 +1144,19 @@ static void self_check(void)
 	len = sizeof(int);
 	if (getsockopt(find("tcp-client")->fd, IPPROTO_TCP, TCP_KEEPIDLE, val, &len) ||
 	    *(int *)val != 77)
-		fail("tcp-client lost TCP_KEEPIDLE");
+		check_fail(&report, "tcp-client lost TCP_KEEPIDLE");
 	len = sizeof(int);
 	if (getsockopt(find("tcp-server")->fd, IPPROTO_TCP, TCP_CORK, val, &len) || *(int *)val != 1)
-		fail("tcp-server lost TCP_CORK");
+		check_fail(&report, "tcp-server lost TCP_CORK");
 	set_int("tcp-server", IPPROTO_TCP, TCP_CORK, 0);	/* for what it sends next */
 alive:
 	check_alive();
-	snprintf(path, sizeof(path), "%s/check", dir);
-	write_ready(path, report[0] ? report : "ok\n");
-}
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	check_requested = 1;
+	check_write(&report, dir);
 }
 
 int main(int argc, char **argv)
 {
 	char path[4096];
-	sigset_t mask, old;
 	const char *only = NULL;
 	int with_child = 1;
 
@@ -1198,7 +1176,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
-	signal(SIGUSR1, on_usr1);
+	check_on_request();
 	signal(SIGPIPE, SIG_IGN);
 	if (with_child && !only)
 		child_connection();
@@ -1214,12 +1192,7 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/ready", dir);
 	if (write_ready(path, "ready\n"))
 		die("writing %s", path);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	while (!check_requested)
-		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	check_wait_for_request();
 	self_check();
 	for (;;)
 		pause();

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "ready.h"
+#include "selfcheck.h"
 
 #define N_DGRAMS	28
 
@@ -37,26 +37,12 @@ static const size_t sizes[N_DGRAMS] = {
 
 static int receiver, senders[2];
 static const char *dir;
-static volatile sig_atomic_t check_requested;
-static char report[4096];
+static struct check_report report;
 
 static void die(const char *what)
 {
 	fprintf(stderr, "udpqueue: %s: %s\n", what, strerror(errno));
 	exit(1);
-}
-
-static void fail(const char *fmt, ...)
-{
-	size_t used = strlen(report);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(report + used, sizeof(report) - used, fmt, ap);
-	va_end(ap);
-	used = strlen(report);
-	if (used + 1 < sizeof(report))
-		strcat(report, "\n");
 }
 
 static unsigned char byte_of(int i, size_t k)
@@ -110,17 +96,17 @@ static void check_one(int i, const unsigned char *buf, ssize_t n, const struct s
 	struct sockaddr_in want = name_of(senders[i % 2]);
 
 	if (n != (ssize_t)sizes[i]) {
-		fail("datagram %d: %zd bytes, want %zu", i, n, sizes[i]);
+		check_fail(&report, "datagram %d: %zd bytes, want %zu", i, n, sizes[i]);
 		return;
 	}
 	for (size_t k = 0; k < sizes[i]; k++)
 		if (buf[k] != byte_of(i, k)) {
-			fail("datagram %d: byte %zu differs", i, k);
+			check_fail(&report, "datagram %d: byte %zu differs", i, k);
 			return;
 		}
 	if (from->sin_family != AF_INET || from->sin_port != want.sin_port ||
 	    from->sin_addr.s_addr != want.sin_addr.s_addr)
-		fail("datagram %d: not from sender %d", i, i % 2);
+		check_fail(&report, "datagram %d: not from sender %d", i, i % 2);
 }
 
 static void self_check(void)
@@ -128,7 +114,6 @@ static void self_check(void)
 	static unsigned char buf[65536];
 	struct sockaddr_in from;
 	socklen_t len;
-	char path[4096];
 	ssize_t n;
 
 	for (int i = 0; i < N_DGRAMS; i++) {
@@ -136,52 +121,39 @@ static void self_check(void)
 		memset(&from, 0, sizeof(from));
 		n = recvfrom(receiver, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &len);
 		if (n < 0) {
-			fail("datagram %d: %s", i, strerror(errno));
+			check_fail(&report, "datagram %d: %s", i, strerror(errno));
 			break;
 		}
 		check_one(i, buf, n, &from);
 	}
 	if (recv(receiver, buf, sizeof(buf), MSG_DONTWAIT) >= 0 || errno != EAGAIN)
-		fail("more queued than was sent");
+		check_fail(&report, "more queued than was sent");
 	/* still receives */
 	{
 		struct sockaddr_in to = name_of(receiver);
 
 		if (sendto(senders[0], "!", 1, 0, (struct sockaddr *)&to, sizeof(to)) != 1 ||
 		    recv(receiver, buf, sizeof(buf), 0) != 1 || buf[0] != '!')
-			fail("the socket no longer receives");
+			check_fail(&report, "the socket no longer receives");
 	}
-	snprintf(path, sizeof(path), "%s/check", dir);
-	write_ready(path, report[0] ? report : "ok\n");
-}
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	check_requested = 1;
+	check_write(&report, dir);
 }
 
 int main(int argc, char **argv)
 {
 	char path[4096];
-	sigset_t mask, old;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: udpqueue DIR\n");
 		return 2;
 	}
 	dir = argv[1];
-	signal(SIGUSR1, on_usr1);
+	check_on_request();
 	setup();
 	snprintf(path, sizeof(path), "%s/ready", dir);
 	if (write_ready(path, "ready\n"))
 		die("ready");
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	while (!check_requested)
-		sigsuspend(&old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	check_wait_for_request();
 	self_check();
 	for (;;)
 		pause();

@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""One manual page, checked; TAP.
+
+  test-man.py MANDOC GROFF PAGE [TOOL]
+
+The page renders without a warning, by mandoc's linter and by groff as
+man(1) runs it, and has the sections a reader looks for.  With TOOL, every
+option TOOL --help lists is in the page's OPTIONS section, so an option
+added to a tool without its page fails here.
+
+An option line of --help starts with 2 to 8 spaces and a '-'; its options
+are the words -x and --long (without any =ARG) from there up to the first
+word that is neither an option nor an argument name in capitals (PID,
+FILE, ADDR[:LEN]).  Deeper-indented lines continue a description."""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "lib"))
+from tap import Tap  # noqa: E402
+
+OPTION = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9-]*")
+ARGUMENT = re.compile(r"[A-Z][A-Z0-9_\[\]:.=|-]*")
+HEADING = re.compile(r"[A-Z][A-Z ]*[A-Z]")
+
+
+def run(argv):
+    r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def help_options(text):
+    """The options of --help's option lines, in order."""
+    found = []
+    for line in text.splitlines():
+        m = re.match(r" {2,8}(-.*)", line)
+        if not m:
+            continue
+        for word in m.group(1).split():
+            word = word.rstrip(",")
+            if OPTION.fullmatch(word.split("=", 1)[0]):
+                found.append(word.split("=", 1)[0])
+            elif not ARGUMENT.fullmatch(word):
+                break
+    return found
+
+
+def sections(text):
+    """{heading: body} of a page rendered as plain text."""
+    out, name = {}, None
+    for line in text.splitlines():
+        if HEADING.fullmatch(line):
+            name = line
+            out[name] = ""
+        elif name:
+            out[name] += line + "\n"
+    return out
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        print("usage: test-man.py MANDOC GROFF PAGE [TOOL]", file=sys.stderr)
+        return 2
+    mandoc, groff, page = sys.argv[1:4]
+    tool = sys.argv[4] if len(sys.argv) == 5 else None
+    name = page.rsplit("/", 1)[-1]
+    t = Tap()
+
+    rc, out, err = run([mandoc, "-T", "lint", "-W", "warning", page])
+    t.check(rc == 0 and not out and not err, "%s: mandoc -T lint finds nothing" % name,
+            out + err)
+    rc, out, err = run([groff, "-mandoc", "-ww", "-z", page])
+    t.check(rc == 0 and not out and not err, "%s: groff -ww renders it without a warning" %
+            name, out + err)
+
+    rc, out, err = run([mandoc, "-T", "ascii", page])
+    text = re.sub(".\b", "", out)
+    secs = sections(text)
+    want = ["NAME", "DESCRIPTION", "SEE ALSO"]
+    if name.endswith(".1"):
+        want = ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES",
+                "SEE ALSO"]
+    t.check(rc == 0 and all(s in secs for s in want),
+            "%s: has %s" % (name, ", ".join(want)), "sections: %s" % list(secs))
+    if not tool:
+        return t.done()
+
+    rc, out, err = run([tool, "--help"])
+    options = help_options(out)
+    if not t.check(rc == 0 and options, "%s --help exits 0 and lists options" % tool, out + err):
+        return t.done()
+    documented = secs.get("OPTIONS", "")
+    for opt in options:
+        t.check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), documented),
+                "%s documents %s in OPTIONS" % (name, opt))
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
