@@ -11,6 +11,10 @@
  * keep it); a pointer a KF_OBTAIN kfunc derives from another is valid as
  * long as that other one; acquired pointers are released with their
  * release kfunc, and the kfuncs that acquire may return NULL.
+ *
+ * None is __weak: every program here runs on the CRIB kernel only (the
+ * program type is its own), which has them all, and a kfunc missing from
+ * a kernel should fail the load naming it, not a run.
  */
 #ifndef CRIB_KFUNCS_H
 #define CRIB_KFUNCS_H

@@ -69,7 +69,7 @@ int skb_after_next(struct neg_args *args)
 SEC("crib.s")
 int skb_spilled_after_next(struct neg_args *args)
 {
-	struct sk_buff *skb, *volatile saved = NULL;
+	struct sk_buff *skb, *saved;
 	struct bpf_iter_skb it;
 	struct sock *sk = sock_of(args);
 	int len = 0;
@@ -78,6 +78,7 @@ int skb_spilled_after_next(struct neg_args *args)
 		return 0;
 	bpf_iter_skb_new(&it, sk, &sk->sk_receive_queue);
 	saved = bpf_iter_skb_next(&it);
+	asm volatile ("" : "+m"(saved));	/* kept on the stack */
 	skb = bpf_iter_skb_next(&it);
 	if (skb) {
 		skb = saved;
