@@ -7,6 +7,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_probe.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_probe.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -17,9 +18,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
 } basics SEC(".maps");
-
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
 
 static __always_inline s32 pid_of(struct task_struct *task, enum pid_type type)
 {

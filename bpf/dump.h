@@ -32,8 +32,10 @@ enum dump_result {
 	DUMP_NO_ROOM = 2,	/* ring buffer full: consume and run again */
 	DUMP_NO_MM = 3,		/* the task has no address space (exiting, or a kthread) */
 	DUMP_NOT_OURS = 4,	/* the thread does not belong to the process */
-	DUMP_BUSY = 5,		/* the mm lock was taken: try again */
+	DUMP_BUSY = 5,		/* a lock was taken (the mm's, or the task's while it
+				 * executes a program): try again */
 	DUMP_TOO_MANY = 6,	/* a list longer than the format allows */
+	DUMP_NO_ACCESS = 7,	/* the caller may not ptrace the process */
 };
 
 enum dump_record_kind {

@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "dump.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -19,13 +20,13 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } file_records SEC(".maps");
 
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-extern int bpf_iter_task_file_new(struct bpf_iter_task_file *it,
-				  struct task_struct *task) __ksym;
-extern struct file *bpf_iter_task_file_next(struct bpf_iter_task_file *it) __ksym;
-extern int bpf_iter_task_file_get_fd(struct bpf_iter_task_file *it__iter) __ksym;
-extern void bpf_iter_task_file_destroy(struct bpf_iter_task_file *it) __ksym;
+/* Why the task_file iterator stopped early, as a dump result. */
+static __always_inline int iter_result(int err)
+{
+	if (!err)
+		return DUMP_OK;
+	return err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
+}
 
 /* FD_CLOEXEC lives in the descriptor table, not in the file. */
 static __always_inline __u32 fd_cloexec(struct task_struct *task, int fd)
@@ -81,6 +82,8 @@ int dump_files(struct dump_ctx *ctx)
 		f->cloexec = fd_cloexec(task, fd);
 		bpf_ringbuf_submit(f, 0);
 	}
+	if (ret == DUMP_OK)
+		ret = iter_result(bpf_iter_task_file_get_err(&it));
 	bpf_iter_task_file_destroy(&it);
 	bpf_task_release(task);
 	return ret;

@@ -20,6 +20,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "dump.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -27,13 +28,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1024 * 1024);
 } signal_records SEC(".maps");
-
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym;
-extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __ksym;
-extern int *bpf_iter_num_next(struct bpf_iter_num *it) __ksym;
-extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __ksym;
 
 /*
  * Loops of up to thousands of steps go through the numbers iterator: the

@@ -11,18 +11,24 @@
  * bpf_rdonly_cast(), whose loads fault safely.
  *
  * dump_socket_queue is sleepable: the skb iterator takes the socket lock.
- * Each skb comes as a clone, read with the skb_data iterator from
- * skb->head, so received packets keep their headers.  A clone has no
- * owner (skb->sk), so for UNIX datagrams the sender is read from the
- * queued skb itself, walking the queue alongside the iterator: the queue
- * of a stopped process only grows at its tail, and crib-dump checks the
- * two walks agree (orig_len).
+ * Each skb comes as a copy (a clone, or, for a datagram still being built,
+ * a copy with its unwritten header room zeroed), read with the skb_data
+ * iterator, which starts at the packet: at the IP header of a received
+ * packet, so that it keeps its headers, at skb->data otherwise.  Offsets
+ * are sent from that start.  A copy has no owner (skb->sk), so for UNIX
+ * datagrams the sender is read from the queued skb itself, walking the
+ * queue alongside the iterator: the queue of a stopped process only grows
+ * at its tail, and crib-dump checks the two walks agree (orig_len).
+ *
+ * What an iterator hands out is valid until its next step only: nothing is
+ * kept across one.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 
 #include "dump_sockets.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -55,42 +61,6 @@ struct {
 
 /* The position of dump_socket_queue's walk (see walk_queue()). */
 __u64 walk_idx;
-
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-extern int bpf_iter_task_file_new(struct bpf_iter_task_file *it,
-				  struct task_struct *task) __ksym;
-extern struct file *bpf_iter_task_file_next(struct bpf_iter_task_file *it) __ksym;
-extern int bpf_iter_task_file_get_fd(struct bpf_iter_task_file *it__iter) __ksym;
-extern void bpf_iter_task_file_destroy(struct bpf_iter_task_file *it) __ksym;
-extern struct socket *bpf_socket_from_file(struct file *file) __ksym;
-extern struct sock *bpf_sock_from_socket(struct socket *sock) __ksym;
-extern struct sock *bpf_sock_from_task_fd(struct task_struct *task, int fd) __ksym;
-extern void bpf_sock_release(struct sock *sk) __ksym;
-extern struct tcp_sock *bpf_tcp_sock_from_sock(struct sock *sk) __ksym;
-extern struct udp_sock *bpf_udp_sock_from_sock(struct sock *sk) __ksym;
-extern struct sk_buff_head *bpf_receive_queue_from_sock(struct sock *sk) __ksym;
-extern struct sk_buff_head *bpf_write_queue_from_sock(struct sock *sk) __ksym;
-extern struct sk_buff_head *bpf_reader_queue_from_udp_sock(struct udp_sock *up) __ksym;
-extern int bpf_inet_src_addr_from_socket(struct socket *sock, struct sockaddr_in *addr) __ksym;
-extern int bpf_inet_dst_addr_from_socket(struct socket *sock, struct sockaddr_in *addr) __ksym;
-extern int bpf_inet6_src_addr_from_socket(struct socket *sock,
-					  struct sockaddr_in6 *addr) __ksym;
-extern int bpf_inet6_dst_addr_from_socket(struct socket *sock,
-					  struct sockaddr_in6 *addr) __ksym;
-extern int bpf_iter_skb_new(struct bpf_iter_skb *it, struct sock *sk,
-			    struct sk_buff_head *head) __ksym;
-extern struct sk_buff *bpf_iter_skb_next(struct bpf_iter_skb *it) __ksym;
-extern void bpf_iter_skb_destroy(struct bpf_iter_skb *it) __ksym;
-extern int bpf_iter_skb_data_new(struct bpf_iter_skb_data *it, struct sk_buff *skb,
-				 u32 chunk_size) __ksym;
-extern unsigned int *bpf_iter_skb_data_next(struct bpf_iter_skb_data *it) __ksym;
-extern int bpf_iter_skb_data_set_buf(struct bpf_iter_skb_data *it__iter, u8 *buf,
-				     u32 buf__sz) __ksym;
-extern unsigned int bpf_iter_skb_data_get_offset(struct bpf_iter_skb_data *it__iter) __ksym;
-extern unsigned int bpf_iter_skb_data_get_chunk_len(struct bpf_iter_skb_data *it__iter) __ksym;
-extern void bpf_iter_skb_data_destroy(struct bpf_iter_skb_data *it) __ksym;
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 /* The name a UNIX socket is bound to, if any. */
 static __always_inline void read_unix_addr(struct unix_address *a, struct dump_unix_addr *out)
@@ -307,6 +277,14 @@ static __always_inline void read_sock(struct socket *sock, struct sock *sk,
 	r->bits |= BIT_AS(sock->flags, SOCK_PASSCRED_BIT, DUMP_SO_PASSCRED);
 }
 
+/* Why the task_file iterator stopped early, as a dump result. */
+static __always_inline int iter_result(int err)
+{
+	if (!err)
+		return DUMP_OK;
+	return err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
+}
+
 SEC("crib")
 int dump_sockets(struct dump_socket_ctx *ctx)
 {
@@ -353,38 +331,34 @@ int dump_sockets(struct dump_socket_ctx *ctx)
 		bpf_sock_release(sk);
 		bpf_ringbuf_submit(r, 0);
 	}
+	if (ret == DUMP_OK)
+		ret = iter_result(bpf_iter_task_file_get_err(&it));
 	bpf_iter_task_file_destroy(&it);
 	bpf_task_release(task);
 	return ret;
 }
 
-/* The bytes of one skb, from skb->head, in DUMP_SKB_CHUNK pieces. */
-static __always_inline int send_skb_data(struct sk_buff *skb, __u32 idx)
+/* The bytes of the packet @it iterates over, from @start on, in DUMP_SKB_CHUNK pieces. */
+static __always_inline int send_skb_data(struct bpf_iter_skb_data *it, __u32 start, __u32 idx)
 {
-	struct bpf_iter_skb_data it;
 	struct dump_skb_data_rec *d;
-	int ret = DUMP_OK;
 
-	bpf_iter_skb_data_new(&it, skb, DUMP_SKB_CHUNK);
-	while (bpf_iter_skb_data_next(&it)) {
+	while (bpf_iter_skb_data_next(it)) {
 		d = bpf_ringbuf_reserve(&queue_records, sizeof(*d), 0);
-		if (!d) {
-			ret = DUMP_NO_ROOM;
-			break;
-		}
+		if (!d)
+			return DUMP_NO_ROOM;
 		d->kind = DUMP_REC_SKB_DATA;
 		d->idx = idx;
-		d->offset = bpf_iter_skb_data_get_offset(&it);
-		d->len = bpf_iter_skb_data_get_chunk_len(&it);
+		d->offset = bpf_iter_skb_data_get_offset(it) - start;
+		d->len = bpf_iter_skb_data_get_chunk_len(it);
 		/* A chunk that cannot be copied ends the data early: crib-dump sees it short. */
-		if (bpf_iter_skb_data_set_buf(&it, d->buf, sizeof(d->buf)) != (int)d->len) {
+		if (bpf_iter_skb_data_read(it, d->buf, sizeof(d->buf)) != (int)d->len) {
 			bpf_ringbuf_discard(d, 0);
 			break;
 		}
 		bpf_ringbuf_submit(d, 0);
 	}
-	bpf_iter_skb_data_destroy(&it);
-	return ret;
+	return DUMP_OK;
 }
 
 /* TCP and UNIX keep their per-skb state in skb->cb, which clones copy. */
@@ -403,23 +377,41 @@ static __always_inline void read_cb(struct sk_buff *skb, struct dump_skb_rec *r)
 	r->has_fp = cb.unix.fp != NULL;
 }
 
+/* A header offset from skb->head as one from @start; 0xffff for none before it. */
+static __always_inline __u16 rebase(__u16 off, __u32 start)
+{
+	return off != 0xffff && off >= start ? off - start : 0xffff;
+}
+
+/*
+ * One skb: its record, then its packet.  The skb_data iterator starts at
+ * the packet, not at skb->head: the record's offsets are rebased on that
+ * start, so that to crib-dump the packet is the whole buffer.
+ */
 static __always_inline int send_skb(struct dump_queue_ctx *ctx, struct sk_buff *skb,
 				    struct sk_buff *orig, __u32 idx)
 {
+	struct bpf_iter_skb_data it;
 	struct dump_skb_rec *r;
 	struct unix_sock *u;
+	__u32 start;
+	int ret;
 
+	bpf_iter_skb_data_new(&it, skb, DUMP_SKB_CHUNK);
+	start = bpf_iter_skb_data_get_offset(&it);
 	r = bpf_ringbuf_reserve(&queue_records, sizeof(*r), 0);
-	if (!r)
+	if (!r) {
+		bpf_iter_skb_data_destroy(&it);
 		return DUMP_NO_ROOM;
+	}
 	dump_zero(r, sizeof(*r));
 	r->kind = DUMP_REC_SKB;
 	r->idx = idx;
-	r->headroom = skb->data - skb->head;
+	r->headroom = skb->data - skb->head - start;
 	r->len = skb->len;
 	r->truesize = skb->truesize;
-	r->network_header = skb->network_header;
-	r->transport_header = skb->transport_header;
+	r->network_header = rebase(skb->network_header, start);
+	r->transport_header = rebase(skb->transport_header, start);
 	r->protocol = skb->protocol;
 	r->iif = skb->skb_iif;
 	read_cb(skb, r);
@@ -431,7 +423,9 @@ static __always_inline int send_skb(struct dump_queue_ctx *ctx, struct sk_buff *
 		}
 	}
 	bpf_ringbuf_submit(r, 0);
-	return send_skb_data(skb, idx);
+	ret = send_skb_data(&it, start, idx);
+	bpf_iter_skb_data_destroy(&it);
+	return ret;
 }
 
 static __always_inline int send_queue_end(struct sock *sk, struct sk_buff_head *head)
@@ -516,13 +510,13 @@ int dump_socket_queue(struct dump_queue_ctx *ctx)
 	if (!sk)
 		return DUMP_NO_SOCKET;
 	if (ctx->queue == DUMP_QUEUE_RECEIVE) {
-		head = bpf_receive_queue_from_sock(sk);
+		head = &sk->sk_receive_queue;
 	} else if (ctx->queue == DUMP_QUEUE_WRITE) {
-		head = bpf_write_queue_from_sock(sk);
+		head = &sk->sk_write_queue;
 	} else if (ctx->queue == DUMP_QUEUE_READER) {
 		up = bpf_udp_sock_from_sock(sk);
 		if (up)
-			head = bpf_reader_queue_from_udp_sock(up);
+			head = &up->reader_queue;
 	}
 	ret = head ? walk_queue(ctx, sk, head) : DUMP_NO_QUEUE;
 	bpf_sock_release(sk);

@@ -11,10 +11,11 @@
  * turns that into getsockopt() values.
  *
  * dump_socket_queue sends the skbs of one queue: for each skb a
- * DUMP_REC_SKB record, then its bytes from skb->head (headroom included,
- * where received packets keep their headers) in DUMP_REC_SKB_DATA chunks,
- * and after the last skb a DUMP_REC_QUEUE_END record with the counters
- * that let crib-dump check it saw the whole queue.
+ * DUMP_REC_SKB record, then its packet in DUMP_REC_SKB_DATA chunks, and
+ * after the last skb a DUMP_REC_QUEUE_END record with the counters that
+ * let crib-dump check it saw the whole queue.  The packet starts at the IP
+ * header of a received packet (the headers recvmsg() reads its source
+ * from), at skb->data otherwise; all offsets are from that start.
  */
 #ifndef CRIB_DUMP_SOCKETS_H
 #define CRIB_DUMP_SOCKETS_H
@@ -206,11 +207,11 @@ struct dump_socket_rec {
 struct dump_skb_rec {
 	__u32 kind;		/* DUMP_REC_SKB */
 	__u32 idx;		/* position in the queue */
-	__u32 headroom;		/* skb->data - skb->head */
+	__u32 headroom;		/* skb->data, from the start of the packet */
 	__u32 len;		/* skb->len */
 	__u32 truesize;
-	__u16 network_header;	/* offsets from skb->head */
-	__u16 transport_header;
+	__u16 network_header;	/* offsets from the start of the packet, */
+	__u16 transport_header;	/* 0xffff when not in it */
 	__u16 protocol;		/* skb->protocol, network byte order */
 	__u8 tcp_flags;
 	__u8 has_fp;		/* AF_UNIX: descriptors attached */
@@ -225,7 +226,7 @@ struct dump_skb_rec {
 struct dump_skb_data_rec {
 	__u32 kind;		/* DUMP_REC_SKB_DATA */
 	__u32 idx;
-	__u32 offset;		/* from skb->head */
+	__u32 offset;		/* from the start of the packet */
 	__u32 len;
 	__u8 buf[DUMP_SKB_CHUNK];
 };

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "dump.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -20,9 +21,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } task_records SEC(".maps");
-
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
 
 static __always_inline s32 pid_nr_of(struct task_struct *task, enum pid_type type)
 {

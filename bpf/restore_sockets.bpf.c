@@ -15,6 +15,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "restore_sockets.h"
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -42,17 +43,6 @@ struct {
 
 /* Why the last run stopped, when a kfunc said so: its error code. */
 int queue_err;
-
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-extern struct sock *bpf_sock_from_task_fd(struct task_struct *task, int fd) __ksym;
-extern void bpf_sock_release(struct sock *sk) __ksym;
-extern struct sk_buff___init *bpf_restore_skb_alloc(struct sock *sk,
-						    struct bpf_crib_skb_info *skb_info) __ksym;
-extern int bpf_restore_skb_data(struct sk_buff___init *rskb, int offset, const u8 *data,
-				u32 data__sz) __ksym;
-extern int bpf_restore_skb_rcv_queue(struct sk_buff___init *rskb) __ksym;
-extern void bpf_restore_skb_discard(struct sk_buff___init *rskb) __ksym;
 
 struct drain_state {
 	s32 pid;

@@ -9,6 +9,9 @@
 #   linux/build-FLAVOUR         a flavour's O= build directory (release,
 #                               debug): bzImage, and vmlinux.h for release
 #   linux/build-check-FLAVOUR   the same, patch by patch
+#   linux/build-check-nonet, build-check-noinet
+#                               patch by patch, kernels without networking
+#                               and without IPv4 (CRIB's dependencies)
 #   linux/.lock, .lock-check    one kernel build at a time
 #   image/base-HASH/crib-base.cpio
 #                               the mkosi base image, by a hash of its inputs

@@ -5,7 +5,8 @@
 #   vm      the runner itself, a migration (every restore workload dumped
 #           in one boot, restored in the next), then the tool tests in the guest
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
-#           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0)
+#           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0), and on
+#           the release kernel booted locked down, once per lockdown mode
 # Prints "N passed, N failed" last; exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -149,10 +150,15 @@ test_vm() {
 }
 
 test_kernel() {
+	local mode
 	guest_suite kernel kernel
 	if [ "${CRIB_DEBUG_KERNEL:-1}" != 0 ]; then
 		guest_suite kernel-debug --debug kernel
 	fi
+	# Lockdown cannot be lifted once set: a boot of its own for each mode.
+	for mode in integrity confidentiality; do
+		CRIB_VM_APPEND="lockdown=$mode" guest_suite "kernel-lockdown-$mode" lockdown
+	done
 }
 
 for group in "$@"; do

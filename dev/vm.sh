@@ -82,6 +82,8 @@ host_tsc_khz() {
 cmdline="console=ttyS0 rdinit=/init panic=-1 printk.devkmsg=on tsc=reliable"
 tsc_khz=$(host_tsc_khz)
 [ -n "$tsc_khz" ] && cmdline+=" tsc_early_khz=$tsc_khz"
+# More kernel arguments, for a boot that needs them (lockdown=integrity).
+[ -n "${CRIB_VM_APPEND:-}" ] && cmdline+=" $CRIB_VM_APPEND"
 
 qemu_args=(
 	-accel tcg -cpu max -smp "$cpus" -m "$mem"

@@ -4,6 +4,15 @@
 #
 #   kernel/build.sh [--flavour release|debug] [--check-series]
 #
+# kernel/patches/0000-cover-letter.patch is the series' cover letter, not
+# a patch: it is never applied.
+#
+# --check-series applies the patches one by one in a tree of its own and
+# builds after each: the flavour's kernel, and two small kernels without
+# networking (config/check-nonet.config) and without IPv4
+# (config/check-noinet.config), with CONFIG_BPF_CRIB asked for, to show
+# that every patch builds and that CRIB's dependencies are right.
+#
 # Everything heavy lives in $CRIB_CACHE (default /var/cache/crib), laid
 # out by dev/lib.sh: the source tree, a git repository whose commits are
 # the pristine tree and then one per patch, and an O= build directory per
@@ -37,6 +46,19 @@ fragments() {
 	[ "$flavour" = debug ] && echo "$here/config/debug.config"
 	return 0
 }
+
+# The series: every patch but the cover letter, in order.
+series() {
+	local p
+	for p in "$here"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ -e "$p" ] || continue
+		[ "${p##*/}" = 0000-cover-letter.patch ] && continue
+		echo "$p"
+	done
+}
+
+# The configurations --check-series builds besides the flavour's.
+check_variants() { echo nonet noinet; }
 
 case "$flavour" in
 release|debug) ;;
@@ -87,8 +109,8 @@ ensure_pristine_tree() {
 apply_series() {
 	local applied base=pristine i=0 line hash
 	applied=$(git_src rev-parse --path-format=absolute --git-path crib-applied)
-	local -a patches=("$here"/patches/*.patch)
-	[ -e "${patches[0]}" ] || patches=()
+	local -a patches=()
+	mapfile -t patches < <(series)
 	touch "$applied"
 	local -a old=()
 	mapfile -t old <"$applied"
@@ -116,8 +138,8 @@ apply_series() {
 			{ git_src am --abort >/dev/null 2>&1 || true
 			  die "patch ${patches[$i]##*/} does not apply"; }
 		if [ "$check_series" = 1 ]; then
-			[ "$i" -eq 0 ] && configure
-			build_kernel "after ${patches[$i]##*/} "
+			[ "$i" -eq 0 ] && configure_all_checks
+			build_checks "after ${patches[$i]##*/} "
 		fi
 		echo "$(sha256sum "${patches[$i]}" | cut -d' ' -f1) $(git_src rev-parse HEAD)" >>"$applied.new"
 	done
@@ -127,14 +149,28 @@ apply_series() {
 # tinyconfig + fragments; every option a fragment asks for must survive.
 configure() {
 	log "configuring $flavour"
-	mkdir -p "$build"
-	make -s -C "$src" O="$build" tinyconfig >/dev/null
-	# merge_config.sh leaves its temporary files in the current directory.
 	# shellcheck disable=SC2046
-	(cd "$build" && "$src/scripts/kconfig/merge_config.sh" -m -O "$build" .config $(fragments)) >/dev/null
-	make -s -C "$src" O="$build" olddefconfig >/dev/null
-	local frag opt want got bad=0
-	for frag in $(fragments); do
+	merge_config "$build" $(fragments)
+	# shellcheck disable=SC2046
+	check_config "$build" $(fragments)
+}
+
+# tinyconfig + fragments in build directory DIR.  merge_config DIR FRAGMENT...
+merge_config() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	make -s -C "$src" O="$dir" tinyconfig >/dev/null
+	# merge_config.sh leaves its temporary files in the current directory.
+	(cd "$dir" && "$src/scripts/kconfig/merge_config.sh" -m -O "$dir" .config "$@") >/dev/null
+	make -s -C "$src" O="$dir" olddefconfig >/dev/null
+}
+
+# Every option the fragments ask for survived.  check_config DIR FRAGMENT...
+check_config() {
+	local dir=$1 frag opt want got bad=0
+	shift
+	for frag in "$@"; do
 		while IFS= read -r opt; do
 			case "$opt" in
 			CONFIG_*=*) ;;
@@ -145,7 +181,7 @@ configure() {
 			*) continue ;;
 			esac
 			want=${opt#*=}
-			got=$(grep -E "^${opt%%=*}=" "$build/.config" | cut -d= -f2- || true)
+			got=$(grep -E "^${opt%%=*}=" "$dir/.config" | cut -d= -f2- || true)
 			[ "$want" = n ] && [ -z "$got" ] && got=n
 			if [ "$want" != "$got" ]; then
 				echo "  ${opt%%=*}: wanted $want, got ${got:-unset} (${frag##*/})" >&2
@@ -157,21 +193,56 @@ configure() {
 }
 
 build_kernel() {
-	local what=${1:-}
-	log "building $flavour bzImage ${what}(log: $build/build.log)"
-	if ! make -C "$src" O="$build" -j"$jobs" bzImage >"$build/build.log" 2>&1; then
-		tail -n 40 "$build/build.log" >&2
-		die "kernel build failed ${what}"
+	build_dir "$build" "$flavour bzImage" bzImage "${1:-}"
+}
+
+# make TARGET in DIR, quietly; warnings in the CRIB code fail it.
+# build_dir DIR WHAT TARGET [WHEN]
+build_dir() {
+	local dir=$1 what=$2 target=$3 when=${4:-}
+	log "building $what ${when}(log: $dir/build.log)"
+	if ! make -C "$src" O="$dir" -j"$jobs" "$target" >"$dir/build.log" 2>&1; then
+		tail -n 40 "$dir/build.log" >&2
+		die "$what build failed ${when}"
 	fi
-	if grep -E 'warning:' "$build/build.log" | grep -E 'kernel/bpf/crib|bpf_crib' >&2; then
-		die "the CRIB code builds with warnings ${what}"
+	if grep -E 'warning:' "$dir/build.log" | grep -E 'kernel/bpf/crib|bpf_crib' >&2; then
+		die "the CRIB code builds with warnings ${when}"
 	fi
+}
+
+# --check-series: the flavour's configuration and the variants, each in a
+# build directory of its own.  A variant asks for CONFIG_BPF_CRIB with
+# networking or IPv4 off: what matters is that the kernel builds, and
+# says whether CRIB was left in.
+configure_all_checks() {
+	local v dir
+	configure
+	for v in $(check_variants); do
+		log "configuring check-$v"
+		dir=$(kernel_build_dir "$v" check)
+		merge_config "$dir" "$here/config/check-$v.config"
+		# all it asks for but CRIB itself must hold
+		grep -v BPF_CRIB "$here/config/check-$v.config" >"$dir/.crib-required"
+		check_config "$dir" "$dir/.crib-required"
+	done
+}
+
+build_checks() {
+	local v dir crib
+	build_kernel "$1"
+	for v in $(check_variants); do
+		dir=$(kernel_build_dir "$v" check)
+		make -s -C "$src" O="$dir" olddefconfig >/dev/null
+		grep -q '^CONFIG_BPF_CRIB=y' "$dir/.config" && crib=with || crib=without
+		build_dir "$dir" "check-$v vmlinux ($crib CRIB)" vmlinux "$1"
+	done
 }
 
 inputs_hash() {
 	{
 		echo "$src_pkg $(pkg_version) $flavour"
-		cat "$here"/patches/*.patch 2>/dev/null || true
+		# shellcheck disable=SC2046
+		cat $(series) /dev/null
 		# shellcheck disable=SC2046
 		cat $(fragments) "$here/build.sh"
 	} | sha256sum | cut -d' ' -f1
@@ -201,7 +272,8 @@ main() {
 	fi
 	apply_series
 	local frag_hash
-	frag_hash=$(cat $(fragments) | sha256sum | cut -d' ' -f1)
+	# shellcheck disable=SC2046
+	frag_hash=$(cat $(fragments) /dev/null | sha256sum | cut -d' ' -f1)
 	if [ ! -f "$build/.config" ] || [ "$(cat "$build/.crib-config" 2>/dev/null)" != "$frag_hash" ]; then
 		configure
 		echo "$frag_hash" >"$build/.crib-config"

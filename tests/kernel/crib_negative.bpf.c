@@ -2,10 +2,13 @@
 /*
  * Programs the verifier must reject, each for one specific reason, plus
  * controls it must accept.  crib_verifier.c loads them one at a time and
- * checks the verifier log.
+ * checks the verifier log.  A program that uses memory after it was freed
+ * is also run, should it ever load, so that KASAN reports the use.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+
+#include "crib_kfuncs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -13,32 +16,6 @@ struct neg_args {
 	int pid;
 	int fd;
 };
-
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
-extern void bpf_task_release(struct task_struct *p) __ksym;
-extern struct file *bpf_file_from_task_fd(struct task_struct *task, int fd) __ksym;
-extern void bpf_file_release(struct file *file) __ksym;
-extern int bpf_iter_task_file_new(struct bpf_iter_task_file *it,
-				  struct task_struct *task) __ksym;
-extern struct file *bpf_iter_task_file_next(struct bpf_iter_task_file *it) __ksym;
-extern void bpf_iter_task_file_destroy(struct bpf_iter_task_file *it) __ksym;
-extern struct sock *bpf_sock_from_task_fd(struct task_struct *task, int fd) __ksym;
-extern void bpf_sock_release(struct sock *sk) __ksym;
-extern struct socket *bpf_socket_from_file(struct file *file) __ksym;
-extern int bpf_inet_src_addr_from_socket(struct socket *sock,
-					 struct sockaddr_in *addr) __ksym;
-extern struct sk_buff_head *bpf_receive_queue_from_sock(struct sock *sk) __ksym;
-extern struct sk_buff_head *
-bpf_reader_queue_from_udp_sock(struct udp_sock *up) __ksym;
-extern struct sk_buff *bpf_skb_peek_tail(struct sock *sk,
-					 struct sk_buff_head *head) __ksym;
-extern void bpf_skb_release(struct sk_buff *skb) __ksym;
-extern struct sk_buff___init *
-bpf_restore_skb_alloc(struct sock *sk, struct bpf_crib_skb_info *skb_info) __ksym;
-extern int bpf_restore_skb_data(struct sk_buff___init *rskb, int offset,
-				const __u8 *data, __u32 data__sz) __ksym;
-extern int bpf_restore_skb_rcv_queue(struct sk_buff___init *rskb) __ksym;
-extern void bpf_restore_skb_discard(struct sk_buff___init *rskb) __ksym;
 
 /* A file reference is never released. */
 SEC("crib")
@@ -52,6 +29,247 @@ int leak_file(struct neg_args *args)
 	file = bpf_file_from_task_fd(task, args->fd);
 	bpf_task_release(task);
 	return file ? 1 : 0;
+}
+
+/* The sock at args->fd of args->pid, or NULL. */
+static __always_inline struct sock *sock_of(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct sock *sk;
+
+	if (!task)
+		return NULL;
+	sk = bpf_sock_from_task_fd(task, args->fd);
+	bpf_task_release(task);
+	return sk;
+}
+
+/* An skb is read after the next step of its iterator freed it. */
+SEC("crib.s")
+int skb_after_next(struct neg_args *args)
+{
+	struct sk_buff *prev, *skb;
+	struct bpf_iter_skb it;
+	struct sock *sk = sock_of(args);
+	int size = 0;
+
+	if (!sk)
+		return 0;
+	bpf_iter_skb_new(&it, sk, &sk->sk_receive_queue);
+	prev = bpf_iter_skb_next(&it);
+	skb = bpf_iter_skb_next(&it);
+	if (prev && skb)
+		size = bpf_skb_buf_size(prev);
+	bpf_iter_skb_destroy(&it);
+	bpf_sock_release(sk);
+	return size;
+}
+
+/* An skb kept on the stack is read after the next step freed it. */
+SEC("crib.s")
+int skb_spilled_after_next(struct neg_args *args)
+{
+	struct sk_buff *skb, *saved;
+	struct bpf_iter_skb it;
+	struct sock *sk = sock_of(args);
+	int len = 0;
+
+	if (!sk)
+		return 0;
+	bpf_iter_skb_new(&it, sk, &sk->sk_receive_queue);
+	saved = bpf_iter_skb_next(&it);
+	asm volatile ("" : "+m"(saved));	/* kept on the stack */
+	skb = bpf_iter_skb_next(&it);
+	if (skb) {
+		skb = saved;
+		if (skb)
+			len = skb->len;
+	}
+	bpf_iter_skb_destroy(&it);
+	bpf_sock_release(sk);
+	return len;
+}
+
+/* An skb is referenced after its iterator was destroyed. */
+SEC("crib.s")
+int skb_after_destroy(struct neg_args *args)
+{
+	struct bpf_iter_skb it;
+	struct sock *sk = sock_of(args);
+	struct sk_buff *skb, *kept;
+
+	if (!sk)
+		return 0;
+	bpf_iter_skb_new(&it, sk, &sk->sk_receive_queue);
+	skb = bpf_iter_skb_next(&it);
+	bpf_iter_skb_destroy(&it);
+	if (skb) {
+		kept = bpf_skb_acquire(skb);
+		if (kept)
+			bpf_skb_release(kept);
+	}
+	bpf_sock_release(sk);
+	return 0;
+}
+
+/* A file is used after the next step of its iterator dropped it. */
+SEC("crib")
+int file_after_next(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct bpf_iter_task_file it;
+	struct file *prev, *file;
+	int n = 0;
+
+	if (!task)
+		return 0;
+	bpf_iter_task_file_new(&it, task);
+	prev = bpf_iter_task_file_next(&it);
+	file = bpf_iter_task_file_next(&it);
+	if (prev && file && bpf_socket_from_file(prev))
+		n = 1;
+	bpf_iter_task_file_destroy(&it);
+	bpf_task_release(task);
+	return n;
+}
+
+/* A file is read after its iterator was destroyed. */
+SEC("crib")
+int file_after_destroy(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct bpf_iter_task_file it;
+	struct file *file;
+	int flags = 0;
+
+	if (!task)
+		return 0;
+	bpf_iter_task_file_new(&it, task);
+	file = bpf_iter_task_file_next(&it);
+	bpf_iter_task_file_destroy(&it);
+	if (file)
+		flags = file->f_flags;
+	bpf_task_release(task);
+	return flags;
+}
+
+/* A socket obtained from a file is used after the next step dropped the file. */
+SEC("crib")
+int obtained_after_next(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct bpf_iter_task_file it;
+	struct socket *sock = NULL;
+	struct file *file;
+	struct sock *sk;
+
+	if (!task)
+		return 0;
+	bpf_iter_task_file_new(&it, task);
+	while ((file = bpf_iter_task_file_next(&it))) {
+		sock = bpf_socket_from_file(file);
+		if (sock)
+			break;
+	}
+	file = bpf_iter_task_file_next(&it);
+	if (file && sock) {
+		sk = bpf_sock_from_socket(sock);
+		if (sk)
+			bpf_sock_release(sk);
+	}
+	bpf_iter_task_file_destroy(&it);
+	bpf_task_release(task);
+	return 0;
+}
+
+/* A socket obtained from a file is used after its iterator was destroyed. */
+SEC("crib")
+int obtained_after_destroy(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct bpf_iter_task_file it;
+	struct socket *sock = NULL;
+	struct file *file;
+	struct sock *sk;
+
+	if (!task)
+		return 0;
+	bpf_iter_task_file_new(&it, task);
+	while ((file = bpf_iter_task_file_next(&it))) {
+		sock = bpf_socket_from_file(file);
+		if (sock)
+			break;
+	}
+	bpf_iter_task_file_destroy(&it);
+	if (sock) {
+		sk = bpf_sock_from_socket(sock);
+		if (sk)
+			bpf_sock_release(sk);
+	}
+	bpf_task_release(task);
+	return 0;
+}
+
+/* An obtained pointer owns no reference, so it cannot be released. */
+SEC("crib")
+int obtained_released(struct neg_args *args)
+{
+	struct sock *sk = sock_of(args);
+	struct udp_sock *up;
+
+	if (!sk)
+		return 0;
+	up = bpf_udp_sock_from_sock(sk);
+	if (up)
+		bpf_sock_release((struct sock *)up);
+	bpf_sock_release(sk);
+	return 0;
+}
+
+/* A reference on an skb the program does not own may fail. */
+SEC("crib.s")
+int skb_acquire_unchecked(struct neg_args *args)
+{
+	struct sk_buff *skb, *kept;
+	struct bpf_iter_skb it;
+	struct sock *sk = sock_of(args);
+
+	if (!sk)
+		return 0;
+	bpf_iter_skb_new(&it, sk, &sk->sk_receive_queue);
+	skb = bpf_iter_skb_next(&it);
+	if (skb) {
+		kept = bpf_skb_acquire(skb);
+		bpf_skb_release(kept);
+	}
+	bpf_iter_skb_destroy(&it);
+	bpf_sock_release(sk);
+	return 0;
+}
+
+/* An iterated skb kept with its own reference outlives the iterator. */
+SEC("crib.s")
+int skb_kept_accepted(struct neg_args *args)
+{
+	struct sk_buff *skb, *kept = NULL;
+	struct bpf_iter_skb it;
+	struct sock *sk = sock_of(args);
+	int size = 0;
+
+	if (!sk)
+		return 0;
+	bpf_iter_skb_new(&it, sk, &sk->sk_receive_queue);
+	skb = bpf_iter_skb_next(&it);
+	if (skb)
+		kept = bpf_skb_acquire(skb);
+	bpf_iter_skb_next(&it);
+	bpf_iter_skb_destroy(&it);
+	if (kept) {
+		size = bpf_skb_buf_size(kept);
+		bpf_skb_release(kept);
+	}
+	bpf_sock_release(sk);
+	return size;
 }
 
 /* A sock reference is released on one path only. */
@@ -87,7 +305,7 @@ int leak_skb(struct neg_args *args)
 	bpf_task_release(task);
 	if (!sk)
 		return 0;
-	skb = bpf_skb_peek_tail(sk, bpf_receive_queue_from_sock(sk));
+	skb = bpf_skb_peek_tail(sk, &sk->sk_receive_queue);
 	bpf_sock_release(sk);
 	/* (reading skb->len also gives libbpf the full struct sk_buff) */
 	return skb ? skb->len : 0;
@@ -157,7 +375,7 @@ int write_clone(struct neg_args *args)
 	bpf_task_release(task);
 	if (!sk)
 		return 0;
-	skb = bpf_skb_peek_tail(sk, bpf_receive_queue_from_sock(sk));
+	skb = bpf_skb_peek_tail(sk, &sk->sk_receive_queue);
 	bpf_sock_release(sk);
 	if (!skb)
 		return 0;
@@ -226,7 +444,7 @@ int use_after_release(struct neg_args *args)
 	bpf_task_release(task);
 	if (!file)
 		return 0;
-	bpf_file_release(file);
+	bpf_put_file(file);
 	return file->f_flags;
 }
 
@@ -245,7 +463,7 @@ int obtained_after_release(struct neg_args *args)
 	if (!file)
 		return 0;
 	sock = bpf_socket_from_file(file);
-	bpf_file_release(file);
+	bpf_put_file(file);
 	if (!sock)
 		return 0;
 	return sock->type;
@@ -271,23 +489,19 @@ int untrusted_arg(struct neg_args *args)
 	return ret;
 }
 
-/* A sock is passed where a udp_sock is expected. */
+/* A sock is passed where a socket is expected. */
 SEC("crib")
 int wrong_type(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
-	struct sk_buff_head *q;
-	struct sock *sk;
+	struct sock *sk = sock_of(args);
+	struct sockaddr_in addr;
+	int ret;
 
-	if (!task)
-		return 0;
-	sk = bpf_sock_from_task_fd(task, args->fd);
-	bpf_task_release(task);
 	if (!sk)
 		return 0;
-	q = bpf_reader_queue_from_udp_sock((struct udp_sock *)sk);
+	ret = bpf_inet_src_addr_from_socket((struct socket *)sk, &addr);
 	bpf_sock_release(sk);
-	return q ? 1 : 0;
+	return ret;
 }
 
 /* A sleepable kfunc is called from a non-sleepable program. */
@@ -304,7 +518,7 @@ int sleepable_kfunc(struct neg_args *args)
 	bpf_task_release(task);
 	if (!sk)
 		return 0;
-	skb = bpf_skb_peek_tail(sk, bpf_receive_queue_from_sock(sk));
+	skb = bpf_skb_peek_tail(sk, &sk->sk_receive_queue);
 	bpf_sock_release(sk);
 	if (skb)
 		bpf_skb_release(skb);
@@ -323,7 +537,7 @@ int not_crib(struct neg_args *args)
 	file = bpf_file_from_task_fd(task, args->fd);
 	bpf_task_release(task);
 	if (file)
-		bpf_file_release(file);
+		bpf_put_file(file);
 	return 0;
 }
 
@@ -353,6 +567,6 @@ int accepted(struct neg_args *args)
 	sock = bpf_socket_from_file(file);
 	if (sock)
 		ret = sock->type;
-	bpf_file_release(file);
+	bpf_put_file(file);
 	return ret;
 }

@@ -2,12 +2,21 @@
 /*
  * Negative verifier tests for the CRIB kfuncs: each program of
  * crib_negative.bpf.c is loaded on its own and must be rejected with its
- * specific verifier message (the control programs must load).  TAP output.
+ * specific verifier message (the control programs must load).  A program
+ * that would use freed memory is run if it loads anyway, on a socket with
+ * datagrams queued, so that a KASAN kernel reports the use-after-free
+ * (the runner fails a boot whose log has a splat).  TAP output.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include <bpf/libbpf.h>
 
@@ -19,41 +28,93 @@ struct neg_case {
 	const char *prog;
 	const char *msg;	/* NULL: must load */
 	const char *why;
+	bool uaf;		/* run it, should it load */
 };
 
+#define NOT_SCALAR "must point to scalar, or struct with scalar"
+
 static const struct neg_case cases[] = {
-	{ "leak_file", "Unreleased reference", "leaked file reference" },
-	{ "leak_sock", "Unreleased reference", "sock reference leaked on one path" },
-	{ "leak_skb", "Unreleased reference", "leaked skb reference" },
-	{ "leak_iter", "Unreleased reference", "task_file iterator not destroyed" },
-	{ "use_after_release", "invalid mem access 'scalar'", "file used after release" },
+	{ "leak_file", "Unreleased reference", "leaked file reference", false },
+	{ "leak_sock", "Unreleased reference", "sock reference leaked on one path", false },
+	{ "leak_skb", "Unreleased reference", "leaked skb reference", false },
+	{ "leak_iter", "Unreleased reference", "task_file iterator not destroyed", false },
+	{ "use_after_release", "invalid mem access 'scalar'", "file used after release", false },
 	{ "obtained_after_release", "invalid mem access 'scalar'",
-	  "KF_OBTAIN result used after its source was released" },
+	  "KF_OBTAIN result used after its source was released", false },
 	{ "untrusted_arg", "R1 must be referenced or trusted",
-	  "untrusted pointer to a trusted-args kfunc" },
-	{ "wrong_type", "expected pointer to STRUCT udp_sock but R1 has a pointer to STRUCT sock",
-	  "sock passed as udp_sock" },
+	  "untrusted pointer to a trusted-args kfunc", false },
+	{ "wrong_type", "expected pointer to STRUCT socket but R1 has a pointer to STRUCT sock",
+	  "sock passed as socket", false },
 	{ "sleepable_kfunc", "program must be sleepable to call sleepable kfunc bpf_skb_peek_tail",
-	  "sleepable kfunc from a non-sleepable program" },
+	  "sleepable kfunc from a non-sleepable program", false },
 	{ "not_crib", "calling kernel function bpf_file_from_task_fd is not allowed",
-	  "CRIB kfunc from a syscall program" },
-	{ "write_ctx", "invalid bpf_context access", "store to the context" },
+	  "CRIB kfunc from a syscall program", false },
+	{ "write_ctx", "invalid bpf_context access", "store to the context", false },
 	{ "leak_restore_skb", "Unreleased reference",
-	  "skb to restore neither queued nor freed when filling fails" },
+	  "skb to restore neither queued nor freed when filling fails", false },
 	{ "write_queued_skb",
 	  "arg#0 pointer type STRUCT sk_buff___init must point to scalar",
-	  "skb to restore written to once queued" },
+	  "skb to restore written to once queued", false },
 	{ "write_clone",
 	  "expected pointer to STRUCT sk_buff___init but R1 has a pointer to STRUCT sk_buff",
-	  "clone of a queued skb written to as an skb to restore" },
+	  "clone of a queued skb written to as an skb to restore", false },
 	{ "release_restore_skb",
 	  "expected pointer to STRUCT sk_buff but R1 has a pointer to STRUCT sk_buff___init",
-	  "skb to restore released as a plain skb" },
-	{ "accepted", NULL, "correct use is accepted" },
-	{ "restore_accepted", NULL, "correct restore is accepted" },
+	  "skb to restore released as a plain skb", false },
+	{ "skb_after_next", "arg#0 pointer type STRUCT sk_buff " NOT_SCALAR,
+	  "iterated skb passed to a kfunc after the next step freed it", true },
+	{ "skb_spilled_after_next", "invalid mem access 'scalar'",
+	  "iterated skb kept on the stack, read after the next step freed it", true },
+	{ "skb_after_destroy", "arg#0 pointer type STRUCT sk_buff " NOT_SCALAR,
+	  "iterated skb referenced after its iterator was destroyed", true },
+	{ "file_after_next", "arg#0 pointer type STRUCT file " NOT_SCALAR,
+	  "iterated file used after the next step dropped it", true },
+	{ "file_after_destroy", "invalid mem access 'scalar'",
+	  "iterated file read after its iterator was destroyed", true },
+	{ "obtained_after_next", "arg#0 pointer type STRUCT socket " NOT_SCALAR,
+	  "socket of an iterated file used after the next step", true },
+	{ "obtained_after_destroy", "arg#0 pointer type STRUCT socket " NOT_SCALAR,
+	  "socket of an iterated file used after the iterator was destroyed", true },
+	{ "obtained_released",
+	  "release kernel function bpf_sock_release expects refcounted PTR_TO_BTF_ID",
+	  "KF_OBTAIN result released as if it owned its parent's reference", false },
+	{ "skb_acquire_unchecked", "Possibly NULL pointer passed to trusted arg0",
+	  "bpf_skb_acquire() result used without a NULL check", false },
+	{ "skb_kept_accepted", NULL, "iterated skb kept with its own reference is accepted", false },
+	{ "accepted", NULL, "correct use is accepted", false },
+	{ "restore_accepted", NULL, "correct restore is accepted", false },
 };
 
 static char log_buf[1 << 20];
+
+/* A UDP socket of ours with datagrams queued: what the skb iterators walk. */
+static int queued_socket(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int rx, tx, i;
+
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(rx, (struct sockaddr *)&a, &len))
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (sendto(tx, "crib", 4, 0, (struct sockaddr *)&a, sizeof(a)) != 4)
+			return -1;
+	close(tx);
+	return rx;
+}
+
+/* Run a program that should never have loaded, on that socket. */
+static void run_loaded(const struct neg_case *c, struct bpf_program *p, int fd)
+{
+	struct { int pid, fd; } args = { getpid(), fd };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &args, .ctx_size_in = sizeof(args));
+
+	tap_diag("%s loaded: running it, a KASAN kernel reports what it does", c->prog);
+	bpf_prog_test_run_opts(bpf_program__fd(p), &o);
+}
 
 /* libbpf's own messages only with CRIB_VERBOSE set */
 static int print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -68,10 +129,16 @@ int main(void)
 	struct tap t = {};
 	char err[256];
 	size_t i;
+	int fd;
 
 	libbpf_set_print(print);
 	if (crib_libbpf_init(err, sizeof(err))) {
 		printf("Bail out! %s\n", err);
+		return 1;
+	}
+	fd = queued_socket();
+	if (fd < 0) {
+		printf("Bail out! no UDP socket with queued datagrams: %s\n", strerror(errno));
 		return 1;
 	}
 
@@ -111,6 +178,8 @@ int main(void)
 			tap_diag("load returned %d, expected message \"%s\"", ret, c->msg);
 			tap_diag("log tail: %.600s",
 				 log_buf + (strlen(log_buf) > 600 ? strlen(log_buf) - 600 : 0));
+			if (!ret && c->uaf)
+				run_loaded(c, target, fd);
 		}
 		crib_negative__destroy(skel);
 	}

@@ -18,9 +18,11 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 class Workload:
     """A workload program started in its own directory; ready once it wrote READYFILE."""
 
-    def __init__(self, name, *args, ready="ready", timeout=120, user=None, parent=None):
+    def __init__(self, name, *args, ready="ready", timeout=120, user=None, parent=None,
+                 session=False):
         """user: (uid, gid) to run as, with no supplementary groups; parent:
-        where its directory goes (default: the temporary directory)."""
+        where its directory goes (default: the temporary directory);
+        session: lead a session of its own rather than join the test's."""
         self.dir = tempfile.mkdtemp(prefix="crib-" + name + "-", dir=parent)
         ids = {}
         if user:
@@ -32,7 +34,7 @@ class Workload:
         # the test's output pipe open.
         with open(os.path.join(self.dir, "output"), "w") as out:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                         **ids)
+                                         start_new_session=session, **ids)
         self.pid = self.proc.pid
         deadline = time.time() + timeout
         while not os.path.exists(self.ready_path):

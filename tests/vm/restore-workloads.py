@@ -64,7 +64,11 @@ class Case:
         self.name = name
 
     def start(self, parent=None):
-        return Workload(*self.workload, ready=self.ready, user=self.user, parent=parent)
+        # A workload that goes to another boot (parent: the migration's
+        # directory) leads its own session: the test's session is not there
+        # to be joined again, and its id depends on how that boot went.
+        return Workload(*self.workload, ready=self.ready, user=self.user, parent=parent,
+                        session=parent is not None)
 
     def notes(self, w):
         """What the checks need to know of the original, JSON-able."""
