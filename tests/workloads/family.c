@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A process with children and grandchildren, one of them with threads:
+ *
+ *   root -+- c1 -+- c1g1
+ *         |      +- c1g2
+ *         +- c2 --- c2g1 (and two more threads)
+ *
+ *   family [--eventfd] DIR
+ *
+ * Before its first fork the root fills a buffer that every process
+ * inherits and none writes (its pages stay shared, copy-on-write); each
+ * process then fills one of its own with its role's pattern.  Each writes
+ * DIR/pid.ROLE, and the root DIR/ready once all have.  With --eventfd,
+ * c1g2 also holds an eventfd, which crib-dump cannot dump.
+ *
+ * SIGUSR1: the process checks its parent (the process that forked it), its
+ * buffers and, in c2g1, that its threads run; it writes DIR/check.ROLE.
+ * SIGTERM: it sends SIGTERM to its children, waits for each and checks
+ * that it exited with its own code, writes DIR/reaped.ROLE, then exits
+ * with its code.  Only a process's real parent can wait for it.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+
+#include "tree.h"
+
+#define COW_SIZE	(256 << 10)
+#define OWN_SIZE	(128 << 10)
+#define MAX_KIDS	4
+
+static const char *const roles[] = { "root", "c1", "c2", "c1g1", "c1g2", "c2g1" };
+
+struct kid {
+	pid_t pid;
+	const char *role;
+};
+
+static struct kid kids[MAX_KIDS];
+static int n_kids;
+static pid_t parent_pid;
+static unsigned char *cow, *own;
+static bool want_eventfd;
+static bool threaded;
+static volatile unsigned long ticks[2];
+
+/* Each process exits with its own code, so its parent can tell it was it. */
+static int exit_code_of(const char *role)
+{
+	return 10 + tree_byte(role, 0) % 100;
+}
+
+static void *tick(void *arg)
+{
+	volatile unsigned long *count = arg;
+
+	for (;;) {
+		(*count)++;
+		tree_sleep_ms(10);
+	}
+	return NULL;
+}
+
+static void self_check(void)
+{
+	unsigned long before[2] = { ticks[0], ticks[1] };
+
+	if (parent_pid && getppid() != parent_pid)
+		tree_fail("its parent is %d, not %d", (int)getppid(), (int)parent_pid);
+	tree_check_fill(cow, COW_SIZE, "cow", "the buffer shared since the root forked");
+	tree_check_fill(own, OWN_SIZE, tree_role, "its own buffer");
+	if (threaded) {
+		tree_sleep_ms(300);
+		if (ticks[0] == before[0] || ticks[1] == before[1])
+			tree_fail("its threads do not run (%lu %lu)", ticks[0], ticks[1]);
+	}
+	tree_report_to("check");
+}
+
+static void __attribute__((noreturn)) reap_and_exit(void)
+{
+	int status, i;
+	pid_t got;
+
+	for (i = 0; i < n_kids; i++)
+		kill(kids[i].pid, SIGTERM);
+	for (i = 0; i < n_kids; i++) {
+		do
+			got = waitpid(kids[i].pid, &status, 0);
+		while (got < 0 && errno == EINTR);
+		if (got != kids[i].pid)
+			tree_fail("cannot wait for %s (%d): %s", kids[i].role, (int)kids[i].pid,
+				  strerror(errno));
+		else if (!WIFEXITED(status) || WEXITSTATUS(status) != exit_code_of(kids[i].role))
+			tree_fail("%s ended with status %#x, not exit code %d", kids[i].role, status,
+				  exit_code_of(kids[i].role));
+	}
+	tree_report_to("reaped");
+	exit(parent_pid ? exit_code_of(tree_role) : 0);
+}
+
+static void __attribute__((noreturn)) serve(void)
+{
+	for (;;) {
+		tree_wait_signal();
+		if (tree_usr1) {
+			tree_usr1 = 0;
+			self_check();
+		}
+		if (tree_term)
+			reap_and_exit();
+		tree_usr2 = 0;
+	}
+}
+
+static void __attribute__((noreturn)) live(void)
+{
+	tree_announce();
+	serve();
+}
+
+static void fill_own(void)
+{
+	own = malloc(OWN_SIZE);
+	if (!own)
+		tree_die("malloc");
+	tree_fill(own, OWN_SIZE, tree_role);
+}
+
+static void spawn(const char *role, void (*body)(void))
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		tree_die("fork %s", role);
+	if (pid == 0) {
+		n_kids = 0;
+		parent_pid = getppid();
+		tree_become(role);
+		fill_own();
+		body();
+		exit(99);
+	}
+	kids[n_kids++] = (struct kid){ pid, role };
+}
+
+static void leaf(void)
+{
+	if (want_eventfd && !strcmp(tree_role, "c1g2") && eventfd(3, 0) < 0)
+		tree_die("eventfd");
+	live();
+}
+
+static void threaded_leaf(void)
+{
+	pthread_t th;
+
+	threaded = true;
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th, NULL, tick, (void *)&ticks[i]))
+			tree_die("pthread_create");
+	live();
+}
+
+static void c1(void)
+{
+	spawn("c1g1", leaf);
+	spawn("c1g2", leaf);
+	live();
+}
+
+static void c2(void)
+{
+	spawn("c2g1", threaded_leaf);
+	live();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--eventfd")) {
+		want_eventfd = true;
+		argv++;
+		argc--;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: family [--eventfd] DIR\n");
+		return 2;
+	}
+	tree_dir = argv[1];
+	tree_become("root");
+	tree_catch_signals();
+	cow = malloc(COW_SIZE);
+	if (!cow)
+		tree_die("malloc");
+	tree_fill(cow, COW_SIZE, "cow");
+	spawn("c1", c1);
+	spawn("c2", c2);
+	fill_own();
+	tree_announce();
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (tree_wait_file("pid", roles[i], 120))
+			tree_die("%s did not start", roles[i]);
+	tree_ready();
+	serve();
+}
