@@ -1,0 +1,567 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-dump and crib-restore on process trees: each tree workload is
+dumped whole (which kills every process of it), restored, and checked
+from outside (every PID and TID, parent, process group, session and state
+as procfs shows them, a second dump compared with the first) and by its
+own processes (SIGUSR1: each checks itself and writes DIR/check.ROLE).
+Then what a tree may not hold is refused, a dump that fails leaves every
+process as it was, and a restore that fails at any step leaves no process
+of the tree and every PID free.  TAP.
+
+  restore-tree.py                        everything, in this boot
+  restore-tree.py --migrate dump DIR     start and dump the trees into DIR
+  restore-tree.py --migrate restore DIR  (a fresh boot) restore and check them"""
+import ctypes
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import (WORKLOADS, Tap, Workload, dump, inspect_json,  # noqa: E402
+                      proc_stat, proc_status, read, records)
+
+PR_SET_CHILD_SUBREAPER = 36
+t = Tap()
+
+
+def restore(snap, *extra, timeout=900, env=None):
+    r = subprocess.run(["crib-restore", "-i", snap] + list(extra), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
+    return r.returncode, r.stderr.decode(errors="replace")
+
+
+def exists(pid):
+    return os.path.exists("/proc/%d" % pid)
+
+
+def state(pid):
+    try:
+        return proc_stat(pid)[3]
+    except OSError:
+        return None
+
+
+def traced(pid):
+    try:
+        return proc_status(pid).get("TracerPid") != "0"
+    except OSError:
+        return False
+
+
+def reap_all(pids):
+    """Kill every process of a tree and collect what comes back to us (we
+    are a subreaper: restored roots and the orphans of killed parents)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.time() + 60
+    while time.time() < deadline and any(exists(p) and state(p) != "Z" for p in pids):
+        time.sleep(0.05)
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                if not any(exists(p) for p in pids) or time.time() > deadline:
+                    break
+                time.sleep(0.05)
+        except ChildProcessError:
+            break
+
+
+def tids(pid):
+    return sorted(int(x) for x in os.listdir("/proc/%d/task" % pid))
+
+
+class Tree:
+    """A tree workload's directory and root: its processes by role.  w is
+    the workload, when this test started it."""
+
+    def __init__(self, tree_dir, root, w=None):
+        self.dir, self.root, self.w = tree_dir, root, w
+
+    def pids(self):
+        """{role: pid} from DIR/pid.ROLE, the root's as "root"."""
+        out = {}
+        for name in os.listdir(self.dir):
+            if name.startswith("pid."):
+                out[name[4:]] = int(read(os.path.join(self.dir, name)))
+        out["root"] = self.root
+        return out
+
+
+def places(pids):
+    """Each process's parent, group, session and state as procfs shows
+    them.  The root's group and session, and the root's parent, are
+    whatever whoever started (or restored) it gave: they are named, not
+    numbered, so two boots compare."""
+    root = proc_stat(pids["root"])
+    out = {}
+    for role, pid in sorted(pids.items()):
+        if not exists(pid):
+            out[role] = None
+            continue
+        s = proc_stat(pid)
+        ppid, pgrp, sid = s[4], s[5], s[6]
+        out[role] = {
+            "state": s[3] if s[3] in "ZTt" else "running",
+            "ppid": "outside" if role == "root" else int(ppid),
+            "pgrp": "root's" if int(pgrp) == int(root[5]) else int(pgrp),
+            "sid": "root's" if int(sid) == int(root[6]) else int(sid),
+            "tids": tids(pid) if s[3] != "Z" else [],
+        }
+    return out
+
+
+def self_checks(tree, roles, timeout=120):
+    """SIGUSR1 to each role; what each wrote to DIR/check.ROLE."""
+    pids = tree.pids()
+    for role in roles:
+        try:
+            os.remove(os.path.join(tree.dir, "check." + role))
+        except FileNotFoundError:
+            pass
+    for role in roles:
+        os.kill(pids[role], signal.SIGUSR1)
+    out = {}
+    deadline = time.time() + timeout
+    for role in roles:
+        path = os.path.join(tree.dir, "check." + role)
+        while not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.1)
+        out[role] = read(path).strip() if os.path.exists(path) else "no answer"
+    return out
+
+
+def differences_but_root_parent(out, root):
+    """The lines of crib-inspect --diff that differ, but the root's ppid:
+    a restored root is adopted by whoever restored it."""
+    lines, current = [], None
+    for line in out.splitlines():
+        if line.startswith("no differences"):
+            continue
+        m = re.match(r"changed: process pid=(\d+)$", line)
+        if m:
+            current = int(m.group(1))
+            continue
+        if current == root and re.fullmatch(r"    ppid: \d+ -> \d+", line):
+            continue
+        if not line.startswith("    "):
+            current = None
+        lines.append(line)
+    return lines
+
+
+def redump_diff(name, root, snap):
+    again = snap + ".again"
+    rc, err = dump(root, again, "--leave-running")
+    if not t.eq(rc, 0, "%s: the restored tree dumps again" % name):
+        t.diag(err)
+        return
+    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = r.stdout.decode(errors="replace")
+    left = differences_but_root_parent(out, root)
+    t.check(r.returncode in (0, 1) and not left, "%s: a second dump has no differences "
+            "(but the root's parent)" % name, out)
+
+
+# ---- The trees, each as a case: how to start it, what to note of it, how
+# to check it once restored.  Notes are JSON: a migration carries them to
+# the next boot.
+
+class Case:
+    argv = None         # the program and its arguments, "@DIR@" its directory
+    roles = ()          # the processes that check themselves on SIGUSR1
+    redump = True       # compare a second dump of the restored tree
+
+    def __init__(self, name):
+        self.name = name
+
+    def start(self, parent=None):
+        w = Workload(*self.argv, parent=parent)
+        return Tree(w.dir, w.pid, w)
+
+    def notes(self, tree):
+        return {}
+
+    def check(self, tree, notes):
+        """The restored tree: TAP checks of its own."""
+        got = self_checks(tree, self.roles)
+        t.eq(got, {r: "ok" for r in self.roles}, "%s: every process finds itself as it "
+             "was" % self.name)
+
+
+class Family(Case):
+    argv = ("family", "@DIR@")
+    roles = ("root", "c1", "c2", "c1g1", "c1g2", "c2g1")
+
+    def check(self, tree, notes):
+        Case.check(self, tree, notes)
+        os.kill(tree.root, signal.SIGTERM)
+        try:
+            _, status = os.waitpid(tree.root, 0)
+        except ChildProcessError:
+            status = None
+        reaped = {}
+        for role in ("root", "c1", "c2"):
+            path = os.path.join(tree.dir, "reaped." + role)
+            reaped[role] = read(path).strip() if os.path.exists(path) else "nothing"
+        t.eq((status, reaped), (0, {"root": "ok", "c1": "ok", "c2": "ok"}),
+             "family: each parent waits for its children and gets their exit codes")
+
+
+class Session(Case):
+    argv = ("session", "--orphan-group", "@DIR@")
+    roles = ("root", "s", "y", "a", "b", "c", "m")
+
+    def check(self, tree, notes):
+        Case.check(self, tree, notes)
+        pids = tree.pids()
+        os.kill(-pids["a"], signal.SIGUSR2)
+        deadline = time.time() + 60
+        while time.time() < deadline and not all(
+                os.path.exists(os.path.join(tree.dir, "usr2." + r)) for r in ("a", "b")):
+            time.sleep(0.1)
+        time.sleep(0.5)
+        got = sorted(n[5:] for n in os.listdir(tree.dir) if n.startswith("usr2."))
+        t.eq(got, ["a", "b"], "session: a signal to group a reaches a and b, and no one else")
+
+
+class Children(Case):
+    argv = ("children", "@DIR@")
+    roles = ()
+
+    def check(self, tree, notes):
+        pids = tree.pids()
+        got = {r: state(pids[r]) for r in ("z1", "z2", "t")}
+        t.eq(got, {"z1": "Z", "z2": "Z", "t": "T"}, "children: two zombies and a stopped "
+             "child, as they were")
+        got = self_checks(tree, ["root"])
+        t.eq(got, {"root": "ok"}, "children: the root waits for its zombies (exit status 7, "
+             "SIGTERM) and its stopped child, which goes on once continued")
+        os.kill(pids["m"], signal.SIGKILL)
+        path = os.path.join(tree.dir, "pdeath.p")
+        deadline = time.time() + 60
+        while not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.1)
+        t.eq(read(path).strip() if os.path.exists(path) else "no signal", "ok",
+             "children: p gets its parent-death signal and goes to the subreaper root")
+
+
+class Stream(Case):
+    argv = ("/bin/sh", "-c", "%s/stream produce @DIR@ | %s/stream consume @DIR@" %
+            (WORKLOADS, WORKLOADS))
+    redump = False      # it streams on: its memory changes
+
+    def notes(self, tree):
+        return {"consumed": int(read(os.path.join(tree.dir, "consumed")))}
+
+    def check(self, tree, notes):
+        pids = tree.pids()
+        ends = [os.readlink("/proc/%d/fd/%d" % (pids[r], fd))
+                for r, fd in (("producer", 1), ("consumer", 0))]
+        t.check(ends[0] == ends[1] and ends[0].startswith("pipe:"),
+                "stream: the producer writes into the pipe the consumer reads", ends)
+        path = os.path.join(tree.dir, "consumed")
+        time.sleep(3)
+        now = int(read(path))
+        bad = os.path.join(tree.dir, "bad")
+        t.check(now > notes["consumed"] + 1000 and not os.path.exists(bad),
+                "stream: the numbers flow on through the pipe, none lost or twice "
+                "(%d at the dump, %d now)" % (notes["consumed"], now),
+                read(bad) if os.path.exists(bad) else None)
+
+
+class ForkServer(Case):
+    workers = 3
+    argv = ("forkserver", "@DIR@", str(workers))
+    roles = ("root",)
+
+    def check(self, tree, notes):
+        pids = tree.pids()
+        workers = {pids["w%d" % i] for i in range(self.workers)}
+        port = int(read(os.path.join(tree.dir, "port")))
+        answers = set()
+        for _ in range(3 * self.workers):
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as c:
+                answers.add(int(c.recv(64).decode().strip() or 0))
+        t.check(answers and answers <= workers, "forkserver: the workers accept on the "
+                "listening socket they share", "answers %s, workers %s" % (answers, workers))
+        Case.check(self, tree, notes)
+        got = {r: read(os.path.join(tree.dir, "check." + r)).strip()
+               for r in ("w%d" % i for i in range(self.workers))}
+        t.eq(got, {r: "ok" for r in got}, "forkserver: every worker reads what the root "
+             "queued on its pair and on ctl.sock")
+
+
+class Shmem(Case):
+    argv = ("shmem", "@DIR@")
+    roles = ("root",)
+
+    def check(self, tree, notes):
+        pids = tree.pids()
+        shared = {}
+        for role in ("root", "child"):
+            with open("/proc/%d/maps" % pids[role]) as f:
+                shared[role] = sorted({line.split()[4] for line in f
+                                       if line.rstrip().endswith("/dev/zero (deleted)")})
+        t.check(len(shared["child"]) == 1 and shared["child"][0] in shared["root"],
+                "shmem: the child maps one of the root's shared objects", shared)
+        Case.check(self, tree, notes)
+        path = os.path.join(tree.dir, "check.child")
+        deadline = time.time() + 60
+        while not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.1)
+        t.eq(read(path).strip() if os.path.exists(path) else "no answer", "ok",
+             "shmem: the child's view of the object is intact")
+
+
+class Descs(Case):
+    argv = ("descs", "--fork", "@DIR@")
+    roles = ("root",)
+
+
+class DescsSingle(Case):
+    """One process: the status flags of pipe and FIFO descriptions, and
+    dup()ed descriptors sharing one description."""
+    argv = ("descs", "@DIR@")
+    roles = ("root",)
+
+
+def snapshot_of(tree):
+    return os.path.join(tree.dir, "snap.crib")
+
+
+def note_original(case, tree):
+    pids = tree.pids()
+    notes = {"dir": tree.dir, "root": tree.root, "pids": pids, "places": places(pids)}
+    notes.update(case.notes(tree))
+    return notes
+
+
+def dump_original(case, tree):
+    """Dump the tree (which kills it); True when dumped and every process is gone."""
+    rc, err = dump(tree.root, snapshot_of(tree))
+    if not t.eq(rc, 0, "%s: dumped" % case.name):
+        t.diag(err)
+        reap_all(tree.pids().values())
+        tree.w.stop()
+        return False
+    tree.w.proc.wait()
+    pids = tree.pids().values()
+    reap_all(pids)
+    t.check(not any(exists(p) for p in pids), "%s: the dump killed every process of the tree"
+            % case.name, [p for p in pids if exists(p)])
+    return True
+
+
+def restore_case(case, notes):
+    tree_dir, pids = notes["dir"], notes["pids"]
+    rc, err = restore(os.path.join(tree_dir, "snap.crib"))
+    if not t.eq(rc, 0, "%s: crib-restore exits 0" % case.name):
+        t.diag(err)
+        reap_all(pids.values())
+        return
+    got = places(pids)
+    t.eq(got, notes["places"], "%s: every process with its PID, TIDs, parent, group, "
+         "session and state" % case.name)
+    t.check(not any(traced(p) for p in pids.values()), "%s: none is traced" % case.name)
+    tree = Tree(tree_dir, notes["root"])
+    if case.redump:
+        redump_diff(case.name, tree.root, os.path.join(tree_dir, "snap.crib"))
+    case.check(tree, notes)
+    reap_all(pids.values())
+
+
+def run_case(case):
+    tree = case.start()
+    notes = note_original(case, tree)
+    if dump_original(case, tree):
+        restore_case(case, notes)
+
+
+MIGRATED = (Family("family"), Session("session"), Children("children"), Stream("stream"),
+            ForkServer("forkserver"), Shmem("shmem"), Descs("descs"))
+CASES = MIGRATED + (DescsSingle("descs (one process)"),)
+
+
+def test_inspect():
+    """crib-inspect shows the tree, each process under its parent."""
+    tree = Family("family").start()
+    snap = snapshot_of(tree)
+    rc, err = dump(tree.root, snap, "--leave-running")
+    pids = tree.pids()
+    try:
+        if not t.eq(rc, 0, "inspect: dumped with --leave-running"):
+            t.diag(err)
+            return
+        out = subprocess.run(["crib-inspect", snap], stdout=subprocess.PIPE,
+                             text=True).stdout
+        tree_text = out[out.index("process tree:"):] if "process tree:" in out else ""
+        want = ["%s%d family" % ("  " * (1 + depth), pids[r]) for r, depth in
+                (("root", 0), ("c1", 1), ("c1g1", 2), ("c1g2", 2), ("c2", 1), ("c2g1", 2))]
+        got = [line.split(" (")[0] for line in tree_text.splitlines()[1:7]]
+        t.eq(got, want, "inspect: the summary shows the tree, children under their parents")
+        doc = inspect_json(snap)
+        t.eq(sorted(p["pid"] for p in records(doc, "process")), sorted(pids.values()),
+             "inspect: --json has one process record per process of the tree")
+        t.check(all(not traced(p) and state(p) not in "tT" for p in pids.values()),
+                "inspect: --leave-running let every process of the tree go")
+    finally:
+        reap_all(pids.values())
+        tree.w.stop()
+
+
+def test_dump_fails():
+    """A dump that fails leaves every process of the tree as it was:
+    running, or stopped where it was stopped, and none traced."""
+    w = Workload("family", "--eventfd", "@DIR@")
+    pids = Tree(w.dir, w.pid, w).pids()
+    os.kill(pids["c2"], signal.SIGSTOP)
+    while state(pids["c2"]) != "T":
+        time.sleep(0.05)
+    try:
+        rc, err = dump(w.pid, os.path.join(w.dir, "snap.crib"))
+        t.check(rc == 1 and "eventfd" in err and str(pids["c1g2"]) in err,
+                "dump failure: refused, naming the eventfd and its process", err)
+        got = {r: (state(p), traced(p)) for r, p in pids.items()}
+        want = {r: ("T" if r == "c2" else got[r][0], False) for r in pids}
+        t.check(got == want and all(got[r][0] in "SR" for r in pids if r != "c2"),
+                "dump failure: every process runs on untraced, the stopped one still "
+                "stopped", got)
+        t.check(not os.path.exists(os.path.join(w.dir, "snap.crib")),
+                "dump failure: no partial snapshot left")
+    finally:
+        reap_all(pids.values())
+        w.stop()
+
+
+def test_pipe_outside():
+    """A pipe whose other end is outside the tree is refused at restore,
+    saying so, and leaves nothing behind."""
+    r, wr = os.pipe()
+    d = "/tmp/crib-outside-%d" % os.getpid()
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.Popen([os.path.join(WORKLOADS, "idle"), d + "/ready", d + "/file"],
+                         stdin=subprocess.DEVNULL, stdout=wr, stderr=subprocess.DEVNULL)
+    os.close(wr)
+    while not os.path.exists(d + "/ready"):
+        time.sleep(0.05)
+    snap = d + "/snap.crib"
+    rc, err = dump(p.pid, snap)
+    p.wait()
+    if not t.eq(rc, 0, "pipe outside: dumped"):
+        t.diag(err)
+        os.close(r)
+        return
+    rc, err = restore(snap)
+    t.check(rc == 1 and "fd 1" in err and "outside the snapshot" in err,
+            "pipe outside: refused, saying its other end is outside the snapshot", err)
+    t.check(not exists(p.pid), "pipe outside: nothing left of process %d" % p.pid)
+    os.close(r)
+
+
+# The steps a tree's restore passes, in order: CRIB_RESTORE_FAULT names one.
+TREE_FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "map", "creds", "done",
+                    "registers", "detach")
+
+
+def test_faults():
+    """A restore of a tree made to fail at each step (fault injection, in
+    the last process of the tree) says where, leaves no process of the tree
+    and every PID free; the snapshot restores afterwards."""
+    case = Family("faults")
+    tree = case.start()
+    pids = tree.pids()
+    exe = os.readlink("/proc/%d/exe" % tree.root)
+    snap = snapshot_of(tree)
+    if not dump_original(case, tree):
+        return
+    for step in TREE_FAULT_STEPS:
+        rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT=step))
+        t.check(rc == 1 and "injected fault" in err and "CRIB_RESTORE_FAULT=%s" % step in err,
+                "fault at %s: exit 1, naming the step" % step, err)
+        taken = {r: p for r, p in pids.items() if exists(p)}
+        t.check(not taken and not running_exe(exe), "fault at %s: no process of the tree "
+                "left, every PID free" % step, "taken: %s" % taken)
+        reap_all(pids.values())
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "faults: the snapshot still restores after every failure"):
+        t.eq(self_checks(tree, Family.roles), {r: "ok" for r in Family.roles},
+             "faults: restored, every process finds itself as it was")
+    else:
+        t.diag(err)
+    reap_all(pids.values())
+
+
+def running_exe(path):
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and os.readlink("/proc/%s/exe" % d) == path:
+                pids.append(int(d))
+        except OSError:
+            pass
+    return pids
+
+
+def guarded(test, *args):
+    try:
+        test(*args)
+    except Exception as e:  # a crashed test is a failed one, and the rest still run
+        what = getattr(args[0], "name", "") if args else ""
+        t.check(False, "%s %s raised %r" % (test.__name__, what, e))
+
+
+def migrate_one(case, pid_base, base, notes):
+    # PIDs above what a fresh boot uses, so they are free there.
+    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+        f.write("%d" % pid_base)
+    tree = case.start(parent=base)
+    note = note_original(case, tree)
+    if dump_original(case, tree):
+        notes[case.name] = note
+
+
+def migrate_dump(base):
+    notes = {}
+    os.makedirs(base, exist_ok=True)
+    for i, case in enumerate(MIGRATED):
+        guarded(migrate_one, case, 31800 + 120 * i, base, notes)
+    with open(os.path.join(base, "notes.json"), "w") as f:
+        json.dump(notes, f)
+
+
+def migrate_restore(base):
+    with open(os.path.join(base, "notes.json")) as f:
+        notes = json.load(f)
+    for case in MIGRATED:
+        if t.check(case.name in notes, "%s: dumped in the first boot" % case.name):
+            guarded(restore_case, case, notes[case.name])
+
+
+def main():
+    # Restored roots outlive crib-restore; we adopt them, and orphans, to reap them.
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
+        guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
+        return t.done()
+    if len(sys.argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for case in CASES:
+        guarded(run_case, case)
+    for test in (test_inspect, test_dump_fails, test_pipe_outside, test_faults):
+        guarded(test)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
