@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import (WORKLOADS, Tap, Workload, dump, inspect_json,  # noqa: E402
@@ -127,11 +128,14 @@ def self_checks(tree, roles, timeout=120):
             os.remove(os.path.join(tree.dir, "check." + role))
         except FileNotFoundError:
             pass
-    for role in roles:
-        os.kill(pids[role], signal.SIGUSR1)
     out = {}
-    deadline = time.time() + timeout
     for role in roles:
+        try:
+            os.kill(pids[role], signal.SIGUSR1)
+        except ProcessLookupError:
+            out[role] = "no such process"
+    deadline = time.time() + timeout
+    for role in (r for r in roles if r not in out):
         path = os.path.join(tree.dir, "check." + role)
         while not os.path.exists(path) and time.time() < deadline:
             time.sleep(0.1)
@@ -356,10 +360,13 @@ def dump_original(case, tree):
         return False
     tree.w.proc.wait()
     pids = tree.pids().values()
+    deadline = time.time() + 30
+    while time.time() < deadline and any(exists(p) and state(p) != "Z" for p in pids):
+        time.sleep(0.1)
+    left = [p for p in pids if exists(p) and state(p) != "Z"]
     reap_all(pids)
-    t.check(not any(exists(p) for p in pids), "%s: the dump killed every process of the tree"
-            % case.name, [p for p in pids if exists(p)])
-    return True
+    return t.check(not left, "%s: the dump killed every process of the tree" % case.name,
+                   "still running: %s" % left)
 
 
 def restore_case(case, notes):
@@ -490,7 +497,8 @@ def test_faults():
                 "fault at %s: exit 1, naming the step" % step, err)
         taken = {r: p for r, p in pids.items() if exists(p)}
         t.check(not taken and not running_exe(exe), "fault at %s: no process of the tree "
-                "left, every PID free" % step, "taken: %s" % taken)
+                "left, every PID free" % step, "taken: %s, running %s: %s" %
+                (taken, exe, running_exe(exe)))
         reap_all(pids.values())
     rc, err = restore(snap)
     if t.eq(rc, 0, "faults: the snapshot still restores after every failure"):
@@ -517,7 +525,7 @@ def guarded(test, *args):
         test(*args)
     except Exception as e:  # a crashed test is a failed one, and the rest still run
         what = getattr(args[0], "name", "") if args else ""
-        t.check(False, "%s %s raised %r" % (test.__name__, what, e))
+        t.check(False, "%s %s raised %r" % (test.__name__, what, e), traceback.format_exc())
 
 
 def migrate_one(case, pid_base, base, notes):
