@@ -3,7 +3,7 @@
  * Open file descriptions: shared by several descriptors, or several of
  * one pipe with different status flags.
  *
- *   descs [--fork] DIR
+ *   descs [--fork] [--local LDIR] DIR
  *
  * The root holds:
  *   a, b   DIR/file opened O_RDWR at offset 10, and a dup() of it: one
@@ -15,7 +15,8 @@
  *          /proc/self/fd, O_NONBLOCK: two read descriptions, two sets of flags
  *   fr, fb, fw, frw
  *          the FIFO DIR/fifo opened for reading O_NONBLOCK, for reading
- *          (blocking), for writing (9 bytes queued), and O_RDWR
+ *          (blocking), for writing (9 bytes queued), and O_RDWR (with
+ *          --local LDIR, the FIFO is LDIR/fifo)
  * With --fork, a child forked after all that holds every one of them too.
  *
  * Each writes DIR/pid.ROLE (root, child), the root DIR/ready.  SIGUSR1 to
@@ -75,7 +76,7 @@ static void open_files(void)
 	if (fds[P3R2] < 0)
 		tree_die("%s", path);
 
-	snprintf(path, sizeof(path), "%s/fifo", tree_dir);
+	tree_local_file(path, sizeof(path), "fifo");
 	if (mkfifo(path, 0600))
 		tree_die("mkfifo %s", path);
 	fds[FR] = open(path, O_RDONLY | O_NONBLOCK);
@@ -203,13 +204,14 @@ int main(int argc, char **argv)
 {
 	bool with_child = false;
 
-	if (argc == 3 && !strcmp(argv[1], "--fork")) {
+	if (argc >= 3 && !strcmp(argv[1], "--fork")) {
 		with_child = true;
 		argv++;
 		argc--;
 	}
+	tree_take_local(&argc, &argv);
 	if (argc != 2) {
-		fprintf(stderr, "usage: descs [--fork] DIR\n");
+		fprintf(stderr, "usage: descs [--fork] [--local LDIR] DIR\n");
 		return 2;
 	}
 	tree_dir = argv[1];

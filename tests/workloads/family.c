@@ -15,7 +15,9 @@
  * c1g2 also holds an eventfd, which crib-dump cannot dump.
  *
  * SIGUSR1: the process checks its parent (the process that forked it), its
- * buffers and, in c2g1, that its threads run; it writes DIR/check.ROLE.
+ * buffers and, in c2g1, that its threads run (they wait on a condition
+ * variable, so the tree's memory stays still until then, and answer each
+ * broadcast); it writes DIR/check.ROLE.
  * SIGTERM: it sends SIGTERM to its children, waits for each and checks
  * that it exited with its own code, writes DIR/reaped.ROLE, then exits
  * with its code.  Only a process's real parent can wait for it.
@@ -44,7 +46,9 @@ static pid_t parent_pid;
 static unsigned char *cow, *own;
 static bool want_eventfd;
 static bool threaded;
-static volatile unsigned long ticks[2];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, answered = PTHREAD_COND_INITIALIZER;
+static unsigned long rounds, ticks[2];
 
 /* Each process exits with its own code, so its parent can tell it was it. */
 static int exit_code_of(const char *role)
@@ -52,30 +56,57 @@ static int exit_code_of(const char *role)
 	return 10 + tree_byte(role, 0) % 100;
 }
 
+/* A thread answers each round once: its tick count catches up with it. */
 static void *tick(void *arg)
 {
-	volatile unsigned long *count = arg;
+	unsigned long *count = arg;
+	sigset_t mine;
 
+	/* the signals are the main thread's */
+	sigemptyset(&mine);
+	sigaddset(&mine, SIGUSR1);
+	sigaddset(&mine, SIGUSR2);
+	sigaddset(&mine, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &mine, NULL);
+	pthread_mutex_lock(&lock);
 	for (;;) {
-		(*count)++;
-		tree_sleep_ms(10);
+		while (*count == rounds)
+			pthread_cond_wait(&wake, &lock);
+		*count = rounds;
+		pthread_cond_broadcast(&answered);
 	}
 	return NULL;
 }
 
+/* Start a round; true when both threads answer it within 10 seconds. */
+static bool threads_answer(void)
+{
+	struct timespec until;
+	bool ok = true;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&lock);
+	rounds++;
+	pthread_cond_broadcast(&wake);
+	while (ticks[0] != rounds || ticks[1] != rounds)
+		if (pthread_cond_timedwait(&answered, &lock, &until)) {
+			ok = false;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return ok;
+}
+
 static void self_check(void)
 {
-	unsigned long before[2] = { ticks[0], ticks[1] };
-
 	if (parent_pid && getppid() != parent_pid)
 		tree_fail("its parent is %d, not %d", (int)getppid(), (int)parent_pid);
 	tree_check_fill(cow, COW_SIZE, "cow", "the buffer shared since the root forked");
 	tree_check_fill(own, OWN_SIZE, tree_role, "its own buffer");
-	if (threaded) {
-		tree_sleep_ms(300);
-		if (ticks[0] == before[0] || ticks[1] == before[1])
-			tree_fail("its threads do not run (%lu %lu)", ticks[0], ticks[1]);
-	}
+	if (threaded && !threads_answer())
+		tree_fail("its threads do not run (round %lu: %lu %lu)", rounds, ticks[0],
+			  ticks[1]);
 	tree_report_to("check");
 }
 

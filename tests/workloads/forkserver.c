@@ -8,12 +8,12 @@
  * read; worker w0 is connected to the root's UNIX listener DIR/ctl.sock as
  * well, data queued both ways there too.
  *
- *   forkserver DIR N
+ *   forkserver [--local LDIR] DIR N
  *
  * Each process writes DIR/pid.ROLE (root, w0, w1, ...), the root DIR/ready.
  * SIGUSR1 to the root: it reads what each worker sent, has every worker
  * read what it sent (SIGUSR1 to them: DIR/check.wI), and writes
- * DIR/check.root.
+ * DIR/check.root.  With --local LDIR, ctl.sock is LDIR/ctl.sock.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -66,7 +66,7 @@ static void ctl_path(struct sockaddr_un *sun)
 {
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	snprintf(sun->sun_path, sizeof(sun->sun_path), "%s/ctl.sock", tree_dir);
+	tree_local_file(sun->sun_path, sizeof(sun->sun_path), "ctl.sock");
 }
 
 static void serve_connection(void)
@@ -175,8 +175,10 @@ int main(int argc, char **argv)
 {
 	int sv[2];
 
+	tree_take_local(&argc, &argv);
 	if (argc != 3 || (n_workers = atoi(argv[2])) < 1 || n_workers > MAX_WORKERS) {
-		fprintf(stderr, "usage: forkserver DIR N (N from 1 to %d)\n", MAX_WORKERS);
+		fprintf(stderr, "usage: forkserver [--local LDIR] DIR N (N from 1 to %d)\n",
+			MAX_WORKERS);
 		return 2;
 	}
 	tree_dir = argv[1];

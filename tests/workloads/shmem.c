@@ -6,7 +6,8 @@
  * read-only).  Page 0 carries a token: the root writes a word, the child,
  * polling, answers with that word plus one in the next.  Pages 1 to 15 hold
  * a pattern.  The root also has a shared mapping of its own, made after the
- * fork.
+ * fork.  Both sleep until a signal comes (so their memory stays still while
+ * nothing happens): the root sends the child SIGUSR2 with each token.
  *
  *   shmem DIR
  *
@@ -25,6 +26,7 @@
 static volatile uint64_t *shared;
 static unsigned char *own;
 static size_t page;
+static pid_t child_pid;
 
 static void check_pattern(void)
 {
@@ -36,16 +38,14 @@ static void check_pattern(void)
 
 static void __attribute__((noreturn)) child(void)
 {
-	uint64_t seen = 0;
-
 	tree_become("child");
+	shared[1] = shared[0] + 1;
 	tree_announce();
 	for (;;) {
-		uint64_t token = shared[0];
-
-		if (token != seen) {
-			shared[1] = token + 1;
-			seen = token;
+		tree_wait_signal();
+		if (tree_usr2) {
+			tree_usr2 = 0;
+			shared[1] = shared[0] + 1;
 		}
 		if (tree_usr1) {
 			tree_usr1 = 0;
@@ -54,7 +54,6 @@ static void __attribute__((noreturn)) child(void)
 		}
 		if (tree_term)
 			exit(0);
-		tree_sleep_ms(20);
 	}
 }
 
@@ -62,6 +61,7 @@ static void __attribute__((noreturn)) child(void)
 static int exchange(uint64_t token)
 {
 	shared[0] = token;
+	kill(child_pid, SIGUSR2);
 	for (int i = 0; i < 1000; i++) {
 		if (shared[1] == token + 1)
 			return 0;
@@ -88,11 +88,13 @@ int main(int argc, char **argv)
 	if (shared == MAP_FAILED)
 		tree_die("mmap");
 	tree_fill((unsigned char *)shared + page, (PAGES - 1) * page, "shared");
+	shared[0] = 1;
 	pid = fork();
 	if (pid < 0)
 		tree_die("fork");
 	if (pid == 0)
 		child();
+	child_pid = pid;
 	if (mprotect((char *)shared + 8 * page, 2 * page, PROT_READ))
 		tree_die("mprotect");
 	own = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the process-tree workloads (family, session, children, stream,
- * forkserver, shmem, descs): how each process of a tree says who it is and
+ * forkserver, shmem, descs, cloned): how each process of a tree says who it is and
  * reports what it checked of itself.
  *
  * Every process of a tree has a role ("root", "c1", "c1g2", ...).  Once set
@@ -25,6 +25,12 @@
 #include "ready.h"
 
 static const char *tree_dir;
+/*
+ * Where sockets and FIFOs go: DIR, unless the workload was given
+ * --local LDIR (a migration's DIR is in the checkout, whose 9p share
+ * holds neither).
+ */
+static const char *tree_local_dir;
 static char tree_role[32];
 static char tree_report[4096];
 
@@ -61,6 +67,23 @@ static inline void __attribute__((noreturn, format(printf, 1, 2))) tree_die(cons
 static inline void tree_file(char *path, size_t size, const char *what, const char *role)
 {
 	snprintf(path, size, "%s/%s.%s", tree_dir, what, role);
+}
+
+/* LDIR/@name, or DIR/@name without --local. */
+static inline void tree_local_file(char *path, size_t size, const char *name)
+{
+	snprintf(path, size, "%s/%s", tree_local_dir ? tree_local_dir : tree_dir, name);
+}
+
+/* Take "--local LDIR" off the front of the arguments, if there. */
+static inline void tree_take_local(int *argc, char ***argv)
+{
+	if (*argc >= 3 && !strcmp((*argv)[1], "--local")) {
+		tree_local_dir = (*argv)[2];
+		(*argv)[2] = (*argv)[0];
+		*argv += 2;
+		*argc -= 2;
+	}
 }
 
 /* This process is @role: from here on its reports carry that name. */
