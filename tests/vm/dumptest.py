@@ -21,7 +21,8 @@ class Workload:
     def __init__(self, name, *args, ready="ready", timeout=120, user=None, parent=None):
         """user: (uid, gid) to run as, with no supplementary groups; parent:
         where its directory goes (default: the temporary directory)."""
-        self.dir = tempfile.mkdtemp(prefix="crib-" + name + "-", dir=parent)
+        self.dir = tempfile.mkdtemp(prefix="crib-" + os.path.basename(name) + "-",
+                                    dir=parent)
         ids = {}
         if user:
             os.chmod(self.dir, 0o777)

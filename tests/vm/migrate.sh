@@ -20,5 +20,5 @@ else
 fi
 sed 's/^/# /' "$dir/demo-$phase.log"
 "$tests/restore/restore-workloads.py" --migrate "$phase" "$dir/workloads" || status=1
-"$tests/restore/restore-tree.py" --migrate "$phase" "$dir/trees" || status=1
+"$tests/tree/restore-tree.py" --migrate "$phase" "$dir/trees" || status=1
 exit $status

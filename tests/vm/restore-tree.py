@@ -12,7 +12,6 @@ of the tree and every PID free.  TAP.
   restore-tree.py                        everything, in this boot
   restore-tree.py --migrate dump DIR     start and dump the trees into DIR
   restore-tree.py --migrate restore DIR  (a fresh boot) restore and check them"""
-import ctypes
 import json
 import os
 import re
@@ -24,21 +23,16 @@ import time
 import traceback
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
-from dumptest import (WORKLOADS, Tap, Workload, dump, inspect_json,  # noqa: E402
-                      proc_stat, proc_status, read, records)
+from dumptest import (WORKLOADS, Workload, dump, inspect_json, proc_stat,  # noqa: E402
+                      proc_status, read, records)
+from restoretest import adopt_orphans, pid_free, redump_diff, restore, wait_for  # noqa: E402
+from tap import Tap  # noqa: E402
 
-PR_SET_CHILD_SUBREAPER = 36
 t = Tap()
 
 
-def restore(snap, *extra, timeout=900, env=None):
-    r = subprocess.run(["crib-restore", "-i", snap] + list(extra), stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
-    return r.returncode, r.stderr.decode(errors="replace")
-
-
 def exists(pid):
-    return os.path.exists("/proc/%d" % pid)
+    return not pid_free(pid)
 
 
 def state(pid):
@@ -84,8 +78,8 @@ class Tree:
     """A tree workload's directory and root: its processes by role.  w is
     the workload, when this test started it."""
 
-    def __init__(self, tree_dir, root, w=None):
-        self.dir, self.root, self.w = tree_dir, root, w
+    def __init__(self, tree_dir, root, w=None, local=None):
+        self.dir, self.root, self.w, self.local = tree_dir, root, w, local
 
     def pids(self):
         """{role: pid} from DIR/pid.ROLE, the root's as "root"."""
@@ -134,46 +128,38 @@ def self_checks(tree, roles, timeout=120):
             os.kill(pids[role], signal.SIGUSR1)
         except ProcessLookupError:
             out[role] = "no such process"
-    deadline = time.time() + timeout
     for role in (r for r in roles if r not in out):
-        path = os.path.join(tree.dir, "check." + role)
-        while not os.path.exists(path) and time.time() < deadline:
-            time.sleep(0.1)
-        out[role] = read(path).strip() if os.path.exists(path) else "no answer"
+        out[role] = answer(tree, "check." + role, timeout, "no answer")
     return out
 
 
-def differences_but_root_parent(out, root):
-    """The lines of crib-inspect --diff that differ, but the root's ppid:
-    a restored root is adopted by whoever restored it."""
-    lines, current = [], None
-    for line in out.splitlines():
-        if line.startswith("no differences"):
-            continue
-        m = re.match(r"changed: process pid=(\d+)$", line)
-        if m:
-            current = int(m.group(1))
-            continue
-        if current == root and re.fullmatch(r"    ppid: \d+ -> \d+", line):
-            continue
-        if not line.startswith("    "):
-            current = None
-        lines.append(line)
-    return lines
+def answer(tree, name, timeout=60, otherwise="no answer"):
+    """DIR/NAME once a process of the tree wrote it (within timeout)."""
+    path = os.path.join(tree.dir, name)
+    if wait_for(lambda: os.path.exists(path), timeout, 0.1):
+        return read(path).strip()
+    return otherwise
 
 
-def redump_diff(name, root, snap):
-    again = snap + ".again"
-    rc, err = dump(root, again, "--leave-running")
-    if not t.eq(rc, 0, "%s: the restored tree dumps again" % name):
-        t.diag(err)
-        return
-    r = subprocess.run(["crib-inspect", "--diff", "--ignore-volatile", snap, again],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = r.stdout.decode(errors="replace")
-    left = differences_but_root_parent(out, root)
-    t.check(r.returncode in (0, 1) and not left, "%s: a second dump has no differences "
-            "(but the root's parent)" % name, out)
+def but_root_parent(root):
+    """For redump_diff(): the lines of crib-inspect --diff that differ but
+    the root's ppid (a restored root is adopted by whoever restored it)."""
+    def real_differences(snap, lines):
+        left, current = [], None
+        for line in lines:
+            m = re.match(r"changed: process pid=(\d+)$", line)
+            if m:
+                current = int(m.group(1))
+            elif current == root and re.fullmatch(r"    ppid: \d+ -> \d+", line):
+                continue
+            elif not line.startswith("    "):
+                current = None
+            left.append(line)
+        # A process whose only change was the root's ppid is no difference.
+        return [ln for i, ln in enumerate(left)
+                if not (re.match(r"changed: process pid=", ln) and
+                        (i + 1 == len(left) or not left[i + 1].startswith("    ")))]
+    return real_differences
 
 
 # ---- The trees, each as a case: how to start it, what to note of it, how
@@ -184,13 +170,29 @@ class Case:
     argv = None         # the program and its arguments, "@DIR@" its directory
     roles = ()          # the processes that check themselves on SIGUSR1
     redump = True       # compare a second dump of the restored tree
+    local = False       # it takes --local LDIR for its sockets and FIFOs
 
     def __init__(self, name):
         self.name = name
 
     def start(self, parent=None):
-        w = Workload(*self.argv, parent=parent)
-        return Tree(w.dir, w.pid, w)
+        """parent: where the directory goes (a migration's is in the
+        checkout, whose 9p share holds no socket or FIFO: those then go to
+        a local directory, made again in the next boot by prepare())."""
+        argv, local = self.argv, None
+        if parent and self.local:
+            local = "/tmp/crib-local-" + self.name
+            os.makedirs(local, exist_ok=True)
+            at = argv.index("@DIR@")
+            argv = argv[:at] + ("--local", local) + argv[at:]
+        w = Workload(*argv, parent=parent)
+        return Tree(w.dir, w.pid, w, local)
+
+    def prepare(self, notes):
+        """Before a restore in a fresh boot: what the tree had outside the
+        checkout (its local directory) made again."""
+        if notes.get("local"):
+            os.makedirs(notes["local"], exist_ok=True)
 
     def notes(self, tree):
         return {}
@@ -229,11 +231,9 @@ class Session(Case):
         Case.check(self, tree, notes)
         pids = tree.pids()
         os.kill(-pids["a"], signal.SIGUSR2)
-        deadline = time.time() + 60
-        while time.time() < deadline and not all(
-                os.path.exists(os.path.join(tree.dir, "usr2." + r)) for r in ("a", "b")):
-            time.sleep(0.1)
-        time.sleep(0.5)
+        wait_for(lambda: all(os.path.exists(os.path.join(tree.dir, "usr2." + r))
+                             for r in ("a", "b")), 60, 0.1)
+        time.sleep(0.5)     # for a signal that went astray to show
         got = sorted(n[5:] for n in os.listdir(tree.dir) if n.startswith("usr2."))
         t.eq(got, ["a", "b"], "session: a signal to group a reaches a and b, and no one else")
 
@@ -251,11 +251,7 @@ class Children(Case):
         t.eq(got, {"root": "ok"}, "children: the root waits for its zombies (exit status 7, "
              "SIGTERM) and its stopped child, which goes on once continued")
         os.kill(pids["m"], signal.SIGKILL)
-        path = os.path.join(tree.dir, "pdeath.p")
-        deadline = time.time() + 60
-        while not os.path.exists(path) and time.time() < deadline:
-            time.sleep(0.1)
-        t.eq(read(path).strip() if os.path.exists(path) else "no signal", "ok",
+        t.eq(answer(tree, "pdeath.p", otherwise="no signal"), "ok",
              "children: p gets its parent-death signal and goes to the subreaper root")
 
 
@@ -285,6 +281,7 @@ class Stream(Case):
 
 class ForkServer(Case):
     workers = 3
+    local = True
     argv = ("forkserver", "@DIR@", str(workers))
     roles = ("root",)
 
@@ -319,17 +316,19 @@ class Shmem(Case):
         t.check(len(shared["child"]) == 1 and shared["child"][0] in shared["root"],
                 "shmem: the child maps one of the root's shared objects", shared)
         Case.check(self, tree, notes)
-        path = os.path.join(tree.dir, "check.child")
-        deadline = time.time() + 60
-        while not os.path.exists(path) and time.time() < deadline:
-            time.sleep(0.1)
-        t.eq(read(path).strip() if os.path.exists(path) else "no answer", "ok",
+        t.eq(answer(tree, "check.child"), "ok",
              "shmem: the child's view of the object is intact")
 
 
 class Descs(Case):
     argv = ("descs", "--fork", "@DIR@")
     roles = ("root",)
+    local = True
+
+    def prepare(self, notes):
+        Case.prepare(self, notes)
+        if notes.get("local"):
+            os.mkfifo(os.path.join(notes["local"], "fifo"), 0o600)
 
 
 class DescsSingle(Case):
@@ -345,7 +344,8 @@ def snapshot_of(tree):
 
 def note_original(case, tree):
     pids = tree.pids()
-    notes = {"dir": tree.dir, "root": tree.root, "pids": pids, "places": places(pids)}
+    notes = {"dir": tree.dir, "root": tree.root, "pids": pids, "places": places(pids),
+             "local": tree.local}
     notes.update(case.notes(tree))
     return notes
 
@@ -360,10 +360,11 @@ def dump_original(case, tree):
         return False
     tree.w.proc.wait()
     pids = tree.pids().values()
-    deadline = time.time() + 30
-    while time.time() < deadline and any(exists(p) and state(p) != "Z" for p in pids):
-        time.sleep(0.1)
-    left = [p for p in pids if exists(p) and state(p) != "Z"]
+
+    def running():
+        return [p for p in pids if exists(p) and state(p) != "Z"]
+    wait_for(lambda: not running(), 30, 0.1)
+    left = running()
     reap_all(pids)
     return t.check(not left, "%s: the dump killed every process of the tree" % case.name,
                    "still running: %s" % left)
@@ -382,7 +383,8 @@ def restore_case(case, notes):
     t.check(not any(traced(p) for p in pids.values()), "%s: none is traced" % case.name)
     tree = Tree(tree_dir, notes["root"])
     if case.redump:
-        redump_diff(case.name, tree.root, os.path.join(tree_dir, "snap.crib"))
+        redump_diff(t, case.name, tree.root, os.path.join(tree_dir, "snap.crib"),
+                    but_root_parent(tree.root), " (but the root's parent)")
     case.check(tree, notes)
     reap_all(pids.values())
 
@@ -432,8 +434,7 @@ def test_dump_fails():
     w = Workload("family", "--eventfd", "@DIR@")
     pids = Tree(w.dir, w.pid, w).pids()
     os.kill(pids["c2"], signal.SIGSTOP)
-    while state(pids["c2"]) != "T":
-        time.sleep(0.05)
+    wait_for(lambda: state(pids["c2"]) == "T", 30, 0.05)
     try:
         rc, err = dump(w.pid, os.path.join(w.dir, "snap.crib"))
         t.check(rc == 1 and "eventfd" in err and str(pids["c1g2"]) in err,
@@ -450,6 +451,29 @@ def test_dump_fails():
         w.stop()
 
 
+CLONE_REFUSALS = (("files", "its descriptor table"), ("fs", "its directories and umask"),
+                  ("vm", "its memory"), ("signal", "exit signal %d" % signal.SIGUSR2))
+
+
+def test_clone_refusals():
+    """What clone() shares beyond fork(), and another exit signal, are
+    refused by the dump, naming the child, and leave both processes
+    running."""
+    for how, words in CLONE_REFUSALS:
+        w = Workload("cloned", how, "@DIR@")
+        pids = Tree(w.dir, w.pid, w).pids()
+        try:
+            rc, err = dump(w.pid, os.path.join(w.dir, "snap.crib"))
+            t.check(rc == 1 and words in err and str(pids["child"]) in err,
+                    "clone %s: refused, saying %r of the child" % (how, words), err)
+            got = {r: (state(p), traced(p)) for r, p in pids.items()}
+            t.check(all(s in "SR" and not tr for s, tr in got.values()),
+                    "clone %s: both run on, untraced" % how, got)
+        finally:
+            reap_all(pids.values())
+            w.stop()
+
+
 def test_pipe_outside():
     """A pipe whose other end is outside the tree is refused at restore,
     saying so, and leaves nothing behind."""
@@ -459,8 +483,7 @@ def test_pipe_outside():
     p = subprocess.Popen([os.path.join(WORKLOADS, "idle"), d + "/ready", d + "/file"],
                          stdin=subprocess.DEVNULL, stdout=wr, stderr=subprocess.DEVNULL)
     os.close(wr)
-    while not os.path.exists(d + "/ready"):
-        time.sleep(0.05)
+    wait_for(lambda: os.path.exists(d + "/ready"), 120, 0.05)
     snap = d + "/snap.crib"
     rc, err = dump(p.pid, snap)
     p.wait()
@@ -477,13 +500,17 @@ def test_pipe_outside():
 
 # The steps a tree's restore passes, in order: CRIB_RESTORE_FAULT names one.
 TREE_FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "map", "creds", "done",
-                    "registers", "detach")
+                    "registers", "unlock", "resume", "detach")
+# Steps in a process other than the root (STEP@PID), by role.
+TREE_FAULTS_AT = (("fork", "c1"), ("session", "c1g2"), ("files", "c2g1"), ("map", "c2"),
+                  ("done", "c2g1"))
 
 
 def test_faults():
     """A restore of a tree made to fail at each step (fault injection, in
-    the last process of the tree) says where, leaves no process of the tree
-    and every PID free; the snapshot restores afterwards."""
+    the root, then at some steps in other processes) says where, leaves no
+    process of the tree and every PID free; the snapshot restores
+    afterwards."""
     case = Family("faults")
     tree = case.start()
     pids = tree.pids()
@@ -491,9 +518,11 @@ def test_faults():
     snap = snapshot_of(tree)
     if not dump_original(case, tree):
         return
-    for step in TREE_FAULT_STEPS:
+    faults = list(TREE_FAULT_STEPS) + ["%s@%d" % (s, pids[r]) for s, r in TREE_FAULTS_AT]
+    for step in faults:
         rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT=step))
-        t.check(rc == 1 and "injected fault" in err and "CRIB_RESTORE_FAULT=%s" % step in err,
+        name = step.split("@")[0]
+        t.check(rc == 1 and "injected fault" in err and "CRIB_RESTORE_FAULT=%s" % name in err,
                 "fault at %s: exit 1, naming the step" % step, err)
         taken = {r: p for r, p in pids.items() if exists(p)}
         t.check(not taken and not running_exe(exe), "fault at %s: no process of the tree "
@@ -552,12 +581,13 @@ def migrate_restore(base):
         notes = json.load(f)
     for case in MIGRATED:
         if t.check(case.name in notes, "%s: dumped in the first boot" % case.name):
+            case.prepare(notes[case.name])
             guarded(restore_case, case, notes[case.name])
 
 
 def main():
     # Restored roots outlive crib-restore; we adopt them, and orphans, to reap them.
-    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    adopt_orphans()
     if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
         guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
         return t.done()
@@ -566,7 +596,8 @@ def main():
         return 2
     for case in CASES:
         guarded(run_case, case)
-    for test in (test_inspect, test_dump_fails, test_pipe_outside, test_faults):
+    for test in (test_inspect, test_dump_fails, test_clone_refusals, test_pipe_outside,
+                 test_faults):
         guarded(test)
     return t.done()
 
