@@ -62,6 +62,7 @@ grep_check "summary shows a description shared after dup()" "fd 8   regular   fl
 grep_check "summary shows a FIFO opened for reading and writing" "pipe fd 9: pipe 2, read and write"
 grep_check "summary shows the other end of a pipe in the child" "pipe fd 4: pipe 1, write end, 20 bytes queued"
 grep_check "summary shows the shared memory object" "shmem: shmem_id=1 size=8192"
+grep_check "summary shows which mappings map it" "shared-anon shmem 1"
 grep_check "summary shows the memory map" "memory map of 100"
 grep_check "summary shows dumped sizes" "12.0K"
 grep_check "summary shows sockets" "127.0.0.1:40000 -> 127.0.0.1:8080"

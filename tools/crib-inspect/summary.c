@@ -111,7 +111,10 @@ static void flush_vmas(struct summary *s)
 		       v->vma.flags & CRIB_MAP_GROWSDOWN ? 'g' : ' ', size_str(size, a, sizeof(a)),
 		       size_str(v->dumped, b, sizeof(b)), size_str(v->zero, c, sizeof(c)),
 		       crib_vma_kind_name(v->vma.kind));
-		print_path(v->path);
+		if (v->vma.shmem_id)	/* shared anonymous memory has no path */
+			printf("shmem %" PRIu64, v->vma.shmem_id);
+		else
+			print_path(v->path);
 		putchar('\n');
 		mapped += size;
 		dumped += v->dumped;
