@@ -204,11 +204,28 @@ class Case:
              "was" % self.name)
 
 
+def thread_creds(pid):
+    """Each thread's ids and effective capabilities, as procfs shows them."""
+    out = []
+    for tid in tids(pid):
+        st = proc_status(pid, tid)
+        out.append([" ".join(st.get(k, "?").split()) for k in ("Uid", "Gid", "CapEff")])
+    return sorted(out)
+
+
 class Family(Case):
     argv = ("family", "@DIR@")
     roles = ("root", "c1", "c2", "c1g1", "c1g2", "c2g1")
 
+    def notes(self, tree):
+        return {"creds": thread_creds(tree.pids()["c2g1"])}
+
     def check(self, tree, notes):
+        own = [c for c in notes["creds"] if c[0] == "0 1234 0 1234"]
+        t.check(len(own) == 1 and own[0][2] == "0000000000000000",
+                "family: one thread of c2g1 had credentials of its own", notes["creds"])
+        t.eq(thread_creds(tree.pids()["c2g1"]), notes["creds"],
+             "family: c2g1's threads have their credentials back, each its own")
         Case.check(self, tree, notes)
         os.kill(tree.root, signal.SIGTERM)
         try:

@@ -14,10 +14,15 @@
  * DIR/pid.ROLE, and the root DIR/ready once all have.  With --eventfd,
  * c1g2 also holds an eventfd, which crib-dump cannot dump.
  *
+ * The second thread of c2g1 takes credentials of its own with the raw
+ * system calls (libc would change every thread's): effective and fs ids
+ * OWN_ID, which leaves it no effective capability.
+ *
  * SIGUSR1: the process checks its parent (the process that forked it), its
  * buffers and, in c2g1, that its threads run (they wait on a condition
  * variable, so the tree's memory stays still until then, and answer each
- * broadcast); it writes DIR/check.ROLE.
+ * broadcast) and that the second has its own credentials, the others
+ * root's; it writes DIR/check.ROLE.
  * SIGTERM: it sends SIGTERM to its children, waits for each and checks
  * that it exited with its own code, writes DIR/reaped.ROLE, then exits
  * with its code.  Only a process's real parent can wait for it.
@@ -25,6 +30,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "tree.h"
@@ -32,6 +38,7 @@
 #define COW_SIZE	(256 << 10)
 #define OWN_SIZE	(128 << 10)
 #define MAX_KIDS	4
+#define OWN_ID		1234	/* the effective ids of c2g1's second thread */
 
 static const char *const roles[] = { "root", "c1", "c2", "c1g1", "c1g2", "c2g1" };
 
@@ -49,6 +56,7 @@ static bool threaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, answered = PTHREAD_COND_INITIALIZER;
 static unsigned long rounds, ticks[2];
+static pid_t creds_tid;		/* the thread with credentials of its own */
 
 /* Each process exits with its own code, so its parent can tell it was it. */
 static int exit_code_of(const char *role)
@@ -68,7 +76,14 @@ static void *tick(void *arg)
 	sigaddset(&mine, SIGUSR2);
 	sigaddset(&mine, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &mine, NULL);
+	if (count == &ticks[1] &&
+	    (syscall(SYS_setresgid, -1, OWN_ID, -1) || syscall(SYS_setresuid, -1, OWN_ID, -1)))
+		tree_die("setresuid in a thread");
 	pthread_mutex_lock(&lock);
+	if (count == &ticks[1]) {
+		creds_tid = (pid_t)syscall(SYS_gettid);
+		pthread_cond_broadcast(&answered);
+	}
 	for (;;) {
 		while (*count == rounds)
 			pthread_cond_wait(&wake, &lock);
@@ -98,6 +113,45 @@ static bool threads_answer(void)
 	return ok;
 }
 
+/* Line @key of thread @tid's status, its tabs as spaces, into @out. */
+static void thread_status(pid_t tid, const char *key, char *out, size_t size)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	FILE *f;
+
+	snprintf(out, size, "none");
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, len) || line[len] != ':')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (char *c = line; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+		snprintf(out, size, "%s", line + len + 2);
+	}
+	fclose(f);
+}
+
+/* Thread @tid's ids, and no effective capability when @own. */
+static void check_thread_creds(pid_t tid, bool own)
+{
+	char uid[64], gid[64], cap[64], want[64];
+
+	thread_status(tid, "Uid", uid, sizeof(uid));
+	thread_status(tid, "Gid", gid, sizeof(gid));
+	thread_status(tid, "CapEff", cap, sizeof(cap));
+	snprintf(want, sizeof(want), "0 %d 0 %d", own ? OWN_ID : 0, own ? OWN_ID : 0);
+	if (strcmp(uid, want) || strcmp(gid, want))
+		tree_fail("thread %d: uids %s, gids %s, not %s", (int)tid, uid, gid, want);
+	if (own != !strcmp(cap, "0000000000000000"))
+		tree_fail("thread %d: effective capabilities %s", (int)tid, cap);
+}
+
 static void self_check(void)
 {
 	if (parent_pid && getppid() != parent_pid)
@@ -107,6 +161,10 @@ static void self_check(void)
 	if (threaded && !threads_answer())
 		tree_fail("its threads do not run (round %lu: %lu %lu)", rounds, ticks[0],
 			  ticks[1]);
+	if (threaded) {
+		check_thread_creds(getpid(), false);
+		check_thread_creds(creds_tid, true);
+	}
 	tree_report_to("check");
 }
 
@@ -192,6 +250,10 @@ static void threaded_leaf(void)
 	for (int i = 0; i < 2; i++)
 		if (pthread_create(&th, NULL, tick, (void *)&ticks[i]))
 			tree_die("pthread_create");
+	pthread_mutex_lock(&lock);
+	while (!creds_tid)
+		pthread_cond_wait(&answered, &lock);
+	pthread_mutex_unlock(&lock);
 	live();
 }
 
