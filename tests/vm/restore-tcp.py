@@ -112,12 +112,16 @@ def run(w, peer, pid):
     t.eq(locked_tuples(), tuples, "... and both connections still locked")
     os.rename(anchor + ".away", anchor)
 
-    # Fails once the lock is released: locked again, closed in repair mode.
-    rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT="unlock"))
-    t.check(rc == 1 and "CRIB_RESTORE_FAULT=unlock" in err,
-            "a restore failing once it released the lock exits 1, naming the step", err)
-    t.check(not alive(pid), "... leaving nothing running")
-    t.eq(locked_tuples(), tuples, "... and both connections locked again")
+    # Fails once the connections left repair mode, still locked, and once
+    # the lock is released: back in repair mode (and locked again), closed
+    # silently.
+    for step, when in (("resume", "its connections left repair mode"),
+                       ("unlock", "it released the lock")):
+        rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT=step))
+        t.check(rc == 1 and "CRIB_RESTORE_FAULT=%s" % step in err,
+                "a restore failing once %s exits 1, naming the step" % when, err)
+        t.check(not alive(pid), "... leaving nothing running")
+        t.eq(locked_tuples(), tuples, "... and both connections locked")
 
     t.check(wait_for(lambda: peer_status(peer)[0] > at_kill[0] and
                      peer_status(peer)[2] > at_kill[2], 30),
@@ -165,10 +169,10 @@ def run(w, peer, pid):
     for key in ("OutRsts", "AttemptFails", "TCPAbortOnClose", "TCPAbortOnData",
                 "TCPAbortOnLinger", "TCPAbortOnTimeout"):
         t.eq(after[key] - before[key], 0, "Tcp %s did not move" % key)
-    # The killed workload's two sockets, and those of the restore that
-    # failed, closed in repair mode.
-    t.eq(after["EstabResets"] - before["EstabResets"], 4,
-         "Tcp EstabResets moved by the silent closes of the kill and the failed restore "
+    # The killed workload's two sockets, and those of the two restores
+    # that failed, closed in repair mode.
+    t.eq(after["EstabResets"] - before["EstabResets"], 6,
+         "Tcp EstabResets moved by the silent closes of the kill and the failed restores "
          "only")
 
 

@@ -517,7 +517,7 @@ def test_pipe_outside():
 
 # The steps a tree's restore passes, in order: CRIB_RESTORE_FAULT names one.
 TREE_FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "map", "creds", "done",
-                    "registers", "unlock", "resume", "detach")
+                    "registers", "resume", "unlock", "detach")
 # Steps in a process other than the root (STEP@PID), by role.
 TREE_FAULTS_AT = (("fork", "c1"), ("session", "c1g2"), ("files", "c2g1"), ("map", "c2"),
                   ("done", "c2g1"))

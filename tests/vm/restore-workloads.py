@@ -388,8 +388,8 @@ def test_verify_difference():
 # passes them: the new process before the restorer, the restorer, the tracer.
 FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "rseq", "unmap", "vdso", "map",
                "fill", "protect", "mm", "sigaction", "itimer", "thread", "posix-timer",
-               "sigqueue", "rlimit", "thread-state", "creds", "done", "registers", "unlock",
-               "resume", "detach")
+               "sigqueue", "rlimit", "thread-state", "creds", "done", "registers", "resume",
+               "unlock", "detach")
 
 
 def running_exe(path):

@@ -311,15 +311,15 @@ void udp_refill_close(struct udp_refill *r);
 /*
  * The network lock crib-dump left on the TCP connections (network.c).
  * network_release() lets their packets through again (connections that
- * are not locked are skipped); crib-restore calls it once every process
- * is in place, the connections rebuilt and still in repair mode.
- * network_lock_again() is for a restore that fails after that: the
- * connections are locked again and put back in repair mode (@fds: the
- * tree's sockets, -1 for none), so that closing them sends nothing and
- * the snapshot restores again.
+ * are not locked are skipped); crib-restore calls it last, once every
+ * process is in place and the connections have left repair mode.
+ * network_hold_again() is for a restore that fails after they left it:
+ * the connections are put back in repair mode (@fds: the tree's sockets,
+ * -1 for none), and locked again first when @relock, so that closing them
+ * sends nothing and the snapshot restores again.
  */
 int network_release(const struct restore_tree *tree, struct tool_error *err);
-int network_lock_again(const struct restore_tree *tree, const int *fds,
+int network_hold_again(const struct restore_tree *tree, const int *fds, bool relock,
 		       struct tool_error *err);
 
 /*
@@ -371,8 +371,8 @@ enum fault_site {
 	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
 	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
 	FAULT_REGISTERS,	/* the tracer, once the registers are set */
-	FAULT_UNLOCK,		/* the tracer, once the network lock is released */
 	FAULT_RESUME,		/* the tracer, once the connections left repair mode */
+	FAULT_UNLOCK,		/* the tracer, once the network lock is released */
 	FAULT_DETACH,		/* the tracer, once the first thread is let go */
 };
 

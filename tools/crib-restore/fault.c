@@ -42,8 +42,8 @@ static const struct fault_site_name {
 	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
 	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
 	{ "registers",		FAULT_REGISTERS,	0 },
-	{ "unlock",		FAULT_UNLOCK,		0 },
 	{ "resume",		FAULT_RESUME,		0 },
+	{ "unlock",		FAULT_UNLOCK,		0 },
 	{ "detach",		FAULT_DETACH,		0 },
 };
 

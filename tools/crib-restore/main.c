@@ -72,7 +72,7 @@ static void usage(FILE *f)
 		"fail at STEP, once the root exists, as a real failure there would: fork\n"
 		"session files attributes (a new process before the restorer), start rseq\n"
 		"unmap vdso map fill protect mm sigaction itimer thread posix-timer sigqueue\n"
-		"rlimit thread-state creds done (the restorer), registers unlock resume\n"
+		"rlimit thread-state creds done (the restorer), registers resume unlock\n"
 		"detach (crib-restore), or a step's number in that list, from 1.  The steps\n"
 		"of a new process or its restorer fail in the root, or with STEP@PID in\n"
 		"process PID.\n");

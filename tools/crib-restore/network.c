@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The network lock crib-dump left on the tree's TCP connections (see
- * tools/netlock): once the sockets are back, their packets may flow again.
- * Should the restore fail after that, they are locked again and put back
- * in repair mode before anything is closed, so that the peers see no FIN
- * and no reset, and the snapshot can be restored again.
+ * tools/netlock): once the sockets are back and out of repair mode, their
+ * packets may flow again.  Should the restore fail after they left repair
+ * mode, they are locked again if they were released, and put back in
+ * repair mode before anything is closed, so that the peers see no FIN and
+ * no reset, and the snapshot can be restored again.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -74,7 +75,8 @@ int network_release(const struct restore_tree *tree, struct tool_error *err)
 	return ret;
 }
 
-int network_lock_again(const struct restore_tree *tree, const int *fds, struct tool_error *err)
+int network_hold_again(const struct restore_tree *tree, const int *fds, bool relock,
+		       struct tool_error *err)
 {
 	size_t *index = calloc(tree->sockets.n + 1, sizeof(*index));
 	struct netlock_tuple *tuples = NULL;
@@ -87,7 +89,7 @@ int network_lock_again(const struct restore_tree *tree, const int *fds, struct t
 		free(index);
 		return tool_fail(err, 0, "out of memory");
 	}
-	if (n && netlock_acquire(tuples, n, err))
+	if (relock && n && netlock_acquire(tuples, n, err))
 		ret = -1;
 	/* Locked or not, a connection in repair mode closes without a word. */
 	for (k = 0; k < n; k++)

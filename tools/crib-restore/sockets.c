@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sockets: what is checked before anything is created, and the order in
- * which the child creates them.
+ * which crib-restore creates them, once for the whole tree, before the
+ * tree is forked (files.c parks them for the processes to take).
  *
  * Every socket is created first, with its options, bound, listening or
  * (UDP) connected; TCP listeners before any connection, whose local port
@@ -9,13 +10,12 @@
  * they have one, and every queue is filled again: UNIX data sent by the
  * peer or the named sender it came from, UDP packets through the CRIB
  * program, a pending UDP datagram sent again corked.  TCP connections are
- * rebuilt in repair mode, all of them, and stay in it (silent: a process
+ * rebuilt in repair mode, all of them, and stay in it (silent: a restore
  * that fails from here on closes them without a FIN or a reset) until
- * the child is about to jump into the restorer, when sockets_resume()
- * releases their network lock and only then takes them out of repair
- * mode, so that no packet they send meets the lock or a local peer that
- * does not exist yet; their unsent data is written last.  Several
- * descriptors of one socket share what the first of them got.
+ * every process of the tree is in place, when sockets_resume() takes them
+ * out of repair mode, still under the network lock, and writes their
+ * unsent data.  Several descriptors of one socket share what the first of
+ * them got.
  */
 #include <stdlib.h>
 

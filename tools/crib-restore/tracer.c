@@ -56,6 +56,7 @@ struct trace {
 	ARRAY(struct tracee) threads;	/* of every process but the zombies */
 	size_t n_ready;
 	int *sock_fds;			/* crib-restore's copies of the tree's sockets */
+	bool resumed;			/* connections left repair mode */
 	bool released;			/* the network lock was released */
 	struct tool_error *err;
 };
@@ -405,16 +406,23 @@ static int set_registers(struct trace *tr)
 	return fault(tr, FAULT_REGISTERS, "the registers were set");
 }
 
-/* The TCP connections out of the lock and of repair mode: they may send from here on. */
+/*
+ * The TCP connections out of repair mode while the lock still holds them,
+ * then out of the lock: what they send on leaving repair mode (unsent
+ * data, a FIN) is dropped and sent again by their timers, but nothing
+ * their peers send is acknowledged before the last step that can fail
+ * is behind.  Should one fail, restore_tree() puts them back.
+ */
 static int let_connections_go(struct trace *tr)
 {
-	if (network_release(tr->tree, tr->err))
+	tr->resumed = true;
+	if (sockets_resume(tr->tree, tr->sock_fds, tr->err) ||
+	    fault(tr, FAULT_RESUME, "the connections left repair mode"))
 		return -1;
 	tr->released = true;
-	if (fault(tr, FAULT_UNLOCK, "the network lock was released") ||
-	    sockets_resume(tr->tree, tr->sock_fds, tr->err))
+	if (network_release(tr->tree, tr->err))
 		return -1;
-	return fault(tr, FAULT_RESUME, "the connections left repair mode");
+	return fault(tr, FAULT_UNLOCK, "the network lock was released");
 }
 
 /*
@@ -592,8 +600,8 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		goto out;
 	}
 	if (wait_ready(&tr) || set_registers(&tr) || let_connections_go(&tr) || let_go(&tr)) {
-		if (tr.released)
-			network_lock_again(tree, tr.sock_fds, err);
+		if (tr.resumed)
+			network_hold_again(tree, tr.sock_fds, tr.released, err);
 		kill_all(&tr);
 		goto out;
 	}
