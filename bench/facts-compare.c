@@ -75,24 +75,24 @@ static void compare_task(struct comparison *c, const struct dump_task_rec *a,
 	SAME(c, "", a, b, pgid);
 	SAME(c, "", a, b, sid);
 	SAME(c, "", a, b, nr_threads);
-	SAME(c, "", a, b, ngroups);
-	for (i = 0; i < a->ngroups && i < DUMP_MAX_GROUPS; i++)
-		SAME(c, "", a, b, groups[i]);
+	SAME(c, "", a, b, creds.ngroups);
+	for (i = 0; i < a->creds.ngroups && i < DUMP_MAX_GROUPS; i++)
+		SAME(c, "", a, b, creds.groups[i]);
 	if (strncmp(a->comm, b->comm, DUMP_COMM_LEN))
 		differ(c, "comm: CRIB %.16s, procfs %.16s", a->comm, b->comm);
-	SAME(c, "", a, b, uid);
-	SAME(c, "", a, b, gid);
-	SAME(c, "", a, b, euid);
-	SAME(c, "", a, b, egid);
-	SAME(c, "", a, b, suid);
-	SAME(c, "", a, b, sgid);
-	SAME(c, "", a, b, fsuid);
-	SAME(c, "", a, b, fsgid);
-	SAME(c, "", a, b, cap_eff);
-	SAME(c, "", a, b, cap_prm);
-	SAME(c, "", a, b, cap_inh);
-	SAME(c, "", a, b, cap_bnd);
-	SAME(c, "", a, b, cap_amb);
+	SAME(c, "", a, b, creds.uid);
+	SAME(c, "", a, b, creds.gid);
+	SAME(c, "", a, b, creds.euid);
+	SAME(c, "", a, b, creds.egid);
+	SAME(c, "", a, b, creds.suid);
+	SAME(c, "", a, b, creds.sgid);
+	SAME(c, "", a, b, creds.fsuid);
+	SAME(c, "", a, b, creds.fsgid);
+	SAME(c, "", a, b, creds.cap_eff);
+	SAME(c, "", a, b, creds.cap_prm);
+	SAME(c, "", a, b, creds.cap_inh);
+	SAME(c, "", a, b, creds.cap_bnd);
+	SAME(c, "", a, b, creds.cap_amb);
 	SAME(c, "", a, b, sched_policy);
 	SAME(c, "", a, b, rt_priority);
 	SAME(c, "", a, b, nice);

@@ -193,8 +193,9 @@ static int parse_ids(const char *text, const char *key, uint32_t *ids, int n)
 static int parse_status(struct procfs_reader *r, struct dump_task_rec *t, struct tool_error *err)
 {
 	static const char *const caps[] = { "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb" };
-	__u64 *cap_fields[] = { &t->cap_inh, &t->cap_prm, &t->cap_eff, &t->cap_bnd,
-				 &t->cap_amb };
+	struct dump_creds *c = &t->creds;
+	__u64 *cap_fields[] = { &c->cap_inh, &c->cap_prm, &c->cap_eff, &c->cap_bnd,
+				 &c->cap_amb };
 	uint32_t uids[4], gids[4], one[1];
 	const char *p;
 	char *end;
@@ -211,18 +212,18 @@ static int parse_status(struct procfs_reader *r, struct dump_task_rec *t, struct
 	if (parse_ids(r->buf, "Threads", &t->nr_threads, 1) ||
 	    parse_ids(r->buf, "Uid", uids, 4) || parse_ids(r->buf, "Gid", gids, 4))
 		goto bad;
-	t->uid = uids[0], t->euid = uids[1], t->suid = uids[2], t->fsuid = uids[3];
-	t->gid = gids[0], t->egid = gids[1], t->sgid = gids[2], t->fsgid = gids[3];
+	c->uid = uids[0], c->euid = uids[1], c->suid = uids[2], c->fsuid = uids[3];
+	c->gid = gids[0], c->egid = gids[1], c->sgid = gids[2], c->fsgid = gids[3];
 	p = field(r->buf, "Groups");
 	if (!p)
 		goto bad;
-	for (t->ngroups = 0;; t->ngroups++) {
+	for (c->ngroups = 0;; c->ngroups++) {
 		unsigned long g = strtoul(p, &end, 10);
 
 		if (end == p)
 			break;
-		if (t->ngroups < DUMP_MAX_GROUPS)
-			t->groups[t->ngroups] = (uint32_t)g;
+		if (c->ngroups < DUMP_MAX_GROUPS)
+			c->groups[c->ngroups] = (uint32_t)g;
 		p = end;
 	}
 	p = field(r->buf, "Umask");

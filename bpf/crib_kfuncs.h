@@ -42,6 +42,10 @@ extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struc
 				 __u64 addr) __ksym;
 extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
 extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+extern int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
+			     unsigned int flags) __ksym;
+extern struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
+extern void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
 
 /* Files (kernel/bpf/crib/files.c; bpf_put_file() is fs/bpf_fs_kfuncs.c's) */
 extern struct file *bpf_file_from_task_fd(struct task_struct *task, int fd) __ksym;

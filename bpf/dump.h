@@ -24,6 +24,7 @@
 					 * the same bytes followed by zeros up to 128 */
 #define DUMP_MAX_SIGQUEUE	4096	/* the format's limit for one queue */
 #define DUMP_MAX_TIMERS		4096	/* the format's limit for POSIX timers */
+#define DUMP_MAX_DESCS		65536	/* open file descriptions one dump numbers */
 
 /* Return values of the dump programs. */
 enum dump_result {
@@ -48,6 +49,7 @@ enum dump_record_kind {
 	DUMP_REC_SIGMASK = 7,
 	DUMP_REC_TIMERS = 8,
 	DUMP_REC_POSIX_TIMER = 9,
+	DUMP_REC_CHILD = 10,
 };
 
 /* Which signal queue dump_sigqueue walks (dump_ctx.start). */
@@ -60,7 +62,8 @@ enum dump_sigqueue_which {
  * What to dump.  @pid names the process (thread group leader) or, for
  * dump_thread, the thread; @tgid the process a thread must belong to.
  * @start resumes a walk cut short by DUMP_NO_ROOM: an address for VMAs,
- * a descriptor for files; for dump_sigqueue it says which queue.
+ * a descriptor for files, the last child sent for dump_children; for
+ * dump_sigqueue it says which queue.
  */
 struct dump_ctx {
 	__s32 pid;
@@ -71,6 +74,15 @@ struct dump_ctx {
 struct dump_rlimit {
 	__u64 cur;
 	__u64 max;
+};
+
+/* Credentials, as struct cred holds them. */
+struct dump_creds {
+	__u32 uid, gid, euid, egid, suid, sgid, fsuid, fsgid;
+	__u32 ngroups;		/* may exceed DUMP_MAX_GROUPS: then only those are in groups[] */
+	__u32 pad;
+	__u32 groups[DUMP_MAX_GROUPS];
+	__u64 cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
 };
 
 /* An object a path names: a file, a directory. */
@@ -88,12 +100,23 @@ struct dump_task_rec {
 	__s32 pgid;
 	__s32 sid;
 	__u32 nr_threads;
-	__u32 ngroups;		/* may exceed DUMP_MAX_GROUPS: then only those are in groups[] */
 	char comm[DUMP_COMM_LEN];
-	/* credentials */
-	__u32 uid, gid, euid, egid, suid, sgid, fsuid, fsgid;
-	__u32 groups[DUMP_MAX_GROUPS];
-	__u64 cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
+	struct dump_creds creds;	/* the leader's */
+	/* how it is in its tree */
+	__u32 exit_state;	/* EXIT_ZOMBIE (0x20): exited, its parent not told */
+	__u32 exit_code;	/* a zombie's wait status */
+	__s32 exit_signal;	/* what its parent gets when it exits */
+	__u32 stopped;		/* group stop (SIGNAL_STOP_STOPPED) */
+	__u32 stop_code;	/* the stop signal its parent has yet to be told of, or 0 */
+	__u32 child_subreaper;
+	__u32 threads_live;	/* threads not yet exited */
+	__u32 pad2;
+	/*
+	 * What fork() copies and clone() can share, by kernel address: equal
+	 * in two processes when they share it.  crib-dump compares them and
+	 * never writes them out.
+	 */
+	__u64 mm_obj, files_obj, fs_obj, sighand_obj;
 	/* scheduling and process attributes */
 	__u32 sched_policy;
 	__u32 rt_priority;
@@ -128,6 +151,17 @@ struct dump_thread_rec {
 	__u64 sas_ss_size;
 	__u64 clear_child_tid;
 	__u64 robust_list;
+	__s32 pdeath_signal;
+	__u32 pad;
+	struct dump_creds creds;
+};
+
+/* A child of the process dump_children was run for. */
+struct dump_child_rec {
+	__u32 kind;		/* DUMP_REC_CHILD */
+	__s32 pid;		/* its thread group id */
+	__u32 exit_state;	/* EXIT_ZOMBIE once it exited */
+	__u32 pad;
 };
 
 struct dump_vma_rec {
@@ -140,6 +174,7 @@ struct dump_vma_rec {
 	__u64 ino;
 	__u32 dev;		/* kernel encoding */
 	__u32 i_mode;
+	__u64 size;		/* of the backing file: a shared memory object's size */
 };
 
 struct dump_file_rec {
@@ -154,6 +189,10 @@ struct dump_file_rec {
 	__u32 i_mode;
 	__u32 rdev;		/* kernel encoding */
 	__u32 cloexec;
+	__u32 desc;		/* the open file description: the same id for the same struct file */
+	__u32 pipe_readers;	/* pipes and FIFOs: the pipe's descriptions for reading, ... */
+	__u32 pipe_writers;	/* ... and for writing, wherever they are */
+	__u32 pad;
 };
 
 /* One entry of sighand->action[], as struct k_sigaction lays it out. */
@@ -266,6 +305,7 @@ static __always_inline void dump_zero(void *rec, unsigned int size)
 
 _Static_assert(sizeof(struct dump_task_rec) % 8 == 0, "dump_task size");
 _Static_assert(sizeof(struct dump_thread_rec) % 8 == 0, "dump_thread size");
+_Static_assert(sizeof(struct dump_child_rec) % 8 == 0, "dump_child size");
 _Static_assert(sizeof(struct dump_vma_rec) % 8 == 0, "dump_vma size");
 _Static_assert(sizeof(struct dump_file_rec) % 8 == 0, "dump_file size");
 _Static_assert(sizeof(struct dump_sighand_rec) % 8 == 0, "dump_sighand size");

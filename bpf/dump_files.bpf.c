@@ -5,6 +5,13 @@
  * up the program stops with DUMP_NO_ROOM; user space drains it and runs the
  * program again, skipping the descriptors below ctx->start.
  *
+ * Descriptors that share an open file description (dup(), fork()) point
+ * to one struct file: the program numbers files as it meets them, in a map
+ * that lives as long as the loaded program, so every run of one dump, for
+ * every process of the tree, gives one file one number, and the file's
+ * address stays in the kernel.  A pipe's or FIFO's counts of readers and
+ * writers tell crib-dump whether all of its ends are in the tree.
+ *
  * Paths are resolved by crib-dump, as for VMAs (see dump_mm.bpf.c).
  */
 #include "vmlinux.h"
@@ -28,6 +35,19 @@ static __always_inline int iter_result(int err)
 	return err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
 }
 
+/* struct file address -> its number, from 1.  Files of a frozen tree stay put. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DUMP_MAX_DESCS);
+	__type(key, __u64);
+	__type(value, __u32);
+} desc_ids SEC(".maps");
+
+__u32 next_desc_id;
+
+#define S_IFMT		00170000
+#define S_IFIFO		0010000
+
 /* FD_CLOEXEC lives in the descriptor table, not in the file. */
 static __always_inline __u32 fd_cloexec(struct task_struct *task, int fd)
 {
@@ -42,6 +62,21 @@ static __always_inline __u32 fd_cloexec(struct task_struct *task, int fd)
 		return 0;
 	bpf_probe_read_kernel(&word, sizeof(word), fdt->close_on_exec + (unsigned int)fd / 64);
 	return (word >> ((unsigned int)fd % 64)) & 1;
+}
+
+/* The number of @file's description; 0 when the map is full. */
+static __always_inline __u32 desc_id(struct file *file)
+{
+	__u64 key = (__u64)file;
+	__u32 *found, id;
+
+	found = bpf_map_lookup_elem(&desc_ids, &key);
+	if (found)
+		return *found;
+	id = ++next_desc_id;
+	if (bpf_map_update_elem(&desc_ids, &key, &id, BPF_NOEXIST))
+		return 0;
+	return id;
 }
 
 SEC("crib")
@@ -80,6 +115,11 @@ int dump_files(struct dump_ctx *ctx)
 		f->i_mode = inode->i_mode;
 		f->rdev = inode->i_rdev;
 		f->cloexec = fd_cloexec(task, fd);
+		f->desc = desc_id(file);
+		if ((inode->i_mode & S_IFMT) == S_IFIFO && inode->i_pipe) {
+			f->pipe_readers = inode->i_pipe->readers;
+			f->pipe_writers = inode->i_pipe->writers;
+		}
 		bpf_ringbuf_submit(f, 0);
 	}
 	if (ret == DUMP_OK)

@@ -63,6 +63,7 @@ int dump_vmas(struct dump_ctx *ctx)
 			v->ino = inode->i_ino;
 			v->dev = inode->i_sb->s_dev;
 			v->i_mode = inode->i_mode;
+			v->size = inode->i_size;
 		}
 		bpf_ringbuf_submit(v, 0);
 	}

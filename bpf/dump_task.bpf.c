@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * crib-dump: a process's identity, credentials, scheduling attributes,
- * limits, fs context and mm layout (dump_task), and the kernel side of one
- * of its threads (dump_thread).  Registers are not here: they are only
- * consistent once the thread is stopped, and ptrace reads them then.
+ * limits, fs context, mm layout and place in its tree (dump_task), the
+ * kernel side of one of its threads (dump_thread), and its children
+ * (dump_children).  Registers are not here: they are only consistent once
+ * the thread is stopped, and ptrace reads them then.
  *
  * Fields are read with plain loads through the task pointer (the verifier
  * turns them into faulting-safe loads); the few arrays whose element type
  * is not a struct are copied with bpf_probe_read_kernel().
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "dump.h"
@@ -21,6 +23,10 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } task_records SEC(".maps");
+
+/* include/linux/sched.h, include/linux/sched/signal.h */
+#define EXIT_ZOMBIE		0x20
+#define SIGNAL_STOP_STOPPED	0x1
 
 static __always_inline s32 pid_nr_of(struct task_struct *task, enum pid_type type)
 {
@@ -40,27 +46,51 @@ static __always_inline void inode_id_of(struct dentry *dentry, struct dump_inode
 	id->present = 1;
 }
 
-static __always_inline void read_creds(struct task_struct *task, struct dump_task_rec *t)
+/* The credentials of one thread: the kernel keeps them per thread. */
+static __always_inline void read_creds(struct task_struct *task, struct dump_creds *c)
 {
 	const struct cred *cred = task->cred;
 	struct group_info *gi = cred->group_info;
 
-	t->uid = cred->uid.val;
-	t->gid = cred->gid.val;
-	t->euid = cred->euid.val;
-	t->egid = cred->egid.val;
-	t->suid = cred->suid.val;
-	t->sgid = cred->sgid.val;
-	t->fsuid = cred->fsuid.val;
-	t->fsgid = cred->fsgid.val;
-	t->cap_eff = cred->cap_effective.val;
-	t->cap_prm = cred->cap_permitted.val;
-	t->cap_inh = cred->cap_inheritable.val;
-	t->cap_bnd = cred->cap_bset.val;
-	t->cap_amb = cred->cap_ambient.val;
-	t->ngroups = gi ? gi->ngroups : 0;
-	if (t->ngroups)
-		bpf_probe_read_kernel(t->groups, sizeof(t->groups), &gi->gid);
+	c->uid = cred->uid.val;
+	c->gid = cred->gid.val;
+	c->euid = cred->euid.val;
+	c->egid = cred->egid.val;
+	c->suid = cred->suid.val;
+	c->sgid = cred->sgid.val;
+	c->fsuid = cred->fsuid.val;
+	c->fsgid = cred->fsgid.val;
+	c->cap_eff = cred->cap_effective.val;
+	c->cap_prm = cred->cap_permitted.val;
+	c->cap_inh = cred->cap_inheritable.val;
+	c->cap_bnd = cred->cap_bset.val;
+	c->cap_amb = cred->cap_ambient.val;
+	c->ngroups = gi ? gi->ngroups : 0;
+	if (c->ngroups)
+		bpf_probe_read_kernel(c->groups, sizeof(c->groups), &gi->gid);
+}
+
+/*
+ * Where the process is in its tree beyond its ids: a zombie and how it
+ * ended, a group stop and the signal its parent has yet to be told of,
+ * the signal its parent gets when it exits, a child subreaper, and what it
+ * may share with another process.
+ */
+static __always_inline void read_tree_state(struct task_struct *task, struct dump_task_rec *t)
+{
+	struct signal_struct *sig = task->signal;
+
+	t->exit_state = task->exit_state;
+	t->exit_code = task->exit_code;
+	t->exit_signal = task->exit_signal;
+	t->stopped = sig->flags & SIGNAL_STOP_STOPPED ? 1 : 0;
+	t->stop_code = t->stopped ? sig->group_exit_code : 0;
+	t->child_subreaper = BPF_CORE_READ_BITFIELD(sig, is_child_subreaper);
+	t->threads_live = sig->live.counter;
+	t->mm_obj = (u64)task->mm;
+	t->files_obj = (u64)task->files;
+	t->fs_obj = (u64)task->fs;
+	t->sighand_obj = (u64)task->sighand;
 }
 
 static __always_inline void read_fs(struct task_struct *task, struct dump_task_rec *t)
@@ -125,7 +155,8 @@ int dump_task(struct dump_ctx *ctx)
 	t->nr_threads = task->signal->nr_threads;
 	bpf_probe_read_kernel(t->comm, sizeof(t->comm), &task->comm);
 
-	read_creds(task, t);
+	read_creds(task, &t->creds);
+	read_tree_state(task, t);
 
 	t->sched_policy = task->policy;
 	t->rt_priority = task->rt_priority;
@@ -175,7 +206,49 @@ int dump_thread(struct dump_ctx *ctx)
 	t->sas_ss_flags = task->sas_ss_flags;
 	t->clear_child_tid = (u64)task->clear_child_tid;
 	t->robust_list = (u64)task->robust_list;
+	t->pdeath_signal = task->pdeath_signal;
+	read_creds(task, &t->creds);
 	bpf_task_release(task);
 	bpf_ringbuf_submit(t, 0);
 	return DUMP_OK;
+}
+
+/*
+ * The children of process ctx->pid: every process whose real parent is
+ * one of its threads.  The kernel keeps them on each thread's children
+ * list, which is not safe to walk here; the task iterator walks every
+ * process under RCU instead, in the order they were made.  A run after
+ * DUMP_NO_ROOM goes on after the child ctx->start, the last one sent: the
+ * parent is stopped, so its children stay where they are.
+ */
+SEC("crib")
+int dump_children(struct dump_ctx *ctx)
+{
+	struct bpf_iter_task it;
+	struct task_struct *task;
+	struct dump_child_rec *c;
+	bool skipping = ctx->start != 0;
+	int ret = DUMP_OK;
+
+	bpf_iter_task_new(&it, NULL, BPF_TASK_ITER_ALL_PROCS);
+	while ((task = bpf_iter_task_next(&it))) {
+		if (task->real_parent->tgid != ctx->pid || task->tgid == ctx->pid)
+			continue;
+		if (skipping) {
+			skipping = task->tgid != (s32)ctx->start;
+			continue;
+		}
+		c = bpf_ringbuf_reserve(&task_records, sizeof(*c), 0);
+		if (!c) {
+			ret = DUMP_NO_ROOM;
+			break;
+		}
+		dump_zero(c, sizeof(*c));
+		c->kind = DUMP_REC_CHILD;
+		c->pid = task->tgid;
+		c->exit_state = task->exit_state;
+		bpf_ringbuf_submit(c, 0);
+	}
+	bpf_iter_task_destroy(&it);
+	return ret;
 }

@@ -2,8 +2,10 @@
 # Run test groups and add up their results:
 #   host    meson's host tests (format library, crib-inspect), also under
 #           ASan/UBSan, and the fuzz targets for a bounded time
-#   vm      the runner itself, a migration (every restore workload dumped
-#           in one boot, restored in the next), then the tool tests in the guest
+#   vm      the runner itself, a migration (every restore workload and
+#           process tree dumped in one boot, restored in the next), then the
+#           tool tests in the guest, and the process-tree tests in a boot of
+#           their own
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
 #           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0), and on
 #           the release kernel booted locked down, once per lockdown mode
@@ -147,6 +149,7 @@ test_vm() {
 	runner_check "a file written in the guest appears on the host" runner_shares_checkout
 	migrate_suite
 	guest_suite vm vm dump restore
+	guest_suite vm-tree tree
 }
 
 test_kernel() {

@@ -22,6 +22,7 @@ static const struct crib_field file_fields[] = {
 	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_file, mnt_id, 0, NULL),
 	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_file, eventfd_count, 0, NULL),
 	CRIB_F(14, CRIB_FT_UINT, X, struct crib_file, sigmask, 0, NULL),
+	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_file, desc, 0, NULL),
 };
 const struct crib_struct_desc crib_file_desc = CRIB_DESC("file", struct crib_file, file_fields);
 
@@ -32,6 +33,7 @@ static const struct crib_field pipe_fields[] = {
 	CRIB_F(4, CRIB_FT_UINT, R, struct crib_pipe, end, 0, NULL),
 	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_pipe, pipe_size, 0, NULL),
 	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_pipe, queued, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_pipe, ends_outside, 0, NULL),
 };
 const struct crib_struct_desc crib_pipe_desc = CRIB_DESC("pipe", struct crib_pipe, pipe_fields);
 
@@ -64,6 +66,7 @@ const char *crib_file_type_name(uint64_t type)
 		[CRIB_FILE_MEMFD] = "memfd",
 		[CRIB_FILE_SYMLINK] = "symlink",
 		[CRIB_FILE_ANON_INODE] = "anon_inode",
+		[CRIB_FILE_FIFO] = "fifo",
 	};
 
 	return type < ARRAY_SIZE(names) ? names[type] : "unknown";

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Address space records: mm, vma, pages. */
+/* Address space records: mm, vma, pages, shmem. */
 #include "internal.h"
 
 #define R CRIB_FIELD_REQUIRED
@@ -40,6 +40,7 @@ static const struct crib_field vma_fields[] = {
 	CRIB_F(10, CRIB_FT_UINT, 0, struct crib_vma, kind, 0, NULL),
 	CRIB_F(11, CRIB_FT_UINT, X | V, struct crib_vma, vm_flags, 0, NULL),
 	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_vma, shmid, 0, NULL),
+	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_vma, shmem_id, 0, NULL),
 };
 const struct crib_struct_desc crib_vma_desc = CRIB_DESC("vma", struct crib_vma, vma_fields);
 
@@ -51,6 +52,13 @@ static const struct crib_field pages_fields[] = {
 };
 const struct crib_struct_desc crib_pages_desc =
 	CRIB_DESC("pages", struct crib_pages, pages_fields);
+
+static const struct crib_field shmem_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_shmem, shmem_id, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, R, struct crib_shmem, size, 0, NULL),
+};
+const struct crib_struct_desc crib_shmem_desc =
+	CRIB_DESC("shmem", struct crib_shmem, shmem_fields);
 
 const char *crib_vma_kind_name(uint64_t kind)
 {
@@ -77,6 +85,11 @@ int crib_write_mm(struct crib_writer *w, const struct crib_mm *mm)
 int crib_write_vma(struct crib_writer *w, const struct crib_vma *vma)
 {
 	return crib_writer_record(w, CRIB_REC_VMA, vma);
+}
+
+int crib_write_shmem(struct crib_writer *w, const struct crib_shmem *s)
+{
+	return crib_writer_record(w, CRIB_REC_SHMEM, s);
 }
 
 int crib_write_pages(struct crib_writer *w, uint64_t pid, uint64_t addr, uint64_t npages,

@@ -48,6 +48,10 @@ static const struct crib_field process_fields[] = {
 	CRIB_F(30, CRIB_FT_BOOL, 0, struct crib_process, no_new_privs, 0, NULL),
 	CRIB_F(31, CRIB_FT_UINT, 0, struct crib_process, dumpable, 0, NULL),
 	CRIB_F(32, CRIB_FT_UINT, V, struct crib_process, start_time, 0, NULL),
+	CRIB_F(33, CRIB_FT_BOOL, 0, struct crib_process, zombie, 0, NULL),
+	CRIB_F(34, CRIB_FT_UINT, X, struct crib_process, exit_status, 0, NULL),
+	CRIB_F(35, CRIB_FT_UINT, 0, struct crib_process, stop_signal, 0, NULL),
+	CRIB_F(36, CRIB_FT_BOOL, 0, struct crib_process, child_subreaper, 0, NULL),
 };
 const struct crib_struct_desc crib_process_desc =
 	CRIB_DESC("process", struct crib_process, process_fields);
@@ -79,6 +83,25 @@ static const struct crib_field siginfo_fields[] = {
 const struct crib_struct_desc crib_siginfo_desc =
 	CRIB_DESC("siginfo", struct crib_siginfo, siginfo_fields);
 
+static const struct crib_field creds_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, 0, struct crib_creds, uid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, 0, struct crib_creds, gid, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, 0, struct crib_creds, euid, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, 0, struct crib_creds, egid, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_creds, suid, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_creds, sgid, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_creds, fsuid, 0, NULL),
+	CRIB_F(8, CRIB_FT_UINT, 0, struct crib_creds, fsgid, 0, NULL),
+	CRIB_FA(9, CRIB_FT_UINT_ARRAY, 0, struct crib_creds, groups, 65536, NULL),
+	CRIB_F(10, CRIB_FT_UINT, X, struct crib_creds, cap_eff, 0, NULL),
+	CRIB_F(11, CRIB_FT_UINT, X, struct crib_creds, cap_prm, 0, NULL),
+	CRIB_F(12, CRIB_FT_UINT, X, struct crib_creds, cap_inh, 0, NULL),
+	CRIB_F(13, CRIB_FT_UINT, X, struct crib_creds, cap_bnd, 0, NULL),
+	CRIB_F(14, CRIB_FT_UINT, X, struct crib_creds, cap_amb, 0, NULL),
+};
+static const struct crib_struct_desc creds_desc =
+	CRIB_DESC("creds", struct crib_creds, creds_fields);
+
 static const struct crib_field thread_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_thread, pid, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_thread, tid, 0, NULL),
@@ -97,6 +120,9 @@ static const struct crib_field thread_fields[] = {
 	CRIB_F(14, CRIB_FT_UINT, X, struct crib_thread, rseq, 0, NULL),
 	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_thread, rseq_len, 0, NULL),
 	CRIB_F(16, CRIB_FT_UINT, X, struct crib_thread, rseq_sig, 0, NULL),
+	CRIB_F(17, CRIB_FT_UINT, 0, struct crib_thread, pdeath_signal, 0, NULL),
+	CRIB_F(18, CRIB_FT_BOOL, 0, struct crib_thread, own_creds, 0, NULL),
+	CRIB_F(19, CRIB_FT_STRUCT, 0, struct crib_thread, creds, 0, &creds_desc),
 };
 const struct crib_struct_desc crib_thread_desc =
 	CRIB_DESC("thread", struct crib_thread, thread_fields);

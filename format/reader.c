@@ -244,6 +244,10 @@ bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 		    rec->u.vma.end % page_size)
 			why = "vma: start and end are not ordered, page-aligned addresses";
 		break;
+	case CRIB_REC_SHMEM:
+		if (!rec->u.shmem.shmem_id || !rec->u.shmem.size || rec->u.shmem.size % page_size)
+			why = "shmem: no id, or a size that is not a whole number of pages";
+		break;
 	case CRIB_REC_PAGES: {
 		const struct crib_pages *p = &rec->u.pages;
 

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The sample snapshot: two processes, every resource kind, an unknown record. */
+/*
+ * The sample snapshot: a tree of three processes (one stopped, one a zombie)
+ * sharing a pipe, an open file and shared memory, every resource kind, an
+ * unknown record.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +13,8 @@
 #define HEAP_START 0x555555560000ull
 #define DATA_PAGES 3
 #define BIG_PAGES 300		/* 1.2 MB: spans two pages records */
+#define SHARED_START 0x7ffff7a00000ull	/* shared with the child: shmem 1 */
+#define SHARED_PAGES 2
 
 void sample_header(struct crib_header *hdr)
 {
@@ -39,7 +45,7 @@ static int write_process(struct crib_writer *w, uint64_t pid, uint64_t ppid, con
 			 uint64_t uid)
 {
 	struct crib_process p = {
-		.pid = pid, .tgid = pid, .ppid = ppid, .sid = 100, .pgid = 100,
+		.pid = pid, .tgid = pid, .ppid = ppid, .sid = 100, .pgid = pid == 100 ? 100 : 101,
 		.comm = comm,
 		.uid = uid, .gid = 1000, .euid = 1000, .egid = 1000,
 		.suid = 1000, .sgid = 1000, .fsuid = 1000, .fsgid = 1000,
@@ -50,6 +56,20 @@ static int write_process(struct crib_writer *w, uint64_t pid, uint64_t ppid, con
 		.rlimits = rlimits, .n_rlimits = 2,
 		.cwd = "/home/user", .root = "/", .exe = "/usr/bin/sample",
 		.no_new_privs = true, .dumpable = 1, .start_time = 123456789,
+		.child_subreaper = pid == 100,
+		.stop_signal = pid == 101 ? 19 : 0,	/* SIGSTOP */
+	};
+
+	return crib_write_process(w, &p);
+}
+
+/* A child of 101 that exited with status 3, not waited for: its process record alone. */
+static int write_zombie(struct crib_writer *w)
+{
+	struct crib_process p = {
+		.pid = 103, .tgid = 103, .ppid = 101, .sid = 100, .pgid = 101,
+		.comm = "zombie", .start_time = 123456999,
+		.zombie = true, .exit_status = 3 << 8,
 	};
 
 	return crib_write_process(w, &p);
@@ -73,7 +93,16 @@ static int write_thread(struct crib_writer *w, uint64_t pid, uint64_t tid)
 		.pending = &pending, .n_pending = tid == pid ? 1 : 0,
 		.clear_child_tid = 0x7ffff7d8aa10ull,
 		.robust_list = 0x7ffff7d8aa20ull, .robust_list_len = 24,
+		.pdeath_signal = tid == 101 ? 15 : 0,	/* SIGTERM */
 	};
+	/* The worker dropped its privileges alone, with the raw system calls. */
+	if (tid == 102) {
+		t.own_creds = true;
+		t.creds = (struct crib_creds){
+			.uid = 2000, .gid = 2000, .euid = 2000, .egid = 2000, .suid = 2000,
+			.sgid = 2000, .fsuid = 2000, .fsgid = 2000, .cap_bnd = 0x1ffffffffffull,
+		};
+	}
 
 	for (size_t i = 0; i < sizeof(xstate); i++)
 		xstate[i] = (uint8_t)i;
@@ -94,7 +123,7 @@ static int write_memory(struct crib_writer *w, uint64_t pid, bool big)
 		.auxv = { auxv, sizeof(auxv) },
 		.exe = "/usr/bin/sample",
 		.flags = 0x8d,
-		.nr_vmas = 4,
+		.nr_vmas = 5,
 	};
 	struct crib_vma vmas[] = {
 		{ .pid = pid, .start = 0x555555554000ull, .end = 0x555555556000ull, .prot = 5,
@@ -105,6 +134,10 @@ static int write_memory(struct crib_writer *w, uint64_t pid, bool big)
 		{ .pid = pid, .start = 0x7ffffffde000ull, .end = 0x7ffffffff000ull, .prot = 3,
 		  .flags = CRIB_MAP_PRIVATE | CRIB_MAP_GROWSDOWN, .kind = CRIB_VMA_STACK,
 		  .vm_flags = 0x100173 },
+		{ .pid = pid, .start = SHARED_START, .end = SHARED_START + SHARED_PAGES * 4096,
+		  .prot = 3, .flags = CRIB_MAP_SHARED, .path = "/dev/zero (deleted)",
+		  .inode = 2020, .kind = CRIB_VMA_SHARED_ANON, .vm_flags = 0x1000fb,
+		  .shmem_id = 1 },
 		{ .pid = pid, .start = 0x7ffff7fc1000ull, .end = 0x7ffff7fc3000ull, .prot = 5,
 		  .flags = CRIB_MAP_PRIVATE, .path = "[vdso]", .kind = CRIB_VMA_VDSO },
 	};
@@ -129,7 +162,30 @@ static int write_memory(struct crib_writer *w, uint64_t pid, bool big)
 	if (ret)
 		return -1;
 	/* The rest of the heap was touched but is zero. */
-	return crib_write_pages(w, pid, HEAP_START + npages * SAMPLE_PAGE_SIZE, 16, NULL);
+	if (crib_write_pages(w, pid, HEAP_START + npages * SAMPLE_PAGE_SIZE, 16, NULL))
+		return -1;
+	/* The first page of shmem 1: recorded here, under its first vma, only. */
+	data = malloc(SAMPLE_PAGE_SIZE);
+	if (!data)
+		return -1;
+	for (size_t i = 0; i < SAMPLE_PAGE_SIZE; i++)
+		data[i] = sample_page_byte(SHARED_START, i);
+	ret = crib_write_pages(w, pid, SHARED_START, 1, data);
+	free(data);
+	return ret;
+}
+
+/* The child's address space: only shmem 1, at the same address, inherited. */
+static int write_child_memory(struct crib_writer *w, uint64_t pid)
+{
+	struct crib_mm mm = { .pid = pid, .exe = "/usr/bin/sample", .nr_vmas = 1 };
+	struct crib_vma shared = {
+		.pid = pid, .start = SHARED_START, .end = SHARED_START + SHARED_PAGES * 4096,
+		.prot = 3, .flags = CRIB_MAP_SHARED, .path = "/dev/zero (deleted)",
+		.inode = 2020, .kind = CRIB_VMA_SHARED_ANON, .vm_flags = 0x1000fb, .shmem_id = 1,
+	};
+
+	return crib_write_mm(w, &mm) || crib_write_vma(w, &shared) ? -1 : 0;
 }
 
 static int write_files(struct crib_writer *w, uint64_t pid)
@@ -137,25 +193,57 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 	static const char pipe_bytes[] = "hello through a pipe";
 	struct crib_file files[] = {
 		{ .pid = pid, .fd = 0, .type = CRIB_FILE_CHARDEV, .flags = 02, .path = "/dev/pts/0",
-		  .dev = 0x18, .inode = 3, .mode = 020620, .mnt_id = 25 },
+		  .dev = 0x18, .inode = 3, .mode = 020620, .mnt_id = 25, .desc = 1 },
 		{ .pid = pid, .fd = 3, .cloexec = true, .type = CRIB_FILE_REGULAR, .flags = 0100002,
 		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
-		  .size = 10000, .mode = 0100644, .mnt_id = 30 },
+		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
 		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 0, .inode = 4242,
-		  .mode = 010600 },
+		  .mode = 010600, .desc = 3 },
 		{ .pid = pid, .fd = 5, .type = CRIB_FILE_SOCKET, .flags = 02, .inode = 5151,
-		  .mode = 0140777 },
-		{ .pid = pid, .fd = 6, .type = CRIB_FILE_EVENTFD, .flags = 02, .eventfd_count = 3 },
+		  .mode = 0140777, .desc = 4 },
+		{ .pid = pid, .fd = 6, .type = CRIB_FILE_EVENTFD, .flags = 02, .eventfd_count = 3,
+		  .desc = 5 },
+		/* dup(3): the same description, offset and flags */
+		{ .pid = pid, .fd = 8, .type = CRIB_FILE_REGULAR, .flags = 0100002,
+		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
+		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
+		{ .pid = pid, .fd = 9, .type = CRIB_FILE_FIFO, .flags = 04002,
+		  .path = "/tmp/sample.fifo", .dev = 0x801, .inode = 778, .mode = 010644,
+		  .mnt_id = 30, .desc = 6 },
 	};
-	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 4242, .end = CRIB_PIPE_READ,
-				  .pipe_size = 65536, .queued = sizeof(pipe_bytes) - 1 };
+	struct crib_pipe pipes[] = {
+		{ .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_READ, .pipe_size = 65536,
+		  .queued = sizeof(pipe_bytes) - 1 },
+		{ .pid = pid, .fd = 9, .pipe_id = 2, .end = CRIB_PIPE_BOTH, .pipe_size = 65536 },
+	};
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (crib_write_file(w, &files[i]))
 			return -1;
-	if (crib_write_pipe(w, &pipe))
+	if (crib_write_pipe(w, &pipes[0]) ||
+	    crib_write_pipe_data(w, 1, pipe_bytes, sizeof(pipe_bytes) - 1) ||
+	    crib_write_pipe(w, &pipes[1]))
 		return -1;
-	return crib_write_pipe_data(w, 4242, pipe_bytes, sizeof(pipe_bytes) - 1);
+	return 0;
+}
+
+/* The child: the parent's fd 3, inherited, and the pipe's write end. */
+static int write_child_files(struct crib_writer *w, uint64_t pid)
+{
+	struct crib_file files[] = {
+		{ .pid = pid, .fd = 3, .cloexec = true, .type = CRIB_FILE_REGULAR, .flags = 0100002,
+		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
+		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
+		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 01, .inode = 4242,
+		  .mode = 010600, .desc = 7 },
+	};
+	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_WRITE,
+				  .pipe_size = 65536, .queued = 20 };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (crib_write_file(w, &files[i]))
+			return -1;
+	return crib_write_pipe(w, &pipe);
 }
 
 static int write_sockets(struct crib_writer *w, uint64_t pid)
@@ -222,11 +310,16 @@ static int write_signals(struct crib_writer *w, uint64_t pid)
 
 int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
 {
+	struct crib_shmem shmem = { .shmem_id = 1, .size = SHARED_PAGES * SAMPLE_PAGE_SIZE };
+
+	if (crib_write_shmem(w, &shmem))
+		return -1;
 	if (write_process(w, 100, 1, "sample", uid) || write_thread(w, 100, 100) ||
 	    write_thread(w, 100, 102) || write_memory(w, 100, big) || write_files(w, 100) ||
 	    write_sockets(w, 100) || write_signals(w, 100))
 		return -1;
-	if (write_process(w, 101, 100, "child", 1000) || write_thread(w, 101, 101))
+	if (write_process(w, 101, 100, "child", 1000) || write_thread(w, 101, 101) ||
+	    write_child_memory(w, 101) || write_child_files(w, 101) || write_zombie(w))
 		return -1;
 	if (crib_write_note(w, "comment", "sample snapshot"))
 		return -1;
@@ -247,13 +340,14 @@ uint64_t sample_count(uint32_t type, bool big)
 {
 	switch (type) {
 	case CRIB_REC_HEADER: return 1;
-	case CRIB_REC_PROCESS: return 2;
+	case CRIB_REC_PROCESS: return 3;
 	case CRIB_REC_THREAD: return 3;
-	case CRIB_REC_MM: return 1;
-	case CRIB_REC_VMA: return 4;
-	case CRIB_REC_PAGES: return big ? 3 : 2;
-	case CRIB_REC_FILE: return 5;
-	case CRIB_REC_PIPE: return 1;
+	case CRIB_REC_MM: return 2;
+	case CRIB_REC_VMA: return 6;
+	case CRIB_REC_PAGES: return big ? 4 : 3;
+	case CRIB_REC_SHMEM: return 1;
+	case CRIB_REC_FILE: return 9;
+	case CRIB_REC_PIPE: return 3;
 	case CRIB_REC_PIPE_DATA: return 1;
 	case CRIB_REC_SOCKET: return 2;
 	case CRIB_REC_SOCKET_QUEUE: return 3;

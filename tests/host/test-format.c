@@ -253,8 +253,18 @@ static void test_roundtrip(bool big)
 		if (rec.type == SAMPLE_UNKNOWN_ANCILLARY)
 			tap_check(&t, rec.info == NULL && rec.raw_len > 0,
 				  "roundtrip: unknown ancillary record returned opaque");
+		if (rec.type == CRIB_REC_THREAD && rec.u.thread.tid == 102)
+			tap_check(&t, rec.u.thread.own_creds && rec.u.thread.creds.euid == 2000 &&
+				  rec.u.thread.creds.cap_bnd == 0x1ffffffffffull,
+				  "roundtrip: a thread's own credentials");
+		if (rec.type == CRIB_REC_PROCESS && rec.u.process.pid == 103)
+			tap_check(&t, rec.u.process.zombie && rec.u.process.exit_status == 0x300 &&
+				  rec.u.process.ppid == 101, "roundtrip: a zombie and its status");
+		if (rec.type == CRIB_REC_SHMEM)
+			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
+				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
 		if (rec.type == CRIB_REC_TRAILER)
-			tap_check(&t, rec.u.trailer.n_counts == 16, "roundtrip: trailer lists 16 types");
+			tap_check(&t, rec.u.trailer.n_counts == 17, "roundtrip: trailer lists 17 types");
 	}
 	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
 		  ret ? crib_reader_error(r)->msg : "ok");
@@ -325,7 +335,7 @@ static void test_pipe(void)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 32,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 44,
 		  "pipe: streamed through a pipe, %" PRIu64 " records (%s)", pr.records,
 		  pr.ret ? pr.msg : "ok");
 }
@@ -542,6 +552,24 @@ static void test_hostile(void)
 	crib_cbor_uint(&b, 3);
 	crib_cbor_uint(&b, 0x1000);
 	expect_body(CRIB_REC_VMA, &b, CRIB_E_SCHEMA, "vma end before start");
+
+	/* a shmem object whose size is not a whole number of pages */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0x1800);
+	expect_body(CRIB_REC_SHMEM, &b, CRIB_E_SCHEMA, "shmem size not page-aligned");
+
+	/* a shmem object without an id */
+	body_init(&b);
+	crib_cbor_map(&b, 2);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 0);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0x1000);
+	expect_body(CRIB_REC_SHMEM, &b, CRIB_E_SCHEMA, "shmem id 0");
 
 	/* unknown critical record */
 	body_init(&b);

@@ -23,7 +23,8 @@ class Workload:
         """user: (uid, gid) to run as, with no supplementary groups; parent:
         where its directory goes (default: the temporary directory);
         session: lead a session of its own rather than join the test's."""
-        self.dir = tempfile.mkdtemp(prefix="crib-" + name + "-", dir=parent)
+        self.dir = tempfile.mkdtemp(prefix="crib-" + os.path.basename(name) + "-",
+                                    dir=parent)
         ids = {}
         if user:
             os.chmod(self.dir, 0o777)

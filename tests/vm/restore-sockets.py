@@ -161,8 +161,9 @@ def child_exits(child, timeout):
 
 
 def test_child_peer():
-    """A TCP connection to the workload's child, a peer outside the
-    snapshot that keeps running: locked through the kill, restored,
+    """A TCP connection to a process the workload started and handed away,
+    a peer outside its tree and the snapshot that keeps running (the tree
+    a dump takes would hold a child): locked through the kill, restored,
     released, and still the same connection (closing the restored end is
     what ends the child)."""
     name = "sockets (a child peer)"

@@ -5,10 +5,12 @@ and a restore.  The tcpstream workload streams both ways with a peer
 process over IPv4 and IPv6, every byte checked; it is dumped mid-stream
 with unread data in its receive queues and unsent data in its send
 queues, and killed, while the peer keeps sending.  A restore refused
-(a file missing) leaves the network lock in place; the next one brings
-the workload back and releases the lock; the streams carry on until the
-peer ends them, and each side finds every byte the other sent, once, in
-order, with no reset counted.  TAP."""
+(a file missing) leaves the network lock in place; so does one that
+fails once it has released the lock (fault injection): it locks the
+connections again and closes them in repair mode.  The next restore
+brings the workload back and releases the lock; the streams carry on
+until the peer ends them, and each side finds every byte the other sent,
+once, in order, with no reset counted.  TAP."""
 import os
 import signal
 import socket
@@ -110,6 +112,17 @@ def run(w, peer, pid):
     t.eq(locked_tuples(), tuples, "... and both connections still locked")
     os.rename(anchor + ".away", anchor)
 
+    # Fails once the connections left repair mode, still locked, and once
+    # the lock is released: back in repair mode (and locked again), closed
+    # silently.
+    for step, when in (("resume", "its connections left repair mode"),
+                       ("unlock", "it released the lock")):
+        rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT=step))
+        t.check(rc == 1 and "CRIB_RESTORE_FAULT=%s" % step in err,
+                "a restore failing once %s exits 1, naming the step" % when, err)
+        t.check(not alive(pid), "... leaving nothing running")
+        t.eq(locked_tuples(), tuples, "... and both connections locked")
+
     t.check(wait_for(lambda: peer_status(peer)[0] > at_kill[0] and
                      peer_status(peer)[2] > at_kill[2], 30),
             "the peer keeps sending while the workload is gone", (at_kill, peer_status(peer)))
@@ -156,9 +169,11 @@ def run(w, peer, pid):
     for key in ("OutRsts", "AttemptFails", "TCPAbortOnClose", "TCPAbortOnData",
                 "TCPAbortOnLinger", "TCPAbortOnTimeout"):
         t.eq(after[key] - before[key], 0, "Tcp %s did not move" % key)
-    # The killed workload's two sockets, closed in repair mode.
-    t.eq(after["EstabResets"] - before["EstabResets"], 2,
-         "Tcp EstabResets moved by the kill's two silent closes only")
+    # The killed workload's two sockets, and those of the two restores
+    # that failed, closed in repair mode.
+    t.eq(after["EstabResets"] - before["EstabResets"], 6,
+         "Tcp EstabResets moved by the silent closes of the kill and the failed restores "
+         "only")
 
 
 try:

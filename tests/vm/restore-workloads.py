@@ -390,9 +390,10 @@ def test_verify_difference():
 
 # Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
 # passes them: the new process before the restorer, the restorer, the tracer.
-FAULT_STEPS = ("files", "attributes", "start", "rseq", "unmap", "vdso", "map", "fill", "protect",
-               "mm", "sigaction", "itimer", "thread", "posix-timer", "sigqueue", "rlimit",
-               "thread-state", "creds", "done", "registers", "detach")
+FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "rseq", "unmap", "vdso", "map",
+               "fill", "protect", "mm", "sigaction", "itimer", "thread", "posix-timer",
+               "sigqueue", "rlimit", "thread-state", "creds", "done", "registers", "resume",
+               "unlock", "detach")
 
 
 def running_exe(path):

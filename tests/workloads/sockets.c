@@ -10,8 +10,8 @@
  * data both ways, one read part-way, one whose receiver is full so the
  * sender holds unsent data, one shut down for writing (FIN_WAIT2 and
  * CLOSE_WAIT); an IPv6 TCP connection through a dual-stack listener; a
- * TCP connection to a child process, a peer that outlives the workload
- * (not with --no-child); UDP sockets (IPv4, dual-stack IPv6,
+ * TCP connection to a process it started and handed away, out of its
+ * tree, a peer that outlives the workload (not with --no-child); UDP sockets (IPv4, dual-stack IPv6,
  * IPv6-only) with datagrams queued from several senders, in both UDP
  * receive queues; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
@@ -49,6 +49,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/sockios.h>
@@ -392,20 +393,55 @@ static void tcp_accept(const char *listener, const char *name)
 }
 
 /*
- * The connection to a child process: it sends 3000 bytes and reads
- * nothing.  A peer that outlives the workload, as a peer across the
+ * The peer of the connection to a child process: it sends 3000 bytes and
+ * reads nothing.  A peer that outlives the workload, as a peer across the
  * network would: it waits until its connection ends (a FIN or a reset)
- * and exits then, not when the workload dies; its PID is in DIR/child.pid.
+ * and exits then, not when the workload dies.  Its pid, then its port, go
+ * to @wfd.
+ */
+static void __attribute__((noreturn)) peer_main(int wfd)
+{
+	struct sockaddr_storage ss;
+	struct pollfd pfd;
+	socklen_t len;
+	uint16_t port;
+	pid_t self = getpid();
+	int l, c;
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	len = loopback(AF_INET, 0, &ss);
+	if (l < 0 || bind(l, (struct sockaddr *)&ss, len) || listen(l, 1))
+		die("child listener");
+	name_of(l, &ss);
+	port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (write(wfd, &self, sizeof(self)) != sizeof(self) ||
+	    write(wfd, &port, sizeof(port)) != sizeof(port))
+		die("child pipe");
+	c = accept(l, NULL, NULL);
+	if (c < 0)
+		die("child accept");
+	close(l);
+	send_pattern(c, 7, 0, 3000);
+	/* POLLRDHUP only: the data it never reads does not wake it */
+	pfd = (struct pollfd){ .fd = c, .events = POLLRDHUP };
+	while (poll(&pfd, 1, -1) < 0 || !pfd.revents)
+		;
+	_exit(0);
+}
+
+/*
+ * The connection to a child process, whose PID goes to DIR/child.pid.  It
+ * is forked by a child that exits at once, so it is no descendant of the
+ * workload: a dump of the workload's tree leaves it outside.
  */
 static void child_connection(void)
 {
 	struct sockaddr_storage ss;
-	struct pollfd pfd;
 	char path[1024], text[32];
 	socklen_t len;
 	uint16_t port;
-	pid_t child;
-	int p[2], l, c;
+	pid_t child, peer;
+	int p[2], status;
 
 	if (pipe(p))
 		die("pipe");
@@ -414,32 +450,20 @@ static void child_connection(void)
 		die("fork");
 	if (child == 0) {
 		close(p[0]);
-		l = socket(AF_INET, SOCK_STREAM, 0);
-		len = loopback(AF_INET, 0, &ss);
-		if (l < 0 || bind(l, (struct sockaddr *)&ss, len) || listen(l, 1))
-			die("child listener");
-		name_of(l, &ss);
-		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-		if (write(p[1], &port, sizeof(port)) != sizeof(port))
-			die("child pipe");
-		c = accept(l, NULL, NULL);
-		if (c < 0)
-			die("child accept");
-		close(l);
-		send_pattern(c, 7, 0, 3000);
-		/* POLLRDHUP only: the data it never reads does not wake it */
-		pfd = (struct pollfd){ .fd = c, .events = POLLRDHUP };
-		while (poll(&pfd, 1, -1) < 0 || !pfd.revents)
-			;
+		if (fork() == 0)
+			peer_main(p[1]);
 		_exit(0);
 	}
+	close(p[1]);
+	if (waitpid(child, &status, 0) != child || status)
+		die("the child that forks the peer");
+	if (read(p[0], &peer, sizeof(peer)) != sizeof(peer) ||
+	    read(p[0], &port, sizeof(port)) != sizeof(port))
+		die("reading the child's pid and port");
 	snprintf(path, sizeof(path), "%s/child.pid", dir);
-	snprintf(text, sizeof(text), "%d\n", (int)child);
+	snprintf(text, sizeof(text), "%d\n", (int)peer);
 	if (write_ready(path, text))
 		die("writing %s", path);
-	close(p[1]);
-	if (read(p[0], &port, sizeof(port)) != sizeof(port))
-		die("reading the child's port");
 	close(p[0]);
 	tcp_socket("child-conn", AF_INET);
 	set_int("child-conn", SOL_SOCKET, SO_KEEPALIVE, 1);

@@ -44,6 +44,7 @@
 #define TASK_SIZE_MAX		0x7ffffffff000ULL
 
 /* include/linux/fs.h: file.f_mode */
+#define FMODE_READ		0x1
 #define FMODE_WRITE		0x2
 
 /* include/net/tcp.h */
@@ -54,6 +55,8 @@
 
 /* include/linux/sched.h: task_struct.flags (the 9th field of /proc/PID/stat) */
 #define PF_EXITING		0x00000004
+/* include/linux/sched.h: task_struct.exit_state */
+#define EXIT_ZOMBIE		0x00000020
 
 /* include/linux/sched.h: an endless sk_rcvtimeo, sk_sndtimeo */
 #define MAX_SCHEDULE_TIMEOUT	0x7fffffffffffffffULL	/* LONG_MAX */

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * crib-dump: checkpoint one live process into a CRIB snapshot.
+ * crib-dump: checkpoint a live process and its descendants into a CRIB
+ * snapshot.
  *
- * The process is frozen with ptrace for the whole dump.  Its kernel state
- * is read by the dump_* CRIB programs (bpf/dump_*.bpf.c), its registers by
- * ptrace, its memory through /proc/PID/mem guided by /proc/PID/pagemap, and
- * everything is streamed through the format library's writer.
+ * The processes are frozen with ptrace for the whole dump, top down
+ * (tree.c).  Their kernel state is read by the dump_* CRIB programs
+ * (bpf/dump_*.bpf.c), their registers by ptrace, their memory through
+ * /proc/PID/mem guided by /proc/PID/pagemap, and everything is streamed
+ * through the format library's writer.  A struct dump_job is the dump of
+ * one process; the struct dump_tree holds them, and what they share.
  */
 #ifndef CRIB_DUMP_TOOL_H
 #define CRIB_DUMP_TOOL_H
@@ -37,6 +40,10 @@ struct signal_state;
 struct timer_state;
 struct socket_list;
 struct network_lock;
+struct dump_tree;
+struct shared_files;
+struct shared_memory;
+struct shared_sockets;
 
 /* One stopped thread of the frozen process. */
 struct frozen_thread {
@@ -86,13 +93,16 @@ int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
 /* Kernel dev_t (major << 20 | minor) to the st_dev encoding. */
 uint64_t kernel_dev_to_st_dev(uint32_t kdev);
 
-/* Everything one dump needs, handed from step to step. */
+/* Everything the dump of one process needs, handed from step to step. */
 struct dump_job {
 	pid_t pid;
+	unsigned int index;		/* its place in the tree's pre-order, from 1 */
+	bool zombie;			/* exited, not waited for: the process record only */
 	bool verbose;
 	bool lock_network;		/* the process will be killed: lock its connections */
-	struct crib_writer *writer;
-	struct dump_programs progs;
+	struct dump_tree *tree;		/* the dump this process is part of */
+	struct crib_writer *writer;	/* the tree's */
+	struct dump_programs progs;	/* the tree's */
 	struct freezer freezer;
 	struct dump_task_rec task;		/* from dump_task */
 	struct vma_list *vmas;		/* mm.c */
@@ -101,9 +111,48 @@ struct dump_job {
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
-	struct progress progress;	/* on a terminal */
+	struct progress *progress;	/* the tree's, on a terminal */
+	struct tool_error err;		/* this process's first failure */
+};
+
+/*
+ * The processes of one dump (tree.c), in pre-order: the root first, each
+ * process followed by its children's subtrees, children by ascending pid.
+ * Each is frozen, or a zombie.  What several of them share is numbered
+ * once for the snapshot by the file of its kind: open file descriptions
+ * and pipes (files.c), shared memory objects (mm.c), socket queues
+ * (sockets.c).
+ */
+struct dump_tree {
+	ARRAY(struct dump_job *) procs;
+	struct shared_files *files;
+	struct shared_memory *memory;
+	struct shared_sockets *sockets;
 	struct tool_error err;		/* the dump's first failure */
 };
+
+/*
+ * Freeze the process @root and every descendant, top down: a process is
+ * stopped before its children are listed, so none can fork past the
+ * freeze.  Each job is a copy of @model with its own pid.
+ */
+int tree_freeze(struct dump_tree *tree, const struct dump_job *model, pid_t root);
+/* The root's job. */
+struct dump_job *tree_root(const struct dump_tree *tree);
+/*
+ * @job's failure becomes the dump's (unless it has one): in a tree of
+ * several processes, as "process PID: ...".  Returns -1.
+ */
+int tree_fail_in(struct dump_tree *tree, const struct dump_job *job);
+/* Run @step on every process of the tree, zombies skipped; 0 or -1 with tree->err set. */
+int tree_each(struct dump_tree *tree, int (*step)(struct dump_job *job));
+/* Some process of the tree is gone or on its way out: the dump's failure is its. */
+bool tree_gone(const struct dump_tree *tree);
+/* Let every process run on as it was, or kill them all, still stopped. */
+void tree_release(struct dump_tree *tree);
+void tree_kill(struct dump_tree *tree);
+/* Free every job with what it read (and the shared tables). */
+void tree_free(struct dump_tree *tree);
 
 /* The snapshot stream (snapshot.c): the header and notes, the end. */
 int snapshot_open(struct dump_job *job, int out_fd, int level);
@@ -111,7 +160,12 @@ int snapshot_close(struct dump_job *job);
 /* A dump that failed: the stream is left unfinished, so no reader takes it. */
 void snapshot_abort(struct dump_job *job);
 
+/*
+ * The process record's facts (dump_task); a zombie's are all there is of
+ * it.  task_check() refuses what a tree cannot carry, once all are read.
+ */
 int task_read(struct dump_job *job);
+int task_check(struct dump_tree *tree);
 /* /proc/PID/WHAT resolved and checked to be the object @id names. */
 int resolve_checked_path(struct dump_job *job, const char *what, const struct dump_inode_id *id,
 			 char *buf, size_t size);
@@ -122,8 +176,16 @@ int threads_write(struct dump_job *job);
 /* Every VMA as dump_vmas sends it, resuming the walk when the ring buffer filled up. */
 int mm_collect_vmas(struct dump_job *job, struct record_list *recs);
 int mm_read(struct dump_job *job);
+/*
+ * Once every process's VMAs are read: the shared memory objects mapped
+ * more than once in the tree, numbered; mm_write_shared() writes their
+ * shmem records, before the first process.
+ */
+int mm_share(struct dump_tree *tree);
+int mm_write_shared(struct dump_tree *tree, struct crib_writer *w);
 int mm_write(struct dump_job *job);
 void mm_free(struct dump_job *job);
+void mm_free_shared(struct dump_tree *tree);
 
 /* The memory of every VMA that needs it; after mm_write(). */
 int pages_write(struct dump_job *job);
@@ -136,8 +198,15 @@ int files_collect(struct dump_job *job, struct record_list *recs);
  */
 int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs);
 int files_read(struct dump_job *job);
+/*
+ * Once every process's descriptors are read: open file descriptions and
+ * pipes numbered in the order the snapshot meets them, and how many ends
+ * of each pipe are outside the tree.
+ */
+int files_share(struct dump_tree *tree);
 int files_write(struct dump_job *job);
 void files_free(struct dump_job *job);
+void files_free_shared(struct dump_tree *tree);
 /* Descriptors read by files_read(). */
 size_t files_count(const struct dump_job *job);
 /* How many descriptors are sockets; whether @fd is the socket @ino. */
@@ -146,8 +215,10 @@ bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);
 
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);
+/* Socket records; the queues of a socket once in the tree, with its first descriptor. */
 int sockets_write(struct dump_job *job);
 void sockets_free(struct dump_job *job);
+void sockets_free_shared(struct dump_tree *tree);
 
 /*
  * The network lock (network.c).  The process's TCP connections stay
@@ -177,16 +248,30 @@ struct vma_info {
 	uint64_t start, end;
 	uint64_t kind;		/* enum crib_vma_kind */
 	uint64_t vm_flags;
+	uint64_t offset;	/* in its file, bytes */
 	bool has_file;
 };
 
 size_t mm_vma_count(const struct dump_job *job);
 const struct vma_info *mm_vma(const struct dump_job *job, size_t i);
 
+/* A range of addresses, [start, end). */
+struct addr_range {
+	uint64_t start, end;
+};
+
+/*
+ * The parts of VMA @i whose pages this process's records carry: all of it,
+ * but for a shared memory object the pages an earlier VMA of the tree
+ * (in pre-order) did not already carry.  Up to @max ranges; their count.
+ */
+size_t mm_vma_own_ranges(const struct dump_job *job, size_t i, struct addr_range *out,
+			 size_t max);
+
 /* The step log of -v, on a line of its own even while the progress meter shows. */
 #define dump_verbose(job, ...) do {					\
 	if ((job)->verbose) {						\
-		progress_hide(&(job)->progress);			\
+		progress_hide((job)->progress);				\
 		fprintf(stderr, "crib-dump: " __VA_ARGS__);		\
 	}								\
 } while (0)

@@ -2,8 +2,15 @@
 /*
  * File and pipe records.  The dump_files CRIB program walks the descriptor
  * table with the task_file iterator and reports each file's flags,
- * position, inode and FD_CLOEXEC; this file names the files, classifies
- * them, refuses what cannot be represented yet, and reads queued pipe data.
+ * position, inode, FD_CLOEXEC, the open file description it refers to and,
+ * for a pipe, how many descriptions read and write it; this file names the
+ * files, classifies them, refuses what cannot be represented yet, and
+ * reads queued pipe data.
+ *
+ * Across the tree, descriptions and pipes are numbered in the order the
+ * snapshot meets them (files_share()): descriptors sharing a description
+ * (dup(), fork()) name one number, and so do the ends of one pipe, in any
+ * process.  A pipe's bytes are written once, with its first descriptor.
  *
  * Pipe contents are copied with tee(2) from a descriptor opened through
  * /proc/PID/fd/N (which opens the same pipe, read side, whichever end the
@@ -30,11 +37,30 @@ struct file_entry {
 	struct dump_file_rec k;
 	uint64_t type;		/* enum crib_file_type */
 	char *path;
+	uint64_t desc;		/* its description's number in the snapshot */
+	struct shared_pipe *pipe;	/* pipes and FIFOs */
 };
 
 struct file_list {
 	struct file_entry *items;
 	size_t n;
+};
+
+/* A pipe or FIFO of the tree. */
+struct shared_pipe {
+	uint64_t ino;
+	uint32_t dev;
+	uint64_t id;			/* its number in the snapshot */
+	uint32_t readers, writers;	/* the kernel's count of its descriptions */
+	uint32_t tree_readers, tree_writers;	/* those the tree holds */
+	bool data_written;
+};
+
+/* What the tree's processes share of files (files_share()). */
+struct shared_files {
+	uint64_t *desc_number;		/* by dump_files's id */
+	size_t n_desc_ids;
+	ARRAY(struct shared_pipe *) pipes;
 };
 
 /* The walk goes on from the descriptor after the last one that arrived. */
@@ -57,7 +83,8 @@ static uint64_t file_type(const struct dump_file_rec *k, const char *path)
 	case S_IFDIR: return CRIB_FILE_DIR;
 	case S_IFCHR: return CRIB_FILE_CHARDEV;
 	case S_IFBLK: return CRIB_FILE_BLOCKDEV;
-	case S_IFIFO: return CRIB_FILE_PIPE;
+	/* a pipe is named "pipe:[inode]", a FIFO by its path */
+	case S_IFIFO: return strncmp(path, "pipe:[", 6) ? CRIB_FILE_FIFO : CRIB_FILE_PIPE;
 	case S_IFSOCK: return CRIB_FILE_SOCKET;
 	case S_IFLNK: return CRIB_FILE_SYMLINK;
 	default: return CRIB_FILE_ANON_INODE;	/* anon inodes have no type bits */
@@ -78,10 +105,104 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	if (e->type == CRIB_FILE_ANON_INODE)
 		return tool_fail(&job->err, 0, "cannot dump fd %d (%s): this kind of file is not supported yet",
 				 k->fd, path);
+	if (!k->desc)
+		return tool_fail(&job->err, 0, "fd %d: the tree has more open files than the %d "
+				 "a dump numbers", k->fd, DUMP_MAX_DESCS);
 	e->path = strdup(path);
 	if (!e->path)
 		return tool_fail(&job->err, 0, "out of memory");
 	return 0;
+}
+
+static bool is_pipe(const struct file_entry *e)
+{
+	return e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_FIFO;
+}
+
+static struct shared_pipe *find_pipe(struct shared_files *sf, const struct dump_file_rec *k)
+{
+	struct shared_pipe **slot, *p;
+	size_t i;
+
+	for (i = 0; i < sf->pipes.n; i++)
+		if (sf->pipes.items[i]->ino == k->ino && sf->pipes.items[i]->dev == k->dev)
+			return sf->pipes.items[i];
+	p = calloc(1, sizeof(*p));
+	slot = p ? array_push(&sf->pipes) : NULL;
+	if (!slot) {
+		free(p);
+		return NULL;
+	}
+	*p = (struct shared_pipe){ .ino = k->ino, .dev = k->dev, .id = sf->pipes.n,
+				   .readers = k->pipe_readers, .writers = k->pipe_writers };
+	*slot = p;
+	return p;
+}
+
+/*
+ * One descriptor, in snapshot order: its description numbered if it is
+ * the first of it; its pipe numbered, and its description counted among
+ * the pipe's readers or writers, likewise.
+ */
+static int share_one(struct dump_tree *tree, struct shared_files *sf, struct file_entry *e,
+		     uint64_t *next)
+{
+	uint64_t *number = &sf->desc_number[e->k.desc];
+	bool first = !*number;
+
+	if (first)
+		*number = ++*next;
+	e->desc = *number;
+	if (!is_pipe(e))
+		return 0;
+	e->pipe = find_pipe(sf, &e->k);
+	if (!e->pipe)
+		return tool_fail(&tree->err, 0, "out of memory");
+	if (first) {
+		e->pipe->tree_readers += !!(e->k.f_mode & FMODE_READ);
+		e->pipe->tree_writers += !!(e->k.f_mode & FMODE_WRITE);
+	}
+	return 0;
+}
+
+int files_share(struct dump_tree *tree)
+{
+	struct shared_files *sf = calloc(1, sizeof(*sf));
+	struct dump_job *job;
+	uint64_t next = 0;
+	size_t i, j;
+
+	if (!sf)
+		return tool_fail(&tree->err, 0, "out of memory");
+	tree->files = sf;
+	for (i = 0; i < tree->procs.n; i++)
+		for (j = 0; tree->procs.items[i]->files && j < tree->procs.items[i]->files->n; j++)
+			if (tree->procs.items[i]->files->items[j].k.desc >= sf->n_desc_ids)
+				sf->n_desc_ids = tree->procs.items[i]->files->items[j].k.desc + 1;
+	sf->desc_number = calloc(sf->n_desc_ids + 1, sizeof(*sf->desc_number));
+	if (!sf->desc_number)
+		return tool_fail(&tree->err, 0, "out of memory");
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		for (j = 0; job->files && j < job->files->n; j++)
+			if (share_one(tree, sf, &job->files->items[j], &next))
+				return -1;
+	}
+	return 0;
+}
+
+void files_free_shared(struct dump_tree *tree)
+{
+	struct shared_files *sf = tree->files;
+
+	if (!sf)
+		return;
+	for (size_t i = 0; i < sf->pipes.n; i++)
+		free(sf->pipes.items[i]);
+	array_free(&sf->pipes);
+	free(sf->desc_number);
+	free(sf);
+	tree->files = NULL;
 }
 
 int files_read(struct dump_job *job)
@@ -120,7 +241,7 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 		/* pipes and sockets have no path, only their "pipe:[inode]" name */
 		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ? "" : e->path,
 		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
-		.size = k->size, .mode = k->i_mode,
+		.size = k->size, .mode = k->i_mode, .desc = e->desc,
 	};
 
 	if (crib_write_file(job->writer, &f))
@@ -129,7 +250,10 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 	return 0;
 }
 
-/* The bytes queued in the pipe behind @fd of the process, without consuming them. */
+/*
+ * The pipe behind @fd of the process: its size, how many bytes it holds
+ * and, when @data is not NULL, those bytes, without consuming them.
+ */
 static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **data,
 			   int *queued)
 {
@@ -137,7 +261,8 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 	int src, tmp[2] = { -1, -1 }, ret = -1;
 	ssize_t n, got = 0;
 
-	*data = NULL;
+	if (data)
+		*data = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)job->pid, fd);
 	src = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (src < 0)
@@ -147,7 +272,7 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 		tool_fail(&job->err, errno, "cannot query the pipe of fd %d", fd);
 		goto out;
 	}
-	if (!*queued) {
+	if (!*queued || !data) {
 		ret = 0;
 		goto out;
 	}
@@ -171,7 +296,7 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 	}
 	ret = 0;
 out:
-	if (ret) {
+	if (ret && data) {
 		free(*data);
 		*data = NULL;
 	}
@@ -183,55 +308,42 @@ out:
 	return ret;
 }
 
-static bool pipe_seen_before(const struct file_list *list, size_t i)
+static uint64_t pipe_end(const struct file_entry *e)
 {
-	size_t j;
-
-	for (j = 0; j < i; j++)
-		if (list->items[j].type == CRIB_FILE_PIPE &&
-		    list->items[j].k.ino == list->items[i].k.ino &&
-		    list->items[j].k.dev == list->items[i].k.dev)
-			return true;
-	return false;
+	if ((e->k.f_mode & FMODE_READ) && (e->k.f_mode & FMODE_WRITE))
+		return CRIB_PIPE_BOTH;
+	return (e->k.f_mode & FMODE_WRITE) ? CRIB_PIPE_WRITE : CRIB_PIPE_READ;
 }
 
-/*
- * A pipe's id in the snapshot: the lowest descriptor holding either end,
- * which, unlike its inode, a restored process has too.
- */
-static uint64_t pipe_id(const struct file_list *list, size_t i)
+/* Descriptions of the pipe outside the tree: the kernel counts more than the tree holds. */
+static uint64_t ends_outside(const struct shared_pipe *sp)
 {
-	int fd = list->items[i].k.fd;
-	size_t j;
-
-	for (j = 0; j < list->n; j++)
-		if (list->items[j].type == CRIB_FILE_PIPE &&
-		    list->items[j].k.ino == list->items[i].k.ino &&
-		    list->items[j].k.dev == list->items[i].k.dev && list->items[j].k.fd < fd)
-			fd = list->items[j].k.fd;
-	return (uint64_t)fd;
+	return (sp->readers > sp->tree_readers ? sp->readers - sp->tree_readers : 0) +
+	       (sp->writers > sp->tree_writers ? sp->writers - sp->tree_writers : 0);
 }
 
-/* The pipe record of one pipe end, and the pipe's data once per pipe. */
+/* The pipe record of one pipe end, and the pipe's data once in the tree. */
 static int write_pipe(struct dump_job *job, size_t i)
 {
 	const struct file_entry *e = &job->files->items[i];
+	bool with_data = !e->pipe->data_written;
 	struct crib_pipe p;
 	int pipe_size = 0, queued = 0, ret = -1;
-	void *data;
+	void *data = NULL;
 
-	if (read_pipe_queue(job, e->k.fd, &pipe_size, &data, &queued))
+	if (read_pipe_queue(job, e->k.fd, &pipe_size, with_data ? &data : NULL, &queued))
 		return -1;
 	p = (struct crib_pipe) {
-		.pid = job->pid, .fd = (uint64_t)e->k.fd, .pipe_id = pipe_id(job->files, i),
-		.end = (e->k.f_mode & FMODE_WRITE) ? CRIB_PIPE_WRITE : CRIB_PIPE_READ,
-		.pipe_size = (uint64_t)pipe_size, .queued = (uint64_t)queued,
+		.pid = job->pid, .fd = (uint64_t)e->k.fd, .pipe_id = e->pipe->id,
+		.end = pipe_end(e), .pipe_size = (uint64_t)pipe_size, .queued = (uint64_t)queued,
+		.ends_outside = ends_outside(e->pipe),
 	};
 	if (crib_write_pipe(job->writer, &p))
 		goto fail;
-	if (queued && !pipe_seen_before(job->files, i) &&
+	if (with_data && queued &&
 	    crib_write_pipe_data(job->writer, p.pipe_id, data, (size_t)queued))
 		goto fail;
+	e->pipe->data_written = true;
 	ret = 0;
 	goto out;
 fail:
@@ -250,7 +362,7 @@ int files_write(struct dump_job *job)
 		if (write_file(job, &job->files->items[i]))
 			return -1;
 	for (i = 0; i < job->files->n; i++)
-		if (job->files->items[i].type == CRIB_FILE_PIPE && write_pipe(job, i))
+		if (is_pipe(&job->files->items[i]) && write_pipe(job, i))
 			return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;

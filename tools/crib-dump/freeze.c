@@ -54,7 +54,8 @@ static int stop_thread(struct freezer *fz, pid_t tid, struct tool_error *err)
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0)) {
 		if (errno == ESRCH)
 			return 1;
-		return tool_fail(err, errno, "cannot attach to thread %d", (int)tid);
+		return tool_fail(err, errno, "cannot attach to thread %d of process %d", (int)tid,
+				 (int)fz->pid);
 	}
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) && errno != ESRCH)
 		goto detach;

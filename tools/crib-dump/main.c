@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * crib-dump: checkpoint a live process into a CRIB snapshot.
+ * crib-dump: checkpoint a live process and its descendants into a CRIB
+ * snapshot.
  *
  *   crib-dump -p PID [-o FILE] [--leave-running] [-v]
  *
- * The process is frozen for the whole dump and, once the snapshot is
- * complete, killed (or, with --leave-running, let go).  If anything fails
- * it is let go as it was, and a partial FILE is removed.  A process that
- * is killed leaves its TCP connections locked (network.c) for
- * crib-restore.
+ * The processes are frozen for the whole dump and, once the snapshot is
+ * complete, killed (or, with --leave-running, let go), all together.  If
+ * anything fails they are let go as they were, and a partial FILE is
+ * removed.  Processes that are killed leave their TCP connections locked
+ * (network.c) for crib-restore.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,13 +34,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-l N] [-q] [-v]\n"
-		"Checkpoint a running process into a CRIB snapshot.  The process is\n"
-		"stopped for the whole dump and killed once the snapshot is complete.\n"
+		"Checkpoint a running process and all its descendants into a CRIB\n"
+		"snapshot.  They are stopped for the whole dump and killed once the\n"
+		"snapshot is complete.\n"
 		"\n"
-		"  -p, --pid PID       the process to dump (a thread group leader)\n"
+		"  -p, --pid PID       the process to dump (a thread group leader), with its\n"
+		"                      children, their children, and so on\n"
 		"  -o, --output FILE   write the snapshot to FILE (default: standard output,\n"
 		"                      which must not be a terminal)\n"
-		"      --leave-running let the process run on after the dump\n"
+		"      --leave-running let the processes run on after the dump\n"
 		"  -l, --level N       zstd level, -131072 to 19 (default 3): lower is faster,\n"
 		"                      higher is smaller\n"
 		"  -q, --quiet         no progress meter\n"
@@ -50,13 +53,13 @@ static void usage(FILE *f)
 		"standard error: the process, the MiB of memory dumped of those to dump,\n"
 		"and the rate.\n"
 		"\n"
-		"Unless the process is left running, its connected TCP sockets are locked\n"
+		"Unless the processes are left running, their connected TCP sockets are locked\n"
 		"before they are read: nftables (table inet crib) drops their packets both\n"
 		"ways, and the lock stays after the process is killed, until crib-restore\n"
 		"restores them or 'crib-restore --unlock-network -i FILE' releases it.\n"
 		"\n"
-		"Exit status: 0 dumped, 1 the dump failed (the process is left running),\n"
-		"2 bad usage.\n");
+		"Exit status: 0 dumped, 1 the dump failed (the processes are left running,\n"
+		"stopped ones stopped), 2 bad usage.\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -141,28 +144,69 @@ static int open_output(const struct options *o)
 	return fd;
 }
 
+/* Everything read of one process before anything is written. */
+static int read_one(struct dump_job *job)
+{
+	return mm_read(job) || files_read(job) || sockets_read(job) || signals_read(job) ||
+	       timers_read(job) ? -1 : 0;
+}
+
+/* One process's records, in the order the format lists them. */
+static int write_one(struct dump_job *job)
+{
+	if (task_write(job))
+		return -1;
+	if (job->zombie)
+		return 0;
+	return threads_write(job) || mm_write(job) || pages_write(job) || files_write(job) ||
+	       sockets_write(job) || signals_write(job) || timers_write(job) ? -1 : 0;
+}
+
 /*
  * Everything is read and checked before the first record goes out where
- * that is cheap (task, VMAs, files), so that an unsupported resource stops
- * the dump before megabytes of memory have been written.
+ * that is cheap (tasks, VMAs, files), so that an unsupported resource
+ * stops the dump before megabytes of memory have been written.  The
+ * processes come in pre-order, after what they share.
  */
-static int dump_frozen(struct dump_job *job, int out_fd, int level)
+static int dump_frozen(struct dump_tree *tree, int out_fd, int level)
 {
-	if (task_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
-	    signals_read(job) || timers_read(job))
+	struct dump_job *root = tree_root(tree);
+	size_t i;
+
+	if (task_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
+	    mm_share(tree))
 		return -1;
-	if (snapshot_open(job, out_fd, level))
+	if (snapshot_open(root, out_fd, level))
+		return tree_fail_in(tree, root);
+	for (i = 0; i < tree->procs.n; i++)
+		tree->procs.items[i]->writer = root->writer;
+	if (mm_write_shared(tree, root->writer))
 		return -1;
-	if (task_write(job) || threads_write(job) || mm_write(job) || pages_write(job) ||
-	    files_write(job) || sockets_write(job) || signals_write(job) || timers_write(job))
-		return -1;
-	return snapshot_close(job);
+	for (i = 0; i < tree->procs.n; i++)
+		if (write_one(tree->procs.items[i]))
+			return tree_fail_in(tree, tree->procs.items[i]);
+	if (snapshot_close(root))
+		return tree_fail_in(tree, root);
+	return 0;
+}
+
+static int repair_all(struct dump_job *job)
+{
+	return network_repair(job);
+}
+
+static int unlock_all(struct dump_job *job)
+{
+	network_unlock(job);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o = { .level = CRIB_LEVEL_DEFAULT };
-	struct dump_job job = { 0 };
+	struct dump_tree tree = { 0 };
+	struct dump_job model = { 0 };
+	struct progress progress;
 	int out_fd, ret;
 
 	ret = parse_options(argc, argv, &o);
@@ -171,46 +215,41 @@ int main(int argc, char **argv)
 	out_fd = open_output(&o);
 	if (out_fd < 0)
 		return o.output ? 1 : 2;
-	job.pid = o.pid;
-	job.verbose = o.verbose;
-	job.lock_network = !o.leave_running;
-	progress_init(&job.progress, "crib-dump", o.quiet);
+	model.verbose = o.verbose;
+	model.lock_network = !o.leave_running;
+	model.progress = &progress;
+	progress_init(&progress, "crib-dump", o.quiet);
 
-	/* Load the programs first: it is slow, and the process runs meanwhile. */
-	ret = programs_load(&job.progs, &job.err);
+	/* Load the programs first: it is slow, and the processes run meanwhile. */
+	ret = programs_load(&model.progs, &tree.err);
 	if (!ret)
-		ret = freeze_process(&job.freezer, job.pid, &job.err);
+		ret = tree_freeze(&tree, &model, o.pid);
 	if (!ret) {
-		dump_verbose(&job, "stopped %zu threads of %d\n", job.freezer.threads.n,
-			     (int)job.pid);
-		progress_begin(&job.progress, 1);
-		progress_process(&job.progress, 1, 0);
-		ret = dump_frozen(&job, out_fd, o.level);
-		progress_end(&job.progress);
+		dump_verbose(&model, "stopped %zu processes, from %d down\n", tree.procs.n,
+			     (int)o.pid);
+		progress_begin(&progress, (unsigned int)tree.procs.n);
+		ret = dump_frozen(&tree, out_fd, o.level);
+		progress_end(&progress);
 		if (!ret && !o.leave_running)
-			ret = network_repair(&job);
+			ret = tree_each(&tree, repair_all);
 		if (ret)
-			network_unlock(&job);
-		if (ret && freeze_process_gone(&job.freezer)) {
-			fprintf(stderr, "crib-dump: process %d exited during the dump (%s)\n",
-				(int)job.pid, job.err.msg);
-			tool_error_clear(&job.err);
+			tree_each(&tree, unlock_all);
+		if (ret && tree_gone(&tree)) {
+			fprintf(stderr, "crib-dump: a process exited during the dump (%s)\n",
+				tree.err.msg);
+			tool_error_clear(&tree.err);
 		}
-		if (!ret && !o.leave_running)
-			freeze_kill(&job.freezer);
-		else
-			freeze_release(&job.freezer);
 	}
-	snapshot_abort(&job);
-	network_free(&job);
-	sockets_free(&job);
-	timers_free(&job);
-	signals_free(&job);
-	files_free(&job);
-	mm_free(&job);
-	programs_unload(&job.progs);
-	if (ret && tool_failed(&job.err))
-		fprintf(stderr, "crib-dump: %s\n", job.err.msg);
+	if (!ret && !o.leave_running)
+		tree_kill(&tree);
+	else
+		tree_release(&tree);
+	if (tree.procs.n)
+		snapshot_abort(tree_root(&tree));
+	tree_free(&tree);
+	programs_unload(&model.progs);
+	if (ret && tool_failed(&tree.err))
+		fprintf(stderr, "crib-dump: %s\n", tree.err.msg);
 	if (o.output) {
 		if (close(out_fd) && !ret) {
 			fprintf(stderr, "crib-dump: closing %s: %s\n", o.output, strerror(errno));
@@ -220,7 +259,7 @@ int main(int argc, char **argv)
 			unlink(o.output);
 	}
 	if (!ret)
-		dump_verbose(&job, "done; process %d %s\n", (int)job.pid,
+		dump_verbose(&model, "done; %d and its descendants %s\n", (int)o.pid,
 			     o.leave_running ? "left running" : "killed");
 	return ret ? 1 : 0;
 }

@@ -3,6 +3,12 @@
  * The mm record and one vma record per VMA.  The dump_vmas CRIB program
  * walks the VMAs; this file classifies them the way procfs names them,
  * resolves backing-file paths and refuses what cannot be represented.
+ *
+ * Shared anonymous memory is a shmem object, which a fork() shares with
+ * the child and mprotect() can split into several VMAs.  One mapped by
+ * more than one VMA of the tree gets a number and a shmem record
+ * (mm_share()), and its pages are carried once, by the first VMA in the
+ * snapshot that maps them.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -22,6 +29,22 @@ struct vma_entry {
 	struct vma_info info;
 	struct crib_vma rec;
 	char *path;
+	uint64_t size;			/* of its file: a shmem object's size */
+	struct shared_object *object;	/* shared anonymous memory */
+	ARRAY(struct addr_range) own;	/* the parts whose pages its records carry */
+};
+
+/* A shared memory object of the tree. */
+struct shared_object {
+	uint64_t dev, ino;
+	uint64_t size;			/* bytes */
+	uint64_t id;			/* its number; 0 while one VMA maps it */
+	unsigned int vmas;		/* VMAs of the tree mapping it */
+	ARRAY(struct addr_range) carried;	/* object offsets some VMA's pages carry */
+};
+
+struct shared_memory {
+	ARRAY(struct shared_object *) objects;
 };
 
 struct vma_list {
@@ -141,6 +164,7 @@ static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vm
 	e->info = (struct vma_info) {
 		.start = v->start, .end = v->end, .kind = kind,
 		.vm_flags = v->vm_flags, .has_file = v->has_file,
+		.offset = v->has_file ? v->pgoff * (uint64_t)sysconf(_SC_PAGESIZE) : 0,
 	};
 	e->rec = (struct crib_vma) {
 		.pid = job->pid, .start = v->start, .end = v->end,
@@ -159,6 +183,7 @@ static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vm
 		.kind = kind,
 		.vm_flags = v->vm_flags,
 	};
+	e->size = v->size;
 	return 0;
 }
 
@@ -244,8 +269,10 @@ void mm_free(struct dump_job *job)
 
 	if (!job->vmas)
 		return;
-	for (i = 0; i < job->vmas->n; i++)
+	for (i = 0; i < job->vmas->n; i++) {
 		free(job->vmas->items[i].path);
+		array_free(&job->vmas->items[i].own);
+	}
 	free(job->vmas->items);
 	free(job->vmas);
 	job->vmas = NULL;
@@ -259,4 +286,166 @@ size_t mm_vma_count(const struct dump_job *job)
 const struct vma_info *mm_vma(const struct dump_job *job, size_t i)
 {
 	return &job->vmas->items[i].info;
+}
+
+size_t mm_vma_own_ranges(const struct dump_job *job, size_t i, struct addr_range *out,
+			 size_t max)
+{
+	const struct vma_entry *e = &job->vmas->items[i];
+	size_t n;
+
+	if (!e->object || !e->object->id) {
+		if (max)
+			out[0] = (struct addr_range){ e->info.start, e->info.end };
+		return 1;
+	}
+	for (n = 0; n < e->own.n && n < max; n++)
+		out[n] = e->own.items[n];
+	return e->own.n;
+}
+
+static struct shared_object *find_object(struct shared_memory *sm, const struct crib_vma *v)
+{
+	struct shared_object **slot, *o;
+
+	for (size_t i = 0; i < sm->objects.n; i++)
+		if (sm->objects.items[i]->dev == v->dev && sm->objects.items[i]->ino == v->inode)
+			return sm->objects.items[i];
+	o = calloc(1, sizeof(*o));
+	slot = o ? array_push(&sm->objects) : NULL;
+	if (!slot) {
+		free(o);
+		return NULL;
+	}
+	o->dev = v->dev;
+	o->ino = v->inode;
+	*slot = o;
+	return o;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct addr_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int own(struct vma_entry *e, uint64_t base, uint64_t from, uint64_t to)
+{
+	struct addr_range *r = array_push(&e->own);
+
+	if (!r)
+		return -1;
+	*r = (struct addr_range){ base + from, base + to };
+	return 0;
+}
+
+/*
+ * The part of @e's object offsets [from, to) no earlier VMA carries, as
+ * addresses of @e in e->own; then the object counts it as carried.
+ */
+static int claim(struct vma_entry *e, uint64_t from, uint64_t to)
+{
+	struct shared_object *o = e->object;
+	uint64_t base = e->info.start - from, at = from;	/* address = base + offset */
+	struct addr_range *r;
+	size_t i;
+
+	qsort(o->carried.items, o->carried.n, sizeof(*o->carried.items), by_start);
+	for (i = 0; i < o->carried.n && at < to; i++) {
+		const struct addr_range *c = &o->carried.items[i];
+
+		if (c->end <= at)
+			continue;
+		if (c->start >= to)
+			break;
+		if (c->start > at && own(e, base, at, c->start))
+			return -1;
+		at = c->end;
+	}
+	if (at < to && own(e, base, at, to))
+		return -1;
+	r = array_push(&o->carried);
+	if (!r)
+		return -1;
+	*r = (struct addr_range){ from, to };
+	return 0;
+}
+
+int mm_share(struct dump_tree *tree)
+{
+	struct shared_memory *sm = calloc(1, sizeof(*sm));
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), next = 0, end;
+	struct vma_entry *e;
+	struct dump_job *job;
+	size_t i, j;
+
+	if (!sm)
+		return tool_fail(&tree->err, 0, "out of memory");
+	tree->memory = sm;
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		for (j = 0; job->vmas && j < job->vmas->n; j++) {
+			e = &job->vmas->items[j];
+			if (e->info.kind != CRIB_VMA_SHARED_ANON)
+				continue;
+			e->object = find_object(sm, &e->rec);
+			if (!e->object)
+				return tool_fail(&tree->err, 0, "out of memory");
+			end = e->rec.pgoff * page + (e->info.end - e->info.start);
+			if (e->object->size < end)
+				e->object->size = end;
+			if (e->object->size < (e->size + page - 1) / page * page)
+				e->object->size = (e->size + page - 1) / page * page;
+			e->object->vmas++;
+		}
+	}
+	for (i = 0; i < sm->objects.n; i++)
+		if (sm->objects.items[i]->vmas > 1)
+			sm->objects.items[i]->id = ++next;
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		for (j = 0; job->vmas && j < job->vmas->n; j++) {
+			e = &job->vmas->items[j];
+			if (!e->object || !e->object->id)
+				continue;
+			e->rec.shmem_id = e->object->id;
+			if (claim(e, e->rec.pgoff * page,
+				  e->rec.pgoff * page + (e->info.end - e->info.start)))
+				return tool_fail(&tree->err, 0, "out of memory");
+		}
+	}
+	return 0;
+}
+
+int mm_write_shared(struct dump_tree *tree, struct crib_writer *w)
+{
+	struct shared_object *o;
+	struct crib_shmem rec;
+
+	for (size_t i = 0; i < tree->memory->objects.n; i++) {
+		o = tree->memory->objects.items[i];
+		if (!o->id)
+			continue;
+		rec = (struct crib_shmem){ .shmem_id = o->id, .size = o->size };
+		if (crib_write_shmem(w, &rec))
+			return tool_fail(&tree->err, 0, "writing the shared memory object %llu: %s",
+					 (unsigned long long)o->id, crib_writer_error(w)->msg);
+	}
+	return 0;
+}
+
+void mm_free_shared(struct dump_tree *tree)
+{
+	struct shared_memory *sm = tree->memory;
+
+	if (!sm)
+		return;
+	for (size_t i = 0; i < sm->objects.n; i++) {
+		array_free(&sm->objects.items[i]->carried);
+		free(sm->objects.items[i]);
+	}
+	array_free(&sm->objects);
+	free(sm);
+	tree->memory = NULL;
 }

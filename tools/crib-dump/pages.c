@@ -10,9 +10,14 @@
  *
  * Which pages: anonymous memory that is present or swapped out, including
  * the private (copied-on-write) pages of private file mappings.  Pages
- * still shared with a file are not dumped: the file holds them.  Shared
- * anonymous memory is shmem, whose pages count as file pages: all of its
- * present pages are dumped.
+ * still shared with a file are not dumped: the file holds them.
+ *
+ * Shared anonymous memory is a shmem object: its pages are the object's,
+ * whether this process's page tables map them or not (another process of
+ * the tree may have written them, MADV_DONTNEED unmaps them, swap leaves
+ * no trace in the page tables).  They are found in the object itself,
+ * opened through /proc/PID/map_files, with SEEK_DATA and SEEK_HOLE, and
+ * read through /proc/PID/mem like the others.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +112,7 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 	}
 	if (write_read_pages(job, pr, addr, n))
 		return -1;
-	progress_add(&job->progress, len);
+	progress_add(job->progress, len);
 	return 0;
 }
 
@@ -136,9 +141,7 @@ static int count_region(struct dump_job *job, struct page_reader *pr, uint64_t s
 }
 
 /*
- * The populated pages of one VMA: present or swapped, and, except in
- * shared anonymous memory (shmem, whose pages count as file pages), not
- * file pages.  The kernel returns them as runs, each handed to @fn; a
+ * The populated pages of one VMA: present or swapped, and not file pages.  The kernel returns them as runs, each handed to @fn; a
  * full vector means the scan stopped early, at walk_end.
  */
 static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
@@ -150,15 +153,13 @@ static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct v
 		.end = v->end,
 		.vec = (uint64_t)(uintptr_t)pr->regions,
 		.vec_len = SCAN_REGIONS,
+		.category_inverted = PAGE_IS_FILE,
+		.category_mask = PAGE_IS_FILE,
 		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
 		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE,
 	};
 	long n, i;
 
-	if (v->kind != CRIB_VMA_SHARED_ANON) {
-		arg.category_inverted = PAGE_IS_FILE;
-		arg.category_mask = PAGE_IS_FILE;
-	}
 	while (arg.start < v->end) {
 		n = ioctl(pr->pagemap_fd, PAGEMAP_SCAN, &arg);
 		if (n < 0)
@@ -175,6 +176,51 @@ static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct v
 	return 0;
 }
 
+/*
+ * The pages a shmem object holds behind @part of VMA @v: the object's data
+ * runs (SEEK_DATA, SEEK_HOLE) in the offsets @part maps, each handed to
+ * @fn as addresses.
+ */
+static int scan_object(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
+		       const struct addr_range *part, region_fn fn)
+{
+	uint64_t base = v->start - v->offset;	/* address = base + offset */
+	off_t at = (off_t)(part->start - base), end = (off_t)(part->end - base), data, hole;
+	char path[96];
+	int fd, ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)job->pid,
+		 (unsigned long long)v->start, (unsigned long long)v->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tool_fail(&job->err, errno, "cannot open the shared memory at %#llx "
+				 "(%s)", (unsigned long long)v->start, path);
+	while (at < end) {
+		data = lseek(fd, at, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;			/* nothing more in the object */
+		hole = data < 0 ? -1 : lseek(fd, data, SEEK_HOLE);
+		if (hole < 0) {
+			tool_fail(&job->err, errno, "cannot find the pages of the shared memory "
+				  "at %#llx", (unsigned long long)v->start);
+			goto out;
+		}
+		if (data >= end)
+			break;
+		data &= ~(off_t)(pr->page_size - 1);
+		hole = (hole + (off_t)pr->page_size - 1) & ~(off_t)(pr->page_size - 1);
+		if (hole > end)
+			hole = end;
+		if (fn(job, pr, base + (uint64_t)data, base + (uint64_t)hole))
+			goto out;
+		at = hole;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
 static int open_proc(struct dump_job *job, const char *what)
 {
 	char path[64];
@@ -187,14 +233,39 @@ static int open_proc(struct dump_job *job, const char *what)
 	return fd;
 }
 
-/* Every VMA whose memory a snapshot holds, scanned for its populated pages. */
+/*
+ * Every VMA whose memory a snapshot holds, scanned for its populated
+ * pages: the parts of it whose pages this process's records carry (for
+ * shared memory, those an earlier VMA of the tree did not).
+ */
 static int scan_all(struct dump_job *job, struct page_reader *pr, region_fn fn)
 {
-	size_t i;
+	struct addr_range ranges[64];
+	struct vma_info part;
+	size_t i, n, k;
 
-	for (i = 0; i < mm_vma_count(job); i++)
-		if (vma_needs_contents(mm_vma(job, i)) && scan_vma(job, pr, mm_vma(job, i), fn))
-			return -1;
+	for (i = 0; i < mm_vma_count(job); i++) {
+		if (!vma_needs_contents(mm_vma(job, i)))
+			continue;
+		n = mm_vma_own_ranges(job, i, ranges, sizeof(ranges) / sizeof(ranges[0]));
+		if (n > sizeof(ranges) / sizeof(ranges[0]))
+			return tool_fail(&job->err, 0, "VMA %#llx-%#llx: its shared memory is "
+					 "carried in too many pieces",
+					 (unsigned long long)mm_vma(job, i)->start,
+					 (unsigned long long)mm_vma(job, i)->end);
+		for (k = 0; k < n; k++) {
+			if (mm_vma(job, i)->kind == CRIB_VMA_SHARED_ANON) {
+				if (scan_object(job, pr, mm_vma(job, i), &ranges[k], fn))
+					return -1;
+				continue;
+			}
+			part = *mm_vma(job, i);
+			part.start = ranges[k].start;
+			part.end = ranges[k].end;
+			if (scan_vma(job, pr, &part, fn))
+				return -1;
+		}
+	}
 	return 0;
 }
 
@@ -218,9 +289,9 @@ int pages_write(struct dump_job *job)
 	if (pr.mem_fd < 0)
 		goto out;
 	/* How much there is to dump, for a meter someone watches: a scan is cheap. */
-	if (job->progress.on && scan_all(job, &pr, count_region))
+	if (job->progress->on && scan_all(job, &pr, count_region))
 		goto out;
-	progress_process(&job->progress, 1, pr.to_dump);
+	progress_process(job->progress, job->index, pr.to_dump);
 	if (scan_all(job, &pr, write_region))
 		goto out;
 	dump_verbose(job, "%llu pages, %llu of them zero\n", (unsigned long long)pr.pages,

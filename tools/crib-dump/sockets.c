@@ -420,19 +420,62 @@ static int write_queue(struct dump_job *job, const struct socket_entry *e,
 	return 0;
 }
 
+/* The sockets whose queues are written: each once in the tree. */
+struct shared_sockets {
+	ARRAY(uint64_t) written;	/* sock_id */
+};
+
+/* Whether @sock_id's queues are still to be written; they are from now on. */
+static int queues_due(struct dump_job *job, uint64_t sock_id, bool *due)
+{
+	struct shared_sockets *ss = job->tree->sockets;
+	uint64_t *slot;
+
+	if (!ss) {
+		ss = calloc(1, sizeof(*ss));
+		if (!ss)
+			return tool_fail(&job->err, 0, "out of memory");
+		job->tree->sockets = ss;
+	}
+	for (size_t i = 0; i < ss->written.n; i++) {
+		if (ss->written.items[i] == sock_id) {
+			*due = false;
+			return 0;
+		}
+	}
+	slot = array_push(&ss->written);
+	if (!slot)
+		return tool_fail(&job->err, 0, "out of memory");
+	*slot = sock_id;
+	*due = true;
+	return 0;
+}
+
 int sockets_write(struct dump_job *job)
 {
 	const struct socket_entry *e;
+	bool due = false;
 	size_t i;
 
 	for (i = 0; i < job->sockets->n; i++) {
 		e = &job->sockets->items[i];
-		if (write_socket(job, e) || write_queue(job, e, &e->recv, CRIB_QUEUE_RECV) ||
-		    write_queue(job, e, &e->send, CRIB_QUEUE_SEND))
+		if (write_socket(job, e) || queues_due(job, e->k.ino, &due))
+			return -1;
+		if (due && (write_queue(job, e, &e->recv, CRIB_QUEUE_RECV) ||
+			    write_queue(job, e, &e->send, CRIB_QUEUE_SEND)))
 			return -1;
 	}
 	dump_verbose(job, "%zu sockets\n", job->sockets->n);
 	return 0;
+}
+
+void sockets_free_shared(struct dump_tree *tree)
+{
+	if (!tree->sockets)
+		return;
+	array_free(&tree->sockets->written);
+	free(tree->sockets);
+	tree->sockets = NULL;
 }
 
 void sockets_free(struct dump_job *job)

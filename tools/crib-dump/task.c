@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The process record: identity, credentials, scheduling, limits, fs context. */
+/*
+ * The process record: identity, credentials, scheduling, limits, fs
+ * context, and the process's place in its tree (its parent, a zombie's
+ * status, a job-control stop).
+ */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,14 +43,25 @@ int task_read(struct dump_job *job)
 				(int)job->pid, job->task.tgid);
 		goto out;
 	}
+	if ((job->task.exit_state & EXIT_ZOMBIE) && job->task.threads_live) {
+		ret = tool_fail(&job->err, 0, "process %d: its leader thread exited while %u "
+				"other threads run on, which cannot be dumped", (int)job->pid,
+				job->task.threads_live);
+		goto out;
+	}
+	if (job->task.exit_state & EXIT_ZOMBIE) {
+		ret = job->zombie ? 0 : tool_fail(&job->err, 0, "process %d has exited",
+						  (int)job->pid);
+		goto out;
+	}
 	if (!job->task.has_mm) {
 		ret = tool_fail(&job->err, 0, "process %d has no address space (a kernel thread?)",
 				(int)job->pid);
 		goto out;
 	}
-	if (job->task.ngroups > DUMP_MAX_GROUPS) {
+	if (job->task.creds.ngroups > DUMP_MAX_GROUPS) {
 		ret = tool_fail(&job->err, 0, "process %d has %u supplementary groups, more than the %d supported",
-				(int)job->pid, job->task.ngroups, DUMP_MAX_GROUPS);
+				(int)job->pid, job->task.creds.ngroups, DUMP_MAX_GROUPS);
 		goto out;
 	}
 	ret = 0;
@@ -80,6 +96,71 @@ int resolve_checked_path(struct dump_job *job, const char *what, const struct du
 	return 0;
 }
 
+/* What two processes of a tree can share that a restore does not share again. */
+static const char *shared_with(const struct dump_task_rec *a, const struct dump_task_rec *b)
+{
+	if (a->mm_obj && a->mm_obj == b->mm_obj)
+		return "its memory (vfork() or clone() with CLONE_VM)";
+	if (a->sighand_obj && a->sighand_obj == b->sighand_obj)
+		return "its signal handlers (clone() with CLONE_SIGHAND)";
+	if (a->files_obj && a->files_obj == b->files_obj)
+		return "its descriptor table (clone() with CLONE_FILES)";
+	if (a->fs_obj && a->fs_obj == b->fs_obj)
+		return "its directories and umask (clone() with CLONE_FS)";
+	return NULL;
+}
+
+/*
+ * What the restore of a tree needs of each process but the root: a parent
+ * that is told of its exit by SIGCHLD, as fork() makes it (clone() can
+ * choose another signal, which a restore does not make again), and
+ * nothing shared with another process of the tree but what fork() shares
+ * (what clone() can share besides, a restore makes once per process).
+ */
+int task_check(struct dump_tree *tree)
+{
+	const struct dump_job *job, *other;
+	const char *what;
+	size_t i, j;
+
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		if (i && job->task.exit_signal != SIGCHLD)
+			return tool_fail(&tree->err, 0, "process %d was made by clone() with exit "
+					 "signal %d, not SIGCHLD: that cannot be restored",
+					 (int)job->pid, job->task.exit_signal);
+		for (j = 0; !job->zombie && j < i; j++) {
+			other = tree->procs.items[j];
+			what = other->zombie ? NULL : shared_with(&job->task, &other->task);
+			if (what)
+				return tool_fail(&tree->err, 0, "process %d shares %s with process "
+						 "%d: that cannot be restored", (int)job->pid, what,
+						 (int)other->pid);
+		}
+	}
+	return 0;
+}
+
+/* A zombie's record: who it was, where in the tree, how it ended. */
+static int write_zombie(struct dump_job *job)
+{
+	const struct dump_task_rec *t = &job->task;
+	char comm[DUMP_COMM_LEN + 1];
+	struct crib_process p;
+
+	memcpy(comm, t->comm, DUMP_COMM_LEN);
+	comm[DUMP_COMM_LEN] = '\0';
+	p = (struct crib_process) {
+		.pid = t->pid, .tgid = t->tgid, .ppid = t->ppid, .sid = t->sid, .pgid = t->pgid,
+		.comm = comm, .start_time = t->start_boottime,
+		.zombie = true, .exit_status = t->exit_code,
+	};
+	if (crib_write_process(job->writer, &p))
+		return tool_fail(&job->err, 0, "writing the record of zombie %d: %s",
+				 (int)job->pid, crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
 int task_write(struct dump_job *job)
 {
 	const struct dump_task_rec *t = &job->task;
@@ -90,13 +171,15 @@ int task_write(struct dump_job *job)
 	struct crib_process p;
 	unsigned int i;
 
+	if (job->zombie)
+		return write_zombie(job);
 	if (resolve_checked_path(job, "cwd", &t->cwd, cwd, sizeof(cwd)) ||
 	    resolve_checked_path(job, "root", &t->root, root, sizeof(root)))
 		return -1;
 	if (t->exe.present && resolve_checked_path(job, "exe", &t->exe, exe, sizeof(exe)))
 		return -1;
-	for (i = 0; i < t->ngroups; i++)
-		groups[i] = t->groups[i];
+	for (i = 0; i < t->creds.ngroups; i++)
+		groups[i] = t->creds.groups[i];
 	for (i = 0; i < DUMP_NR_RLIMITS; i++) {
 		rlimits[i].resource = i;
 		rlimits[i].cur = t->rlim[i].cur;
@@ -108,11 +191,13 @@ int task_write(struct dump_job *job)
 	p = (struct crib_process) {
 		.pid = t->pid, .tgid = t->tgid, .ppid = t->ppid, .sid = t->sid, .pgid = t->pgid,
 		.comm = comm,
-		.uid = t->uid, .gid = t->gid, .euid = t->euid, .egid = t->egid,
-		.suid = t->suid, .sgid = t->sgid, .fsuid = t->fsuid, .fsgid = t->fsgid,
-		.groups = groups, .n_groups = t->ngroups,
-		.cap_eff = t->cap_eff, .cap_prm = t->cap_prm, .cap_inh = t->cap_inh,
-		.cap_bnd = t->cap_bnd, .cap_amb = t->cap_amb,
+		.uid = t->creds.uid, .gid = t->creds.gid, .euid = t->creds.euid,
+		.egid = t->creds.egid, .suid = t->creds.suid, .sgid = t->creds.sgid,
+		.fsuid = t->creds.fsuid, .fsgid = t->creds.fsgid,
+		.groups = groups, .n_groups = t->creds.ngroups,
+		.cap_eff = t->creds.cap_eff, .cap_prm = t->creds.cap_prm,
+		.cap_inh = t->creds.cap_inh, .cap_bnd = t->creds.cap_bnd,
+		.cap_amb = t->creds.cap_amb,
 		.sched_policy = t->sched_policy, .sched_priority = t->rt_priority,
 		.nice = t->nice, .personality = t->personality, .umask = t->umask,
 		.rlimits = rlimits, .n_rlimits = DUMP_NR_RLIMITS,
@@ -120,6 +205,9 @@ int task_write(struct dump_job *job)
 		.no_new_privs = t->no_new_privs,
 		.dumpable = t->mm_flags & MMF_DUMPABLE_MASK,
 		.start_time = t->start_boottime,
+		/* a stop its parent was told of leaves no code: it was SIGSTOP or kin */
+		.stop_signal = t->stopped ? (t->stop_code ? t->stop_code : SIGSTOP) : 0,
+		.child_subreaper = t->child_subreaper,
 	};
 	if (crib_write_process(job->writer, &p))
 		return tool_fail(&job->err, 0, "writing the process record: %s",

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Thread records: the kernel side of each thread (signal mask, alternate
- * stack, tid address, robust list) from the dump_thread CRIB program, its
+ * stack, tid address, robust list, parent-death signal, and credentials,
+ * which the kernel keeps per thread) from the dump_thread CRIB program, its
  * pending signals from signals.c, and its registers from ptrace, which is
  * the only place they are consistent: a stopped thread's user registers
  * are saved on its kernel stack.
  */
 #include <elf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,16 +77,48 @@ static int read_rseq(struct dump_job *job, pid_t tid, struct crib_thread *t)
 	return 0;
 }
 
+/*
+ * A thread's credentials when they differ from its leader's, which the
+ * process record holds: a thread that changed its own with the raw
+ * system calls.
+ */
+static void thread_creds(const struct dump_job *job, const struct dump_creds *c,
+			 struct crib_thread *t, uint64_t *groups)
+{
+	const struct dump_creds *l = &job->task.creds;
+	unsigned int i, n = c->ngroups < DUMP_MAX_GROUPS ? c->ngroups : DUMP_MAX_GROUPS;
+
+	if (!memcmp(c, l, offsetof(struct dump_creds, groups)) &&
+	    !memcmp(c->groups, l->groups, n * sizeof(c->groups[0])) &&
+	    c->cap_eff == l->cap_eff && c->cap_prm == l->cap_prm && c->cap_inh == l->cap_inh &&
+	    c->cap_bnd == l->cap_bnd && c->cap_amb == l->cap_amb)
+		return;
+	for (i = 0; i < n; i++)
+		groups[i] = c->groups[i];
+	t->own_creds = true;
+	t->creds = (struct crib_creds) {
+		.uid = c->uid, .gid = c->gid, .euid = c->euid, .egid = c->egid,
+		.suid = c->suid, .sgid = c->sgid, .fsuid = c->fsuid, .fsgid = c->fsgid,
+		.groups = groups, .n_groups = n,
+		.cap_eff = c->cap_eff, .cap_prm = c->cap_prm, .cap_inh = c->cap_inh,
+		.cap_bnd = c->cap_bnd, .cap_amb = c->cap_amb,
+	};
+}
+
 static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 {
 	struct dump_thread_rec kt;
 	struct user_regs_struct regs;
 	struct iovec iov = { .iov_base = xstate_buf, .iov_len = XSTATE_MAX };
 	char comm[DUMP_COMM_LEN + 1];
+	uint64_t groups[DUMP_MAX_GROUPS];
 	struct crib_thread t;
 
 	if (read_thread_kernel_state(job, tid, &kt))
 		return -1;
+	if (kt.creds.ngroups > DUMP_MAX_GROUPS)
+		return tool_fail(&job->err, 0, "thread %d has %u supplementary groups, more than "
+				 "the %d supported", (int)tid, kt.creds.ngroups, DUMP_MAX_GROUPS);
 	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
 		return tool_fail(&job->err, errno, "cannot read the registers of thread %d",
 				 (int)tid);
@@ -110,6 +144,8 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	t.robust_list = kt.robust_list;
 	/* The kernel only accepts sizeof(struct robust_list_head), and keeps no length. */
 	t.robust_list_len = kt.robust_list ? 24 : 0;
+	t.pdeath_signal = (uint64_t)kt.pdeath_signal;
+	thread_creds(job, &kt.creds, &t, groups);
 	if (read_rseq(job, tid, &t))
 		return -1;
 	if (crib_write_thread(job->writer, &t))

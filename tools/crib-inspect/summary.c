@@ -22,9 +22,10 @@ struct vma_row {
 };
 
 struct proc_row {
-	uint64_t pid, ppid;
+	uint64_t pid, ppid, pgid, sid;
 	char comm[17];
 	unsigned threads;
+	char state[48];		/* zombie, stopped: as the tree shows it */
 };
 
 struct summary {
@@ -110,7 +111,10 @@ static void flush_vmas(struct summary *s)
 		       v->vma.flags & CRIB_MAP_GROWSDOWN ? 'g' : ' ', size_str(size, a, sizeof(a)),
 		       size_str(v->dumped, b, sizeof(b)), size_str(v->zero, c, sizeof(c)),
 		       crib_vma_kind_name(v->vma.kind));
-		print_path(v->path);
+		if (v->vma.shmem_id)	/* shared anonymous memory has no path */
+			printf("shmem %" PRIu64, v->vma.shmem_id);
+		else
+			print_path(v->path);
 		putchar('\n');
 		mapped += size;
 		dumped += v->dumped;
@@ -189,7 +193,17 @@ static void add_proc(struct summary *s, const struct crib_process *p)
 	row = &s->procs[s->n_procs++];
 	row->pid = p->pid;
 	row->ppid = p->ppid;
+	row->pgid = p->pgid;
+	row->sid = p->sid;
 	snprintf(row->comm, sizeof(row->comm), "%s", p->comm ? p->comm : "");
+	row->state[0] = '\0';
+	if (p->zombie)
+		snprintf(row->state, sizeof(row->state), ", zombie (%s %" PRIu64 ")",
+			 p->exit_status & 0x7f ? "signal" : "exit status",
+			 p->exit_status & 0x7f ? p->exit_status & 0x7f : p->exit_status >> 8);
+	else if (p->stop_signal)
+		snprintf(row->state, sizeof(row->state), ", stopped (signal %" PRIu64 ")",
+			 p->stop_signal);
 }
 
 static void count_thread(struct summary *s, uint64_t pid)
@@ -197,6 +211,14 @@ static void count_thread(struct summary *s, uint64_t pid)
 	for (size_t i = 0; i < s->n_procs; i++)
 		if (s->procs[i].pid == pid)
 			s->procs[i].threads++;
+}
+
+/* One line of the tree: pid, comm, threads, group and session, state. */
+static void print_tree_row(const struct proc_row *p, int depth)
+{
+	printf("  %*s%" PRIu64 " %s (%u thread%s, pgid %" PRIu64 ", sid %" PRIu64 "%s)\n",
+	       depth * 2, "", p->pid, p->comm, p->threads, p->threads == 1 ? "" : "s", p->pgid,
+	       p->sid, p->state);
 }
 
 static void print_tree(const struct summary *s, uint64_t ppid, int depth)
@@ -208,8 +230,7 @@ static void print_tree(const struct summary *s, uint64_t ppid, int depth)
 
 		if (p->ppid != ppid || p->pid == ppid)
 			continue;
-		printf("  %*s%" PRIu64 " %s (%u thread%s)\n", depth * 2, "", p->pid, p->comm,
-		       p->threads, p->threads == 1 ? "" : "s");
+		print_tree_row(p, depth);
 		print_tree(s, p->pid, depth + 1);
 	}
 }
@@ -226,6 +247,14 @@ static void print_process(const struct crib_process *p)
 {
 	printf("\nprocess %" PRIu64 " \"%s\"  ppid %" PRIu64 "  pgid %" PRIu64 "  sid %" PRIu64 "\n",
 	       p->pid, p->comm ? p->comm : "", p->ppid, p->pgid, p->sid);
+	if (p->zombie) {
+		printf("  zombie: wait status 0x%" PRIx64 "\n", p->exit_status);
+		return;
+	}
+	if (p->stop_signal || p->child_subreaper)
+		printf("  %s%s%s\n", p->stop_signal ? "stopped by job control" : "",
+		       p->stop_signal && p->child_subreaper ? ", " : "",
+		       p->child_subreaper ? "child subreaper" : "");
 	printf("  uid %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "  gid %" PRIu64 "/%" PRIu64
 	       "/%" PRIu64 "/%" PRIu64 "  groups", p->uid, p->euid, p->suid, p->fsuid, p->gid,
 	       p->egid, p->sgid, p->fsgid);
@@ -256,6 +285,14 @@ static void print_thread(const struct crib_thread *t)
 		printf(" rip 0x%" PRIx64 " rsp 0x%" PRIx64, t->regs_x86_64.rip, t->regs_x86_64.rsp);
 	printf(" blocked 0x%" PRIx64 " pending %zu xstate %zu bytes%s\n", t->sigmask, t->n_pending,
 	       t->xstate.len, t->sigaltstack.size ? " altstack" : "");
+	if (t->own_creds)
+		printf("    own credentials: uid %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64
+		       "  gid %" PRIu64 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64 "  caps eff 0x%" PRIx64
+		       " prm 0x%" PRIx64 "\n", t->creds.uid, t->creds.euid, t->creds.suid,
+		       t->creds.fsuid, t->creds.gid, t->creds.egid, t->creds.sgid, t->creds.fsgid,
+		       t->creds.cap_eff, t->creds.cap_prm);
+	if (t->pdeath_signal)
+		printf("    parent-death signal %" PRIu64 "\n", t->pdeath_signal);
 	print_siginfo_list(t->pending, t->n_pending);
 }
 
@@ -269,10 +306,23 @@ static void print_mm(const struct crib_mm *m)
 
 static void print_file(const struct crib_file *f)
 {
-	printf("  fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " ", f->fd,
-	       crib_file_type_name(f->type), f->flags, f->pos);
+	printf("  fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " desc %-3" PRIu64 " ",
+	       f->fd, crib_file_type_name(f->type), f->flags, f->pos, f->desc);
 	print_path(f->path);
 	printf("%s\n", f->cloexec ? "  (cloexec)" : "");
+}
+
+static void print_pipe(const struct crib_pipe *p)
+{
+	static const char *const ends[] = { "read end", "write end", "read and write" };
+
+	printf("  pipe fd %" PRIu64 ": pipe %" PRIu64 ", %s, %" PRIu64 " bytes queued, buffer %"
+	       PRIu64 "", p->fd, p->pipe_id, p->end < 3 ? ends[p->end] : "end ?", p->queued,
+	       p->pipe_size);
+	if (p->ends_outside)
+		printf(", %" PRIu64 " end%s outside the snapshot", p->ends_outside,
+		       p->ends_outside == 1 ? "" : "s");
+	putchar('\n');
 }
 
 static void print_sockaddr(const struct crib_sockaddr *a)
@@ -506,6 +556,9 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 	case CRIB_REC_FILE:
 		print_file(&rec->u.file);
 		break;
+	case CRIB_REC_PIPE:
+		print_pipe(&rec->u.pipe);
+		break;
 	case CRIB_REC_SOCKET:
 		print_socket(&rec->u.socket);
 		break;
@@ -564,8 +617,7 @@ int run_summary(const char *path, const struct options *o)
 
 			if (has_pid(&s, p->ppid) && p->ppid != p->pid)
 				continue;	/* printed under its parent */
-			printf("  %" PRIu64 " %s (%u thread%s)\n", p->pid, p->comm, p->threads,
-			       p->threads == 1 ? "" : "s");
+			print_tree_row(p, 0);
 			print_tree(&s, p->pid, 1);
 		}
 		if (s.procs_dropped)

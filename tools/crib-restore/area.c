@@ -42,13 +42,20 @@ static size_t count_siginfo(const struct restore_plan *plan)
 	return n;
 }
 
-/* Descriptors the restorer closes: the page store, exe, mapped files. */
+/* A VMA that maps a shared memory object of the tree, through a descriptor. */
+static bool vma_maps_object(const struct crib_vma *v)
+{
+	return v->kind == CRIB_VMA_SHARED_ANON && v->shmem_id;
+}
+
+/* Descriptors the restorer closes: the page store, exe, mapped files and objects. */
 static size_t count_close(const struct restore_plan *plan)
 {
 	size_t i, n = 2;
 
 	for (i = 0; i < plan->vmas.n; i++)
-		n += plan->vmas.items[i].v.kind == CRIB_VMA_FILE;
+		n += plan->vmas.items[i].v.kind == CRIB_VMA_FILE ||
+		     vma_maps_object(&plan->vmas.items[i].v);
 	return n;
 }
 
@@ -143,6 +150,13 @@ static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		out->flags = vma_map_flags(v);
 		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
 		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
+		if (vma_maps_object(v)) {
+			/* one object for the tree, filled already: mapped as a file */
+			out->flags &= ~(uint32_t)MAP_ANONYMOUS;
+			out->fd = fds->vma[i];
+			out->offset = v->pgoff * plan->header.page_size;
+			out->map_prot = out->prot;
+		}
 		out++;
 		a->n_vmas++;
 	}
@@ -243,7 +257,6 @@ static void fill_posix_timers(struct rst_args *a, const struct restore_plan *pla
 static void fill_process(struct rst_args *a, const struct restore_plan *plan)
 {
 	const struct crib_process *p = &plan->proc;
-	struct rst_creds *c = &a->creds;
 	size_t i;
 
 	a->tgid = (int32_t)p->pid;
@@ -254,26 +267,44 @@ static void fill_process(struct rst_args *a, const struct restore_plan *plan)
 			(struct rst_rlimit){ p->rlimits[i].cur, p->rlimits[i].max };
 		a->rlimits_set |= 1u << p->rlimits[i].resource;
 	}
-	*c = (struct rst_creds) {
-		.uid = (uint32_t)p->uid, .euid = (uint32_t)p->euid, .suid = (uint32_t)p->suid,
-		.fsuid = (uint32_t)p->fsuid, .gid = (uint32_t)p->gid, .egid = (uint32_t)p->egid,
-		.sgid = (uint32_t)p->sgid, .fsgid = (uint32_t)p->fsgid,
-		.cap_eff = p->cap_eff, .cap_prm = p->cap_prm, .cap_inh = p->cap_inh,
-		.dumpable = p->dumpable == 1 ? 1 : 0,
-	};
-	c->n_groups = p->n_groups < RST_MAX_GROUPS ? (uint32_t)p->n_groups : RST_MAX_GROUPS;
-	for (i = 0; i < c->n_groups; i++)
-		c->groups[i] = (uint32_t)p->groups[i];
-	/* Anything but the restorer's own root credentials needs changing. */
-	c->change = p->uid || p->euid || p->suid || p->fsuid || p->gid || p->egid ||
-		    p->sgid || p->fsgid || p->n_groups ||
-		    p->cap_eff != p->cap_prm || p->cap_inh;
+	a->dumpable = p->dumpable == 1 ? 1 : 0;
 }
 
-static uint64_t fill_thread(struct rst_thread *t, const struct plan_thread *pt,
-			    uint64_t stack_top, uint64_t pending_off)
+/* A thread's credentials: its own, or, as most have, its process's. */
+static void fill_creds(struct rst_creds *c, const struct restore_plan *plan,
+		       const struct plan_thread *pt)
+{
+	const struct crib_process *p = &plan->proc;
+	struct crib_creds cr = {
+		.uid = p->uid, .gid = p->gid, .euid = p->euid, .egid = p->egid,
+		.suid = p->suid, .sgid = p->sgid, .fsuid = p->fsuid, .fsgid = p->fsgid,
+		.groups = p->groups, .n_groups = p->n_groups,
+		.cap_eff = p->cap_eff, .cap_prm = p->cap_prm, .cap_inh = p->cap_inh,
+	};
+	size_t i;
+
+	if (pt->own_creds)
+		cr = pt->creds;
+	*c = (struct rst_creds) {
+		.uid = (uint32_t)cr.uid, .euid = (uint32_t)cr.euid, .suid = (uint32_t)cr.suid,
+		.fsuid = (uint32_t)cr.fsuid, .gid = (uint32_t)cr.gid, .egid = (uint32_t)cr.egid,
+		.sgid = (uint32_t)cr.sgid, .fsgid = (uint32_t)cr.fsgid,
+		.cap_eff = cr.cap_eff, .cap_prm = cr.cap_prm, .cap_inh = cr.cap_inh,
+	};
+	c->n_groups = cr.n_groups < RST_MAX_GROUPS ? (uint32_t)cr.n_groups : RST_MAX_GROUPS;
+	for (i = 0; i < c->n_groups; i++)
+		c->groups[i] = (uint32_t)cr.groups[i];
+	/* Anything but the restorer's own root credentials needs changing. */
+	c->change = cr.uid || cr.euid || cr.suid || cr.fsuid || cr.gid || cr.egid ||
+		    cr.sgid || cr.fsgid || cr.n_groups || cr.cap_eff != cr.cap_prm || cr.cap_inh;
+}
+
+static uint64_t fill_thread(struct rst_thread *t, const struct restore_plan *plan,
+			    const struct plan_thread *pt, uint64_t stack_top, uint64_t pending_off)
 {
 	memset(t, 0, sizeof(*t));
+	fill_creds(&t->creds, plan, pt);
+	t->pdeath_signal = (int32_t)pt->pdeath_signal;
 	t->tid = pt->tid;
 	t->stack_top = stack_top;
 	t->altstack_sp = pt->altstack.sp;
@@ -315,7 +346,7 @@ static void fill_threads(struct rst_args *a, const struct restore_plan *plan,
 	for (i = 0; i < plan->threads.n; i++) {
 		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads.items[i].pending,
 			     plan->threads.items[i].n_pending);
-		off = fill_thread(&t[i], &plan->threads.items[i],
+		off = fill_thread(&t[i], plan, &plan->threads.items[i],
 				  a->area_start + l->stacks + (i + 1) * RST_STACK_SIZE, off);
 	}
 	a->shared_off = off;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What is checked before anything is created: that this machine can take
- * the snapshot (architecture, page size, kernel), that the PIDs are free,
- * and that every file the process had open or mapped is still there as it
- * was.  A restore that would fail half-way is refused here, with the
+ * the snapshot (architecture, page size, kernel), that the PIDs are free
+ * (tree.c), and that every file a process had open or mapped is still
+ * there as it was.  A restore that would fail half-way is refused here, with the
  * reason, while nothing exists yet.
  */
 #include <errno.h>
@@ -22,7 +22,7 @@ static const char *const portable_chardevs[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 };
 
-static int check_machine(const struct restore_plan *plan, struct tool_error *err)
+static int check_machine(const struct restore_tree *plan, struct tool_error *err)
 {
 	struct utsname u;
 
@@ -43,25 +43,6 @@ static int check_machine(const struct restore_plan *plan, struct tool_error *err
 		return tool_fail(err, 0, "the snapshot was taken on kernel %s and this is %s: "
 				 "its vDSO would not match", plan->header.kernel_release,
 				 u.release);
-	return 0;
-}
-
-static int check_pids(const struct restore_plan *plan, struct tool_error *err)
-{
-	size_t i;
-	pid_t tid;
-
-	if (plan->threads.items[0].tid != (pid_t)plan->proc.pid)
-		return tool_fail(err, 0, "the snapshot's first thread %d is not the process %llu",
-				 (int)plan->threads.items[0].tid, (unsigned long long)plan->proc.pid);
-	for (i = 0; i < plan->threads.n; i++) {
-		tid = plan->threads.items[i].tid;
-		if (tid <= 0)
-			return tool_fail(err, 0, "thread with a bad TID %d", (int)tid);
-		if (!kill(tid, 0) || errno == EPERM)
-			return tool_fail(err, 0, "PID %d is in use: is the dumped process "
-					 "still running?", (int)tid);
-	}
 	return 0;
 }
 
@@ -90,37 +71,55 @@ static int check_chardev(const struct crib_file *f, struct tool_error *err)
 			 (unsigned long long)f->fd, f->path);
 }
 
-static int check_pipe(const struct restore_plan *plan, const struct crib_file *f,
-		      struct tool_error *err)
+/*
+ * A pipe or FIFO whose ends are all in the tree.  Those no descriptor of
+ * the tree holds were closed by all when ends_outside is 0; a 1.0
+ * snapshot, which does not say, is refused as 1.0 restorers refused it.
+ */
+static int check_pipe(const struct restore_tree *tree, const struct plan_desc *d,
+		      const struct crib_file *f, struct tool_error *err)
 {
-	struct plan_pipe *pp = NULL;
-	size_t i;
+	const struct plan_pipe *pp = d->pipe;
+	struct stat st;
 
-	for (i = 0; i < plan->pipe_fds.n; i++)
-		if (plan->pipe_fds.items[i].fd == f->fd)
-			pp = plan_find_pipe((struct restore_plan *)plan, plan->pipe_fds.items[i].pipe_id);
 	if (!pp)
 		return tool_fail(err, 0, "fd %llu is a pipe the snapshot does not describe",
 				 (unsigned long long)f->fd);
-	/* Half a pipe would read end-of-file or write into nothing. */
-	if (!pp->has_read_end || !pp->has_write_end)
+	if (pp->ends_outside)
+		return tool_fail(err, 0, "fd %llu is a pipe with %llu end%s outside the snapshot; "
+				 "that cannot be restored", (unsigned long long)f->fd,
+				 (unsigned long long)pp->ends_outside,
+				 pp->ends_outside == 1 ? "" : "s");
+	if (!tree->header.version_minor && (!pp->has_read_end || !pp->has_write_end))
 		return tool_fail(err, 0, "fd %llu is one end of a pipe whose other end is "
-				 "outside the process; that cannot be restored",
+				 "outside the snapshot; that cannot be restored",
 				 (unsigned long long)f->fd);
+	if (f->type != CRIB_FILE_FIFO)
+		return 0;
+	if (!f->path || f->path[0] != '/')
+		return tool_fail(err, 0, "fd %llu: a FIFO without a usable path",
+				 (unsigned long long)f->fd);
+	if (stat(f->path, &st))
+		return tool_fail(err, errno, "fd %llu: %s", (unsigned long long)f->fd, f->path);
+	if (!S_ISFIFO(st.st_mode))
+		return tool_fail(err, 0, "fd %llu: %s is no longer a FIFO",
+				 (unsigned long long)f->fd, f->path);
 	return 0;
 }
 
-static int check_file(const struct restore_plan *plan, const struct crib_file *f,
-		      struct tool_error *err)
+static int check_file(const struct restore_tree *tree, const struct restore_plan *plan,
+		      const struct plan_fd *pf, struct tool_error *err)
 {
+	const struct plan_desc *d = &tree->descs.items[pf->desc];
+	const struct crib_file *f = d->file;
 	struct stat st;
 
-	if (f->type == CRIB_FILE_PIPE)
-		return check_pipe(plan, f, err);
+	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO)
+		return check_pipe(tree, d, f, err);
 	if (f->type == CRIB_FILE_SOCKET)
-		return plan_find_socket_fd(plan, f->fd) ? 0 :
+		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
 			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
-				  (unsigned long long)f->fd);
+				  (unsigned long long)pf->fd);
 	if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_DIR &&
 	    f->type != CRIB_FILE_CHARDEV)
 		return tool_fail(err, 0, "fd %llu is a %s, which cannot be restored",
@@ -141,16 +140,28 @@ static int check_file(const struct restore_plan *plan, const struct crib_file *f
 	}
 }
 
-static int check_vma(const struct plan_vma *pv, struct tool_error *err)
+static int check_vma(const struct restore_tree *tree, const struct plan_vma *pv,
+		     struct tool_error *err)
 {
 	const struct crib_vma *v = &pv->v;
+	const struct plan_shmem *sh;
 	struct stat st;
 
 	switch (v->kind) {
+	case CRIB_VMA_SHARED_ANON:
+		if (!v->shmem_id)
+			return 0;
+		sh = shmem_find(tree, v->shmem_id);
+		if (!sh || v->pgoff > sh->size / tree->header.page_size ||
+		    v->end - v->start > sh->size - v->pgoff * tree->header.page_size)
+			return tool_fail(err, 0, "the shared memory at %#llx maps object %llu, "
+					 "which the snapshot does not hold so large",
+					 (unsigned long long)v->start,
+					 (unsigned long long)v->shmem_id);
+		return 0;
 	case CRIB_VMA_ANON:
 	case CRIB_VMA_HEAP:
 	case CRIB_VMA_STACK:
-	case CRIB_VMA_SHARED_ANON:
 	case CRIB_VMA_VDSO:
 	case CRIB_VMA_VVAR:
 	case CRIB_VMA_VSYSCALL:
@@ -198,18 +209,47 @@ static int check_signals(const struct restore_plan *plan, struct tool_error *err
 	return 0;
 }
 
-int plan_check(const struct restore_plan *plan, struct tool_error *err)
+/* What a process of the tree needs; a zombie needs nothing but its PID. */
+static int check_process(const struct restore_tree *tree, const struct restore_plan *plan,
+			 struct tool_error *err)
 {
 	size_t i;
 
-	if (check_machine(plan, err) || check_pids(plan, err) || check_dirs(plan, err) ||
-	    check_signals(plan, err) || sockets_check(plan, err))
+	if (plan->proc.zombie)
+		return 0;
+	if (check_dirs(plan, err) || check_signals(plan, err))
 		return -1;
-	for (i = 0; i < plan->files.n; i++)
-		if (check_file(plan, &plan->files.items[i], err))
+	for (i = 0; i < plan->fds.n; i++)
+		if (check_file(tree, plan, &plan->fds.items[i], err))
 			return -1;
 	for (i = 0; i < plan->vmas.n; i++)
-		if (check_vma(&plan->vmas.items[i], err))
+		if (check_vma(tree, &plan->vmas.items[i], err))
 			return -1;
+	return 0;
+}
+
+/* The sentence of @err says which process, when the tree has several. */
+static int in_process(const struct restore_tree *tree, const struct restore_plan *plan,
+		      struct tool_error *err)
+{
+	char text[sizeof(err->msg)];
+
+	if (tree->procs.n > 1) {
+		snprintf(text, sizeof(text), "process %llu: %.*s",
+			 (unsigned long long)plan->proc.pid, (int)sizeof(text) - 48, err->msg);
+		memcpy(err->msg, text, sizeof(err->msg));
+	}
+	return -1;
+}
+
+int plan_check(const struct restore_tree *tree, struct tool_error *err)
+{
+	size_t i;
+
+	if (check_machine(tree, err) || tree_check_pids(tree, err) || sockets_check(tree, err))
+		return -1;
+	for (i = 0; i < tree->procs.n; i++)
+		if (check_process(tree, tree->procs.items[i], err))
+			return in_process(tree, tree->procs.items[i], err);
 	return 0;
 }

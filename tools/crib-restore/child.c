@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The new process, while it still runs crib-restore's code: it waits until
- * crib-restore traces it, opens the files the restorer will map, lays out
- * its descriptors as the snapshot had them, takes back the process
+ * A new process of the tree, while it still runs crib-restore's code: it
+ * forks its children, makes its session and group (tree.c), opens the
+ * files and shared objects the restorer will map, takes its descriptors
+ * from the descriptions it inherited (files.c), takes back the process
  * attributes that libc can set, and jumps into the restorer.  A failure
  * here is written to the area's message and ends the process; crib-restore
  * reports it.
@@ -26,32 +27,51 @@
 #include "crib-restore.h"
 #include "kabi.h"
 
-/* End the child with @err's failure, for crib-restore to report. */
-static __attribute__((noreturn))
-void child_exit(struct restore_area *area, const struct tool_error *err)
+void child_exit(const struct restore_ctx *ctx, size_t i, const struct tool_error *err)
 {
-	char *msg = area->args->message;
-	size_t len;
+	struct restore_area *area = &ctx->areas[i];
+	size_t size, len;
+	char *msg;
 
-	/* as much of it as the area holds */
+	if (area->args) {
+		msg = area->args->message;
+		size = sizeof(area->args->message);
+	} else {
+		msg = tree_ctl_message_slot(ctx->ctl, i, &size);
+	}
+	/* as much of it as there is room for */
 	if (!msg[0]) {
-		len = strnlen(err->msg, sizeof(area->args->message) - 1);
+		len = strnlen(err->msg, size - 1);
 		memcpy(msg, err->msg, len);
 		msg[len] = '\0';
 	}
 	_exit(1);
 }
 
+/* This process's failure, as words of the process and the error. */
+struct child {
+	const struct restore_ctx *ctx;
+	size_t index;
+	const struct restore_plan *plan;
+	struct restore_area *area;
+};
+
 static __attribute__((noreturn, format(printf, 3, 4)))
-void child_fail(struct restore_area *area, int errnum, const char *fmt, ...)
+void child_fail(const struct child *c, int errnum, const char *fmt, ...)
 {
 	struct tool_error err = { 0 };
+	char prefix[64];
 	va_list ap;
 
+	snprintf(prefix, sizeof(prefix), "process %llu: ", (unsigned long long)c->plan->proc.pid);
 	va_start(ap, fmt);
 	tool_vfail(&err, errnum, fmt, ap);
 	va_end(ap);
-	child_exit(area, &err);
+	if (c->ctx->tree->procs.n > 1 && strlen(err.msg) + strlen(prefix) < sizeof(err.msg)) {
+		memmove(err.msg + strlen(prefix), err.msg, strlen(err.msg) + 1);
+		memcpy(err.msg, prefix, strlen(prefix));
+	}
+	child_exit(c->ctx, c->index, &err);
 }
 
 static int highest_fd(const struct restore_plan *plan)
@@ -66,29 +86,55 @@ static int highest_fd(const struct restore_plan *plan)
 }
 
 /* Descriptor limits high enough for the snapshot's numbers and our own. */
-static void raise_nofile(struct restore_area *area, rlim_t need)
+static void raise_nofile(const struct child *c, rlim_t need)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
-		child_fail(area, errno, "getrlimit");
+		child_fail(c, errno, "getrlimit");
 	if (rl.rlim_cur >= need)
 		return;
 	rl.rlim_cur = need;
 	if (rl.rlim_max < need)
 		rl.rlim_max = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		child_fail(area, errno, "cannot allow %llu descriptors",
-			   (unsigned long long)need);
+		child_fail(c, errno, "cannot allow %llu descriptors", (unsigned long long)need);
+}
+
+/* The tree's shared memory objects this process maps, each opened once. */
+static void open_mapped_objects(const struct child *c, struct restore_fds *fds)
+{
+	const struct restore_plan *plan = c->plan;
+	const struct plan_shmem *sh;
+	const struct crib_vma *v;
+	size_t i, j;
+
+	for (i = 0; i < plan->vmas.n; i++) {
+		v = &plan->vmas.items[i].v;
+		if (v->kind != CRIB_VMA_SHARED_ANON || !v->shmem_id)
+			continue;
+		for (j = 0; j < i; j++)
+			if (fds->vma[j] >= 0 && plan->vmas.items[j].v.shmem_id == v->shmem_id)
+				fds->vma[i] = fds->vma[j];
+		if (fds->vma[i] >= 0)
+			continue;
+		sh = shmem_find(c->ctx->tree, v->shmem_id);
+		fds->opened[fds->n_opened] = sh ? shmem_open(sh) : -1;
+		if (fds->opened[fds->n_opened] < 0)
+			child_fail(c, errno, "cannot open shared memory object %llu to map it at "
+				   "%#llx", (unsigned long long)v->shmem_id,
+				   (unsigned long long)v->start);
+		fds->vma[i] = (int)fds->n_opened++;
+	}
 }
 
 /*
  * The files the restorer maps, each opened once.  Until the descriptors
  * settle, fds->vma[i] is an index into fds->opened, not a descriptor.
  */
-static void open_mapped_files(const struct restore_plan *plan, struct restore_fds *fds,
-			      struct restore_area *area)
+static void open_mapped_files(const struct child *c, struct restore_fds *fds)
 {
+	const struct restore_plan *plan = c->plan;
 	const struct crib_vma *v;
 	size_t i, j;
 	int flags;
@@ -96,10 +142,11 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 	fds->vma = calloc(plan->vmas.n + 1, sizeof(int));
 	fds->opened = calloc(plan->vmas.n + 1, sizeof(int));
 	if (!fds->vma || !fds->opened)
-		child_fail(area, 0, "out of memory");
+		child_fail(c, 0, "out of memory");
+	for (i = 0; i < plan->vmas.n; i++)
+		fds->vma[i] = -1;
 	for (i = 0; i < plan->vmas.n; i++) {
 		v = &plan->vmas.items[i].v;
-		fds->vma[i] = -1;
 		if (v->kind != CRIB_VMA_FILE)
 			continue;
 		/* A shared writable mapping needs the file open for writing. */
@@ -113,71 +160,63 @@ static void open_mapped_files(const struct restore_plan *plan, struct restore_fd
 			continue;
 		fds->opened[fds->n_opened] = open(v->path, flags);
 		if (fds->opened[fds->n_opened] < 0)
-			child_fail(area, errno, "cannot open %s to map it at %#llx", v->path,
+			child_fail(c, errno, "cannot open %s to map it at %#llx", v->path,
 				   (unsigned long long)v->start);
 		fds->vma[i] = (int)fds->n_opened++;
 	}
+	open_mapped_objects(c, fds);
 }
 
 /*
- * The helpers go right above the snapshot's highest descriptor, where the
- * restorer finds them and closes them; everything crib-restore had open
- * is closed, except the program that refills UDP queues, which goes right
- * after them, where files_restore() closes it with its other temporary
- * descriptors.  They are first parked high, past everything, so moving
- * one never lands on another.
+ * The descriptors: this process's own from the descriptions it inherited,
+ * parked from @park (files_install()), and the restorer's helpers right
+ * above its highest own descriptor, where the restorer finds them and
+ * closes them.  Everything else crib-restore had open is closed.  The
+ * helpers wait above the parked descriptions while the own ones are put
+ * in place, so moving one never lands on another.
  */
-static void settle_helpers(const struct restore_plan *plan, struct restore_fds *fds,
-			   struct udp_refill *refill, struct restore_area *area, int base)
+static void settle_descriptors(const struct child *c, struct restore_fds *fds)
 {
-	size_t n = fds->n_opened + 2 + (refill->prog_fd >= 0), i;
+	const struct restore_tree *tree = c->ctx->tree;
+	int park = c->ctx->park_base, base = highest_fd(c->plan) + 1;
+	int high_base = park + (int)tree->descs.n + 64;
+	size_t n = fds->n_opened + 2, i;
 	int *from = calloc(n, sizeof(int)), *high = calloc(n, sizeof(int));
-	int park = base + (int)n + 1024;
+	struct tool_error err = { 0 };
 
 	if (!from || !high)
-		child_fail(area, 0, "out of memory");
+		child_fail(c, 0, "out of memory");
 	from[0] = fds->pages;
 	from[1] = fds->exe;
 	memcpy(from + 2, fds->opened, fds->n_opened * sizeof(int));
-	if (refill->prog_fd >= 0)
-		from[n - 1] = refill->prog_fd;
-	raise_nofile(area, (rlim_t)park + n + 64);
+	raise_nofile(c, (rlim_t)high_base + n + 64);
 	for (i = 0; i < n; i++) {
-		high[i] = fcntl(from[i], F_DUPFD, park);
+		high[i] = fcntl(from[i], F_DUPFD, high_base);
 		if (high[i] < 0)
-			child_fail(area, errno, "cannot move a descriptor");
+			child_fail(c, errno, "cannot move a descriptor");
 	}
 	close_range(0, (unsigned int)park - 1, 0);
+	if (files_install(tree, c->plan, park, &err))
+		child_exit(c->ctx, c->index, &err);
 	for (i = 0; i < n; i++) {
 		if (dup2(high[i], base + (int)i) < 0)
-			child_fail(area, errno, "cannot move a descriptor");
+			child_fail(c, errno, "cannot move a descriptor");
 	}
 	close_range((unsigned int)(base + (int)n), ~0U, 0);
 	fds->pages = base;
 	fds->exe = base + 1;
 	for (i = 0; i < fds->n_opened; i++)
 		fds->opened[i] = base + 2 + (int)i;
-	if (refill->prog_fd >= 0)
-		refill->prog_fd = base + (int)n - 1;
-	for (i = 0; i < plan->vmas.n; i++)
+	for (i = 0; i < c->plan->vmas.n; i++)
 		if (fds->vma[i] >= 0)
 			fds->vma[i] = base + 2 + fds->vma[i];
 	free(from);
 	free(high);
 }
 
-static void set_session(const struct restore_plan *plan)
+static void set_attributes(const struct child *c)
 {
-	/* The session and group cannot be joined again; lead a new one when the process led one. */
-	if (plan->proc.sid == plan->proc.pid)
-		setsid();
-	else if (plan->proc.pgid == plan->proc.pid)
-		setpgid(0, 0);
-}
-
-static void set_attributes(const struct restore_plan *plan, struct restore_area *area)
-{
-	const struct crib_process *p = &plan->proc;
+	const struct crib_process *p = &c->plan->proc;
 	struct sched_param sp = { .sched_priority = (int)p->sched_priority };
 	struct rst_sigaction dfl = { 0 };	/* the first four words are the kernel's */
 	int sig;
@@ -190,21 +229,22 @@ static void set_attributes(const struct restore_plan *plan, struct restore_area 
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
 	if (chdir(p->cwd))
-		child_fail(area, errno, "cannot enter %s", p->cwd);
+		child_fail(c, errno, "cannot enter %s", p->cwd);
 	if (strcmp(p->root, "/") && chroot(p->root))
-		child_fail(area, errno, "cannot change root to %s", p->root);
+		child_fail(c, errno, "cannot change root to %s", p->root);
 	umask((mode_t)p->umask);
-	set_session(plan);
 	if (personality((unsigned long)p->personality) < 0)
-		child_fail(area, errno, "cannot set personality %#llx",
+		child_fail(c, errno, "cannot set personality %#llx",
 			   (unsigned long long)p->personality);
 	if (sched_setscheduler(0, (int)p->sched_policy, &sp))
-		child_fail(area, errno, "cannot set scheduling policy %llu",
+		child_fail(c, errno, "cannot set scheduling policy %llu",
 			   (unsigned long long)p->sched_policy);
 	if (setpriority(PRIO_PROCESS, 0, (int)p->nice))
-		child_fail(area, errno, "cannot set nice %lld", (long long)p->nice);
+		child_fail(c, errno, "cannot set nice %lld", (long long)p->nice);
 	if (p->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		child_fail(area, errno, "cannot set no_new_privs");
+		child_fail(c, errno, "cannot set no_new_privs");
+	if (p->child_subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		child_fail(c, errno, "cannot become a child subreaper");
 }
 
 static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area)
@@ -222,35 +262,45 @@ static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area
 	__builtin_unreachable();
 }
 
-void child_restore(const struct restore_plan *plan, struct restore_area *area,
-		   struct udp_refill *refill, int sync_fd, const struct restore_fault *fault)
+/* An injected fault (CRIB_RESTORE_FAULT, a testing aid) at @site, in the process it names. */
+static void fault_at(const struct child *c, enum fault_site site, const char *once)
 {
+	const struct restore_fault *f = c->ctx->fault;
+
+	if (f->site == site && (pid_t)c->plan->proc.pid == c->ctx->fault_pid)
+		child_fail(c, 0, "injected fault (CRIB_RESTORE_FAULT=%s) once %s", f->name, once);
+}
+
+void child_restore(const struct restore_ctx *ctx, size_t i)
+{
+	const struct restore_plan *plan = ctx->tree->procs.items[i];
+	struct child c = { .ctx = ctx, .index = i, .plan = plan, .area = &ctx->areas[i] };
 	struct restore_fds fds = { .pages = plan->page_store, .exe = -1 };
-	int base = highest_fd(plan) + 1;
 	struct tool_error err = { 0 };
 	char go;
 
-	/* Traced from here on, or never started. */
-	if (read(sync_fd, &go, 1) != 1)
-		_exit(1);
-	close(sync_fd);
+	/* The root: traced from here on, or never started; the others are traced from birth. */
+	if (i == 0) {
+		if (read(ctx->go_fd, &go, 1) != 1)
+			_exit(1);
+		close(ctx->go_fd);
+	}
+	if (plan->proc.zombie)
+		tree_end_zombie(ctx, plan);
+	if (tree_fork_children(ctx, plan, &err))
+		child_exit(ctx, i, &err);
+	fault_at(&c, FAULT_FORK, "its children were forked");
+	if (tree_join_group(ctx, plan, &err))
+		child_exit(ctx, i, &err);
+	fault_at(&c, FAULT_SESSION, "its session and group were made");
 	fds.exe = open(plan->mm.exe, O_RDONLY);
 	if (fds.exe < 0)
-		child_fail(area, errno, "cannot open the executable %s", plan->mm.exe);
-	open_mapped_files(plan, &fds, area);
-	settle_helpers(plan, &fds, refill, area, base);
-	if (files_restore(plan, refill, base + (int)fds.n_opened + 2, &err))
-		child_exit(area, &err);
-	if (fault->site == FAULT_FILES)
-		child_fail(area, 0, "injected fault (CRIB_RESTORE_FAULT=files) once the "
-			   "descriptors were open");
-	set_attributes(plan, area);
-	if (fault->site == FAULT_ATTRIBUTES)
-		child_fail(area, 0, "injected fault (CRIB_RESTORE_FAULT=attributes) once the "
-			   "process attributes were set");
-	area_fill(area, plan, &fds);
-	/* last: until here a failure closes the TCP connections silently, still locked */
-	if (sockets_resume(plan, &err))
-		child_exit(area, &err);
-	jump_to_restorer(area);
+		child_fail(&c, errno, "cannot open the executable %s", plan->mm.exe);
+	open_mapped_files(&c, &fds);
+	settle_descriptors(&c, &fds);
+	fault_at(&c, FAULT_FILES, "the descriptors were open");
+	set_attributes(&c);
+	fault_at(&c, FAULT_ATTRIBUTES, "the process attributes were set");
+	area_fill(c.area, plan, &fds);
+	jump_to_restorer(c.area);
 }

@@ -1,16 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * crib-restore: bring a process back from a CRIB snapshot.
+ * crib-restore: bring a process tree back from a CRIB snapshot.
  *
- * The whole snapshot is read and checked first (snapshot.c, check.c), its
- * memory going to shadows of the VMAs (shadow.c) or a page store (a
- * memfd), so nothing is created from a stream that turns out corrupt.  Then the process is created with its
- * original PID (tracer.c), as a child that sets up its descriptors and
- * process attributes with libc (child.c, files.c) and jumps into the
- * restorer (restorer.c) in a restore area laid out by area.c.  The
- * restorer rebuilds the address space and the threads; crib-restore,
- * tracing every thread, sets the registers, unmaps the area and lets them
- * all go.  Any failure kills what was created.
+ * The whole snapshot is read and checked first (snapshot.c, check.c,
+ * tree.c), its memory going to shadows of the VMAs (shadow.c), shared
+ * memory objects (shmem.c) or a page store (a memfd), so nothing is
+ * created from a stream that turns out corrupt.  crib-restore then makes
+ * every open file description of the tree, sockets included (files.c,
+ * sockets.c), and creates the root with its original PID (tracer.c).
+ * Each process, while it still runs crib-restore's code (child.c), forks
+ * its children with their PIDs, makes its session and group (tree.c),
+ * takes its descriptors from the descriptions it inherited, sets the
+ * attributes libc can set and jumps into the restorer (restorer.c) in a
+ * restore area of its own (area.c).  The restorer rebuilds the address
+ * space and the threads; crib-restore, tracing every thread of every
+ * process, sets the registers, unmaps the areas, lets the TCP connections
+ * go and then every process.  Any failure kills what was created.
+ *
+ * A struct restore_plan is what the snapshot says of one process; the
+ * struct restore_tree holds them all and what they share.
  */
 #ifndef CRIB_RESTORE_TOOL_H
 #define CRIB_RESTORE_TOOL_H
@@ -29,6 +37,7 @@
 
 struct restore_sockets;
 struct user_ring_buffer;
+struct udp_refill;
 
 struct plan_siginfo {
 	uint32_t signo;
@@ -51,6 +60,9 @@ struct plan_thread {
 	uint64_t rseq;
 	uint64_t rseq_len;
 	uint64_t rseq_sig;
+	uint64_t pdeath_signal;
+	bool own_creds;			/* else the process's */
+	struct crib_creds creds;	/* groups owned by the plan */
 };
 
 struct plan_vma {
@@ -68,12 +80,14 @@ struct plan_pages {
 	uint64_t offset;
 };
 
+/* A pipe or FIFO of the tree, with its bytes. */
 struct plan_pipe {
 	uint64_t pipe_id;
 	uint64_t pipe_size;
 	unsigned char *data;
 	size_t len;
-	bool has_read_end, has_write_end;
+	bool has_read_end, has_write_end;	/* some descriptor of the tree has one */
+	uint64_t ends_outside;		/* descriptions outside the snapshot */
 };
 
 /* A socket address as the plan keeps it; family 0: none. */
@@ -100,44 +114,100 @@ struct plan_queue {
 	uint64_t bytes;
 };
 
+struct restore_plan;
+
 struct plan_socket {
 	struct crib_socket s;		/* options point into @opt_values */
 	struct plan_addr local, peer;
 	struct crib_sockopt *options;
 	unsigned char *opt_values;
 	struct plan_queue recv, send;
+	struct restore_plan *owner;	/* the process whose descriptor this is */
 };
 
-/* Everything a snapshot says, as the restore needs it. */
+/* One descriptor of a process: its number, and the description it refers to. */
+struct plan_fd {
+	uint64_t fd;
+	bool cloexec;
+	size_t desc;		/* index into tree->descs */
+};
+
+/* A shared memory object mapped by several VMAs (shmem.c). */
+struct plan_shmem {
+	uint64_t id;		/* shmem_id */
+	uint64_t size;
+	void *map;		/* the object, in crib-restore: filled as the pages come */
+};
+
+/* What the snapshot says of one process, as the restore needs it. */
 struct restore_plan {
-	struct crib_header header;	/* strings owned by the plan */
+	struct crib_header header;	/* the tree's: strings owned by the tree */
 	struct crib_process proc;	/* strings and arrays owned by the plan */
 	struct crib_mm mm;		/* auxv and exe owned by the plan */
-	bool have_process, have_mm;
+	bool have_mm;
 	ARRAY(struct plan_thread) threads;	/* the leader first */
 	ARRAY(struct plan_vma) vmas;
 	ARRAY(struct plan_pages) pages;
-	int page_store;			/* memfd with the page contents */
-	uint64_t page_store_len;
+	int page_store;			/* the tree's memfd with the page contents */
 	void *shadows;			/* the reservation holding the VMAs' shadows */
 	uint64_t shadows_len;
 	uint64_t shadow_bytes;		/* contents taken into shadows */
 	bool no_shadows;		/* no room for them: everything in the page store */
 	ARRAY(struct crib_file) files;	/* paths owned by the plan */
-	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd */
-	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
+	ARRAY(struct plan_fd) fds;	/* files.c: each file's description */
 	struct crib_sigaction *actions;
 	size_t n_actions;
 	struct plan_siginfo *shared_pending;
 	size_t n_shared_pending;
 	struct crib_timers timers;	/* timers.posix owned by the plan */
 	bool have_timers;
-	ARRAY(struct plan_socket) sockets;	/* one per descriptor */
+	/* its place in the tree (tree.c) */
+	size_t index;			/* in tree->procs */
+	struct restore_plan *parent;	/* NULL for the root */
+	ARRAY(struct restore_plan *) children;	/* by pid */
+	int64_t born_sid;		/* the session it forks some children in, before setsid(); -1 */
+	size_t group_helper;		/* the helper of its group that it forks, + 1; 0 none */
 };
 
-/* Read the snapshot at @fd into @plan, counting what is read in @progress. */
-int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
+/* A process that makes a process group whose leader is gone, then ends (tree.c). */
+struct plan_helper {
+	pid_t pid;			/* the group's id */
+	pid_t sid;
+	struct restore_plan *maker;	/* the member that forks it */
+	unsigned int members;		/* that join the group */
+};
+
+/* An open file description, made once for the tree by crib-restore (files.c). */
+struct plan_desc {
+	const struct crib_file *file;	/* its first descriptor's record */
+	const struct restore_plan *owner;	/* and that descriptor's process */
+	struct plan_pipe *pipe;		/* pipes and FIFOs */
+	uint64_t end;			/* enum crib_pipe_end */
+	size_t socket;			/* sockets: index into tree->sockets */
+};
+
+/* Everything a snapshot says, as the restore needs it. */
+struct restore_tree {
+	struct crib_header header;	/* strings owned by the tree */
+	ARRAY(struct restore_plan *) procs;	/* in pre-order, the root first */
+	int page_store;			/* memfd with the page contents */
+	uint64_t page_store_len;
+	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd of any process */
+	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
+	ARRAY(struct plan_socket) sockets;	/* one per descriptor of any process */
+	ARRAY(struct plan_shmem) shmems;
+	ARRAY(struct plan_desc) descs;	/* files.c */
+	ARRAY(struct plan_helper) helpers;	/* tree.c */
+	uint64_t ext_sid;		/* the root's session when it leads none, as recorded */
+	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
+};
+
+/* Read the snapshot at @fd into @tree, counting what is read in @progress. */
+int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err);
+struct restore_plan *tree_root(const struct restore_tree *tree);
+/* The process with pid @pid, or NULL. */
+struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid);
 
 /*
  * Private anonymous memory waits for the restorer in a shadow of its VMA
@@ -147,25 +217,81 @@ int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
  */
 bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uint64_t len);
 void shadow_free(struct restore_plan *plan);
-void plan_free(struct restore_plan *plan);
-struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id);
+void plan_free(struct restore_tree *tree);
+struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id);
 
-/* Socket records into the plan: see socket_plan.c. */
-int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
-		     struct tool_error *err);
-int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
+/*
+ * Shared memory objects (shmem.c): each mapped once in crib-restore, the
+ * pages of any of its VMAs written into it as they are read; each process
+ * opens the objects it maps (through /proc/self/map_files), and its
+ * restorer maps them.
+ */
+int shmem_take(struct restore_tree *tree, const struct crib_shmem *s, struct tool_error *err);
+struct plan_shmem *shmem_find(const struct restore_tree *tree, uint64_t id);
+/* True when the pages at @addr of @pv went into its object. */
+bool shmem_take_pages(struct restore_tree *tree, const struct plan_vma *pv, uint64_t addr,
+		      const void *data, uint64_t len, uint64_t page_size);
+/* A descriptor of @sh's object, opened in this process; -1 with errno. */
+int shmem_open(const struct plan_shmem *sh);
+void shmem_free(struct restore_tree *tree);
+
+/* Socket records into the tree: see socket_plan.c. */
+int plan_take_socket(struct restore_tree *tree, struct restore_plan *owner,
+		     const struct crib_socket *s, struct tool_error *err);
+int plan_take_socket_queue(struct restore_tree *tree, const struct crib_socket_queue *q,
 			   struct tool_error *err);
-void plan_free_sockets(struct restore_plan *plan);
-struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd);
-/* The first socket of the plan with @sock_id (several fds may share one). */
-struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id);
+void plan_free_sockets(struct restore_tree *tree);
+struct plan_socket *plan_find_socket_fd(const struct restore_tree *tree,
+					const struct restore_plan *owner, uint64_t fd);
+/* The first socket of the tree with @sock_id (several fds may share one). */
+struct plan_socket *plan_find_socket_id(const struct restore_tree *tree, uint64_t sock_id);
 /* The recorded value of @ps's int option @level/@name; false when not recorded. */
 bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
 /* Everything checked before anything is created: see check.c. */
-int plan_check(const struct restore_plan *plan, struct tool_error *err);
+int plan_check(const struct restore_tree *tree, struct tool_error *err);
 /* The sockets' part of it: see sockets.c. */
-int sockets_check(const struct restore_plan *plan, struct tool_error *err);
+int sockets_check(const struct restore_tree *tree, struct tool_error *err);
+
+/*
+ * The tree (tree.c): each process's parent and children, the order
+ * sessions and groups are made in, helpers for groups whose leader is
+ * gone; refused when it cannot be made.  After plan_read().
+ */
+int tree_link(struct restore_tree *tree, struct tool_error *err);
+/* Every PID the restore takes (processes, threads, helpers) is free. */
+int tree_check_pids(const struct restore_tree *tree, struct tool_error *err);
+
+/*
+ * What the processes of a tree being made tell each other: a word per
+ * process and per helper, in memory they all inherit from crib-restore.
+ */
+struct tree_ctl;
+
+struct tree_ctl *tree_ctl_new(const struct restore_tree *tree, struct tool_error *err);
+void tree_ctl_free(struct tree_ctl *ctl, const struct restore_tree *tree);
+/*
+ * Where a process without a restore area (a zombie) or a helper writes
+ * its failure; slot: the process's index, or tree->procs.n + the helper's.
+ */
+const char *tree_ctl_message(const struct tree_ctl *ctl, size_t slot);
+char *tree_ctl_message_slot(struct tree_ctl *ctl, size_t slot, size_t *len);
+
+/*
+ * The descriptions (files.c): files_link() names each descriptor's, after
+ * the tree is read; files_make() makes them all in crib-restore, parked
+ * from @base up, sockets too (TCP connections in repair mode);
+ * files_install() gives a process its descriptors from them.
+ */
+int files_link(struct restore_tree *tree, struct tool_error *err);
+/* The lowest descriptor number above every one the snapshot and crib-restore use. */
+int files_park_base(const struct restore_tree *tree);
+int files_make(const struct restore_tree *tree, struct udp_refill *refill, int base,
+	       struct tool_error *err);
+int files_install(const struct restore_tree *tree, const struct restore_plan *plan, int base,
+		  struct tool_error *err);
+/* The parked descriptor of @tree->sockets.items[@i]. */
+int files_socket_fd(const struct restore_tree *tree, int base, size_t i);
 
 /*
  * The CRIB program that refills UDP receive queues, loaded by crib-restore
@@ -178,16 +304,23 @@ struct udp_refill {
 	int prog_fd;		/* -1 when not loaded */
 };
 
-int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
+int udp_refill_open(struct udp_refill *r, const struct restore_tree *tree,
 		    struct tool_error *err);
 void udp_refill_close(struct udp_refill *r);
 
 /*
- * Let the packets of the restored TCP connections through again: crib-dump
- * locked them (see network.c).  Connections that are not locked are skipped.
- * Called by the child, its connections rebuilt and still in repair mode.
+ * The network lock crib-dump left on the TCP connections (network.c).
+ * network_release() lets their packets through again (connections that
+ * are not locked are skipped); crib-restore calls it last, once every
+ * process is in place and the connections have left repair mode.
+ * network_hold_again() is for a restore that fails after they left it:
+ * the connections are put back in repair mode (@fds: the tree's sockets,
+ * -1 for none), and locked again first when @relock, so that closing them
+ * sends nothing and the snapshot restores again.
  */
-int network_release(const struct restore_plan *plan, struct tool_error *err);
+int network_release(const struct restore_tree *tree, struct tool_error *err);
+int network_hold_again(const struct restore_tree *tree, const int *fds, bool relock,
+		       struct tool_error *err);
 
 /*
  * The restore area: the restorer code, its arguments, and one stack per
@@ -203,8 +336,8 @@ struct restore_area {
 struct restore_fds {
 	int pages;		/* the page store */
 	int exe;
-	int *vma;		/* per plan VMA: the file it maps, or -1 */
-	int *opened;		/* distinct files opened for mappings */
+	int *vma;		/* per plan VMA: the file or shared object it maps, or -1 */
+	int *opened;		/* distinct files and objects opened for mappings */
 	size_t n_opened;
 };
 
@@ -232,17 +365,26 @@ const char *area_step_name(uint32_t step);
  */
 enum fault_site {
 	FAULT_NONE = 0,
+	FAULT_FORK,		/* the child, once it forked its children */
+	FAULT_SESSION,		/* the child, once its session and group are made */
 	FAULT_FILES,		/* the child, once its descriptors are open */
 	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
 	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
 	FAULT_REGISTERS,	/* the tracer, once the registers are set */
+	FAULT_RESUME,		/* the tracer, once the connections left repair mode */
+	FAULT_UNLOCK,		/* the tracer, once the network lock is released */
 	FAULT_DETACH,		/* the tracer, once the first thread is let go */
 };
 
+/*
+ * The child and restorer sites fail in one process: the root, or the one
+ * CRIB_RESTORE_FAULT=STEP@PID names.
+ */
 struct restore_fault {
 	enum fault_site site;
 	uint32_t step;		/* FAULT_RESTORER: an enum rst_step */
 	const char *name;	/* its CRIB_RESTORE_FAULT name */
+	pid_t pid;		/* where; 0: the root */
 };
 
 /* Read CRIB_RESTORE_FAULT; 0 (FAULT_NONE when unset) or -1 for a bad name. */
@@ -250,31 +392,55 @@ int fault_from_env(struct restore_fault *f, struct tool_error *err);
 /* The CRIB_RESTORE_FAULT name of a restorer step. */
 const char *fault_step_name(uint32_t step);
 
+/* What every process of the tree needs while it still runs crib-restore's code. */
+struct restore_ctx {
+	const struct restore_tree *tree;
+	struct restore_area *areas;	/* by process index; zombies have none */
+	struct tree_ctl *ctl;
+	int park_base;			/* the descriptions, from here up */
+	const struct restore_fault *fault;
+	pid_t fault_pid;		/* the process a child or restorer fault fails */
+	int go_fd;			/* the root reads it: crib-restore traces it */
+};
+
 /*
- * The child's part: descriptors, process attributes, then the jump into
- * the restorer.  Never returns; a failure is written to the area's message
- * and ends the child.
+ * The part of process @i while it runs crib-restore's code (child.c): its
+ * children forked, its session and group made (tree.c), its descriptors,
+ * its attributes, then the jump into the restorer.  Never returns; a
+ * failure is written to the area's message and ends the process.  A
+ * zombie of the snapshot ends here, as it ended then.
  */
-void child_restore(const struct restore_plan *plan, struct restore_area *area,
-		   struct udp_refill *refill, int sync_fd, const struct restore_fault *fault)
+void child_restore(const struct restore_ctx *ctx, size_t i) __attribute__((noreturn));
+/* Report @err from process @i (in its area) and end it. */
+void child_exit(const struct restore_ctx *ctx, size_t i, const struct tool_error *err)
 	__attribute__((noreturn));
 
-/* Open every descriptor of the snapshot at its number: see files.c. */
-int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		  struct tool_error *err);
+/*
+ * The tree's part of the child (tree.c): fork @plan's children, those born
+ * in its first session before it makes its own; make or join its group;
+ * end a zombie; a group helper's whole life.  Each returns in the process
+ * that was there, or fails with @err.
+ */
+int tree_fork_children(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		       struct tool_error *err);
+int tree_join_group(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		    struct tool_error *err);
+void tree_end_zombie(const struct restore_ctx *ctx, const struct restore_plan *plan)
+	__attribute__((noreturn));
 
 /*
- * Create every socket of the plan, parked at or above @temp_base; @fds[i]
- * gets the descriptor of plan->sockets.items[i] (see sockets.c).  TCP
+ * Create every socket of the tree, parked at or above @temp_base; @fds[i]
+ * gets the descriptor of tree->sockets.items[i] (see sockets.c).  TCP
  * connections are left in repair mode.
  */
-int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
+int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, int temp_base,
 		   int *fds, struct tool_error *err);
 /*
- * Once every descriptor is at its number: release the network lock of the
- * TCP connections, take them out of repair mode, write their unsent data.
+ * Once every process is in place: take the TCP connections out of repair
+ * mode and write their unsent data, on @fds (crib-restore's copies, as
+ * sockets_create() made them).
  */
-int sockets_resume(const struct restore_plan *plan, struct tool_error *err);
+int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err);
 
 struct restore_options {
 	bool wait;
@@ -285,11 +451,11 @@ struct restore_options {
 };
 
 /*
- * Create the process from @plan and let it run.  Returns its PID, or -1
- * with @err set and nothing left behind.
+ * Create the processes of @tree and let them run.  Returns the root's PID,
+ * or -1 with @err set and nothing left behind.
  */
-pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
-		      const struct restore_options *opt, struct tool_error *err);
+pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
+		   const struct restore_options *opt, struct tool_error *err);
 /* --wait: wait for the restored process; its exit status (128 + N for signal N). */
 int restore_wait(pid_t pid);
 
@@ -310,8 +476,8 @@ void verify_input_close(struct verify_input *in);
  * are printed on standard error.  Returns 0 when the process matches its
  * snapshot; otherwise -1 with @err set, and the process is killed.
  */
-int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
-		    struct tool_error *err);
+int verify_restored(const struct restore_tree *tree, const struct verify_input *in,
+		    const struct restore_options *opt, struct tool_error *err);
 
 /* The step log of -v, on a line of its own even while the progress meter shows. */
 #define restore_verbose(opt, ...) do {					\

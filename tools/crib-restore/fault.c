@@ -6,6 +6,8 @@
  * (no process, the PID and TIDs free) and loses nothing (the snapshot
  * still restores).  The sites, in the order a restore passes them, are the
  * child's steps, the restorer's steps (enum rst_step) and the tracer's.
+ * A child or restorer step fails in the root, or in the process
+ * STEP@PID names.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,8 @@ static const struct fault_site_name {
 	enum fault_site site;
 	uint32_t step;		/* FAULT_RESTORER: the enum rst_step */
 } sites[] = {
+	{ "fork",		FAULT_FORK,		0 },
+	{ "session",		FAULT_SESSION,		0 },
 	{ "files",		FAULT_FILES,		0 },
 	{ "attributes",		FAULT_ATTRIBUTES,	0 },
 	{ "start",		FAULT_RESTORER,	RST_STEP_START },
@@ -38,6 +42,8 @@ static const struct fault_site_name {
 	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
 	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
 	{ "registers",		FAULT_REGISTERS,	0 },
+	{ "resume",		FAULT_RESUME,		0 },
+	{ "unlock",		FAULT_UNLOCK,		0 },
 	{ "detach",		FAULT_DETACH,		0 },
 };
 
@@ -59,14 +65,24 @@ static void list_sites(char *buf, size_t len)
 
 int fault_from_env(struct restore_fault *f, struct tool_error *err)
 {
-	const char *spec = getenv("CRIB_RESTORE_FAULT");
-	char names[256], *end;
+	const char *env = getenv("CRIB_RESTORE_FAULT"), *at;
+	char names[512], spec[64], *end;
 	unsigned long nr;
+	long pid;
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
-	if (!spec || !*spec)
+	if (!env || !*env)
 		return 0;
+	snprintf(spec, sizeof(spec), "%s", env);
+	at = strchr(env, '@');
+	if (at) {
+		spec[at - env < (long)sizeof(spec) ? at - env : 0] = '\0';
+		pid = strtol(at + 1, &end, 10);
+		if (*end || pid <= 0)
+			return tool_fail(err, 0, "CRIB_RESTORE_FAULT=%s: not STEP@PID", env);
+		f->pid = (pid_t)pid;
+	}
 	nr = strtoul(spec, &end, 10);
 	for (i = 0; i < N_SITES; i++) {
 		if ((!*end && nr == i + 1) || !strcmp(spec, sites[i].name)) {
@@ -78,7 +94,8 @@ int fault_from_env(struct restore_fault *f, struct tool_error *err)
 	}
 	list_sites(names, sizeof(names));
 	return tool_fail(err, 0, "CRIB_RESTORE_FAULT=%s: no such step; the steps are, "
-			 "in order (a name or its number from 1): %s", spec, names);
+			 "in order (a name or its number from 1, then @PID for a process "
+			 "other than the root): %s", env, names);
 }
 
 const char *fault_step_name(uint32_t step)

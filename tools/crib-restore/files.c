@@ -1,17 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Open every descriptor of the snapshot at its original number, in the
- * child, before the restorer runs.  Each open file, pipe and socket is
- * created once, parked at a number at or above @temp_base (above every
- * number the snapshot uses, so nothing lands on a slot still to be
- * filled), then duplicated into its slots, and the parked copies are
- * closed.
+ * Open file descriptions: every one of the tree is made once, by
+ * crib-restore, before the first process exists, and parked at a number
+ * above every descriptor the snapshot or crib-restore uses.  The processes
+ * inherit them all through fork(); each gives its descriptors theirs with
+ * dup3() (with its own FD_CLOEXEC) and closes the parked ones.  So
+ * descriptors that shared a description (dup(), fork()) share one again,
+ * its offset and status flags, in one process or several.
+ *
+ * A regular file, directory or device is opened again by its path, with
+ * its flags, at its offset.  A pipe is made with pipe(): its first read
+ * and first write description are the pipe's own, any other is opened
+ * through /proc/self/fd/N as the dead process may have done; a FIFO is
+ * opened again by its path, every description on its own.  Each then has
+ * its status flags set.  The bytes a pipe held are written back once, and
+ * an end no descriptor of the tree holds (closed by all) is closed again.
+ * Sockets are made by sockets.c.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crib-restore.h"
@@ -19,171 +32,359 @@
 /* Status flags open(2) takes back; the access mode is added separately. */
 #define REOPEN_FLAGS	(O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | \
 			 O_NOATIME | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_PATH)
+/* The status flags F_SETFL changes on a pipe or a socket. */
+#define SETFL_FLAGS	(O_NONBLOCK | O_APPEND | O_NOATIME)
 
-struct parked {
-	int fd;			/* at or above temp_base */
-	uint64_t pipe_id;	/* pipes: which one; the fd is its read end */
-	int write_fd;		/* pipes: the write end */
-};
-
-static int park(int fd, int temp_base)
+static bool is_pipe(const struct crib_file *f)
 {
-	int parked;
+	return f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO;
+}
+
+static const struct crib_pipe *pipe_record(const struct restore_tree *tree, uint64_t pid,
+					   uint64_t fd)
+{
+	size_t i;
+
+	for (i = 0; i < tree->pipe_fds.n; i++)
+		if (tree->pipe_fds.items[i].pid == pid && tree->pipe_fds.items[i].fd == fd)
+			return &tree->pipe_fds.items[i];
+	return NULL;
+}
+
+/*
+ * The description of @f, made or found.  A 1.1 snapshot numbers them
+ * (file.desc); in a 1.0 snapshot each descriptor has its own, but the
+ * descriptors of one end of one pipe share it, as 1.0 restored them.
+ */
+static int find_desc(struct restore_tree *tree, const struct restore_plan *plan,
+		     const struct crib_file *f, size_t *index, struct tool_error *err)
+{
+	const struct crib_pipe *pr = is_pipe(f) ? pipe_record(tree, plan->proc.pid, f->fd) : NULL;
+	struct plan_desc *d;
+	size_t i;
+
+	if (is_pipe(f) && !pr)
+		return tool_fail(err, 0, "process %llu, fd %llu: a pipe the snapshot does not "
+				 "describe", (unsigned long long)plan->proc.pid,
+				 (unsigned long long)f->fd);
+	for (i = 0; i < tree->descs.n; i++) {
+		d = &tree->descs.items[i];
+		if (f->desc ? d->file->desc == f->desc :
+		    pr && !d->file->desc && d->pipe && d->pipe->pipe_id == pr->pipe_id &&
+		    d->end == pr->end) {
+			if (d->file->type != f->type)
+				return tool_fail(err, 0, "process %llu, fd %llu: description %llu "
+						 "recorded as two kinds of file",
+						 (unsigned long long)plan->proc.pid,
+						 (unsigned long long)f->fd,
+						 (unsigned long long)f->desc);
+			*index = i;
+			return 0;
+		}
+	}
+	d = array_push(&tree->descs);
+	if (!d)
+		return tool_fail(err, 0, "out of memory");
+	d->file = f;
+	d->owner = plan;
+	if (pr) {
+		d->pipe = plan_find_pipe(tree, pr->pipe_id);
+		d->end = pr->end;
+	}
+	if (f->type == CRIB_FILE_SOCKET) {
+		const struct plan_socket *ps = plan_find_socket_fd(tree, plan, f->fd);
+
+		if (!ps)
+			return tool_fail(err, 0, "process %llu, fd %llu: a socket the snapshot does "
+					 "not describe", (unsigned long long)plan->proc.pid,
+					 (unsigned long long)f->fd);
+		d->socket = (size_t)(plan_find_socket_id(tree, ps->s.sock_id) - tree->sockets.items);
+	}
+	*index = tree->descs.n - 1;
+	return 0;
+}
+
+int files_link(struct restore_tree *tree, struct tool_error *err)
+{
+	struct restore_plan *plan;
+	struct plan_fd *pf;
+	size_t i, j;
+
+	for (i = 0; i < tree->procs.n; i++) {
+		plan = tree->procs.items[i];
+		for (j = 0; j < plan->files.n; j++) {
+			pf = array_push(&plan->fds);
+			if (!pf)
+				return tool_fail(err, 0, "out of memory");
+			pf->fd = plan->files.items[j].fd;
+			pf->cloexec = plan->files.items[j].cloexec;
+			if (find_desc(tree, plan, &plan->files.items[j], &pf->desc, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int highest_open_fd(void)
+{
+	struct rlimit rl;
+	int fd, max = 2;
+
+	/* what crib-restore has open itself: a fcntl() a descriptor at a time is cheap */
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536)
+		rl.rlim_cur = 65536;
+	for (fd = 0; fd < (int)rl.rlim_cur; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			max = fd;
+	return max;
+}
+
+int files_park_base(const struct restore_tree *tree)
+{
+	int max = highest_open_fd();
+	size_t i, j;
+
+	for (i = 0; i < tree->procs.n; i++)
+		for (j = 0; j < tree->procs.items[i]->files.n; j++)
+			if ((int)tree->procs.items[i]->files.items[j].fd > max)
+				max = (int)tree->procs.items[i]->files.items[j].fd;
+	return (max + 64) & ~63;
+}
+
+/* @fd moved to @at, parked; -1 with errno when it cannot be. */
+static int park(int fd, int at)
+{
+	int ret;
 
 	if (fd < 0)
 		return -1;
-	parked = fcntl(fd, F_DUPFD, temp_base);
+	ret = dup3(fd, at, O_CLOEXEC);
 	close(fd);
-	return parked;
+	return ret;
 }
 
-static int open_file(const struct crib_file *f, int temp_base, struct tool_error *err)
+static int open_file(const struct crib_file *f, int at, struct tool_error *err)
 {
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
-	int fd;
 
-	fd = park(open(f->path, flags), temp_base);
-	if (fd < 0)
+	if (park(open(f->path, flags), at) < 0)
 		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
 				 f->path);
 	if (f->type == CRIB_FILE_REGULAR && !(f->flags & O_PATH) &&
-	    lseek(fd, f->pos, SEEK_SET) != f->pos) {
-		tool_fail(err, errno, "cannot seek fd %llu, %s, to %lld", (unsigned long long)f->fd,
-			  f->path, (long long)f->pos);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	    lseek(at, f->pos, SEEK_SET) != f->pos)
+		return tool_fail(err, errno, "cannot seek fd %llu, %s, to %lld",
+				 (unsigned long long)f->fd, f->path, (long long)f->pos);
+	return 0;
 }
 
-/* A new pipe with its buffered bytes back in it. */
-static int make_pipe(const struct plan_pipe *pp, struct parked *out, int temp_base,
-		     struct tool_error *err)
+/* The status flags of a description made by pipe(), socket() or open() with others. */
+static int set_status_flags(int fd, const struct crib_file *f)
 {
-	int p[2];
-	ssize_t n;
-	size_t done = 0;
+	int fl = fcntl(fd, F_GETFL);
 
-	if (pipe(p))
-		return tool_fail(err, errno, "pipe");
-	out->fd = park(p[0], temp_base);
-	out->write_fd = park(p[1], temp_base);
-	out->pipe_id = pp->pipe_id;
-	if (out->fd < 0 || out->write_fd < 0)
-		goto fail;
-	if (pp->pipe_size && fcntl(out->fd, F_SETPIPE_SZ, (int)pp->pipe_size) < 0)
-		goto fail;
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, (fl & ~SETFL_FLAGS) | ((int)f->flags & SETFL_FLAGS));
+}
+
+static int open_mode(uint64_t end)
+{
+	return end == CRIB_PIPE_BOTH ? O_RDWR : end == CRIB_PIPE_WRITE ? O_WRONLY : O_RDONLY;
+}
+
+/* The bytes @pp held, written back through @fd, which writes to it. */
+static int fill_pipe(const struct plan_pipe *pp, int fd)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (pp->pipe_size && fcntl(fd, F_SETPIPE_SZ, (int)pp->pipe_size) < 0)
+		return -1;
 	while (done < pp->len) {
-		n = write(out->write_fd, pp->data + done, pp->len - done);
+		n = write(fd, pp->data + done, pp->len - done);
 		if (n <= 0)
-			goto fail;
+			return -1;
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * A pipe and its descriptions, from the descriptions @first on: the new
+ * pipe's two ends go to the first description of each kind, others open
+ * it again through /proc/self/fd.  What the dead process had closed is
+ * closed.
+ */
+static int make_pipe(const struct restore_tree *tree, size_t first, int base,
+		     struct tool_error *err)
+{
+	const struct plan_pipe *pp = tree->descs.items[first].pipe;
+	int p[2] = { -1, -1 }, fd, from;
+	bool got_read = false, got_write = false;
+	char path[64];
+	size_t i;
+
+	if (pipe2(p, O_CLOEXEC) || fill_pipe(pp, p[1]))
+		goto fail;
+	for (i = first; i < tree->descs.n; i++) {
+		const struct plan_desc *d = &tree->descs.items[i];
+
+		if (d->pipe != pp)
+			continue;
+		if (d->end == CRIB_PIPE_READ && !got_read) {
+			fd = park(p[0], base + (int)i);
+			got_read = fd >= 0;
+			p[0] = fd;
+		} else if (d->end == CRIB_PIPE_WRITE && !got_write) {
+			fd = park(p[1], base + (int)i);
+			got_write = fd >= 0;
+			p[1] = fd;
+		} else {
+			from = d->end == CRIB_PIPE_WRITE ? p[1] : p[0];
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", from);
+			fd = park(open(path, open_mode(d->end)), base + (int)i);
+		}
+		if (fd < 0 || set_status_flags(fd, d->file))
+			goto fail;
+	}
+	/* An end no one of the tree holds was closed by all: close it again. */
+	if (!got_read)
+		close(p[0]);
+	if (!got_write)
+		close(p[1]);
+	return 0;
 fail:
-	return tool_fail(err, errno, "cannot recreate pipe %llu with its %zu bytes",
+	return tool_fail(err, errno, "cannot make pipe %llu again with its %zu bytes",
 			 (unsigned long long)pp->pipe_id, pp->len);
 }
 
-static int pipe_end_fd(const struct restore_plan *plan, const struct parked *pipes,
-		       uint64_t fd)
+/*
+ * A FIFO: a description of crib-restore's own, for reading and writing,
+ * holds it open without blocking while its descriptions open it by its
+ * path (non-blocking first, their flags after) and its bytes go back in.
+ */
+static int make_fifo(const struct restore_tree *tree, size_t first, int base,
+		     struct tool_error *err)
 {
-	size_t i, j;
+	const struct plan_desc *fd0 = &tree->descs.items[first];
+	const struct plan_pipe *pp = fd0->pipe;
+	const char *path = fd0->file->path;
+	int hold, fd;
+	size_t i;
 
-	for (i = 0; i < plan->pipe_fds.n; i++) {
-		if (plan->pipe_fds.items[i].fd != fd)
+	hold = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (hold < 0 || fill_pipe(pp, hold))
+		goto fail;
+	for (i = first; i < tree->descs.n; i++) {
+		const struct plan_desc *d = &tree->descs.items[i];
+
+		if (d->pipe != pp)
 			continue;
-		for (j = 0; j < plan->pipes.n; j++)
-			if (pipes[j].pipe_id == plan->pipe_fds.items[i].pipe_id)
-				return plan->pipe_fds.items[i].end == CRIB_PIPE_READ ?
-					pipes[j].fd : pipes[j].write_fd;
+		fd = park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
+		if (fd < 0 || set_status_flags(fd, d->file))
+			goto fail;
 	}
+	close(hold);
+	return 0;
+fail:
+	if (hold >= 0)
+		close(hold);
+	return tool_fail(err, errno, "cannot open the FIFO %s again with its %zu bytes", path,
+			 pp->len);
+}
+
+/* The first description of each pipe makes the pipe and all its descriptions. */
+static bool first_of_pipe(const struct restore_tree *tree, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (tree->descs.items[j].pipe == tree->descs.items[i].pipe)
+			return false;
+	return true;
+}
+
+int files_socket_fd(const struct restore_tree *tree, int base, size_t i)
+{
+	const struct plan_socket *first = plan_find_socket_id(tree, tree->sockets.items[i].s.sock_id);
+	size_t d;
+
+	for (d = 0; d < tree->descs.n; d++)
+		if (tree->descs.items[d].file->type == CRIB_FILE_SOCKET &&
+		    tree->descs.items[d].socket == (size_t)(first - tree->sockets.items))
+			return base + (int)d;
 	return -1;
 }
 
-/* Put @src at @target with the descriptor's own flags. */
-static int install(const struct crib_file *f, int src, struct tool_error *err)
+static int raise_nofile(rlim_t need, struct tool_error *err)
 {
-	int target = (int)f->fd;
-	int fl;
+	struct rlimit rl;
 
-	if (dup2(src, target) != target)
-		goto fail;
-	if (f->cloexec && fcntl(target, F_SETFD, FD_CLOEXEC))
-		goto fail;
-	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_SOCKET) {
-		/* Made blocking, as a new pipe or socket is: set this one's flags. */
-		fl = fcntl(target, F_GETFL);
-		if (fl < 0 || fcntl(target, F_SETFL,
-				    (fl & ~O_NONBLOCK) | ((int)f->flags & O_NONBLOCK)))
-			goto fail;
-	}
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return tool_fail(err, errno, "getrlimit");
+	if (rl.rlim_cur >= need)
+		return 0;
+	rl.rlim_cur = need;
+	if (rl.rlim_max < need)
+		rl.rlim_max = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return tool_fail(err, errno, "cannot allow %llu descriptors",
+				 (unsigned long long)need);
 	return 0;
-fail:
-	return tool_fail(err, errno, "cannot place fd %d", target);
 }
 
-/* The parked socket for descriptor @fd: that of the first with its sock_id. */
-static int socket_fd(const struct restore_plan *plan, const int *sockets, uint64_t fd)
+int files_make(const struct restore_tree *tree, struct udp_refill *refill, int base,
+	       struct tool_error *err)
 {
-	const struct plan_socket *ps = plan_find_socket_fd(plan, fd);
-
-	if (!ps)
-		return -1;
-	ps = plan_find_socket_id(plan, ps->s.sock_id);
-	return sockets[ps - plan->sockets.items];
-}
-
-int files_restore(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
-		  struct tool_error *err)
-{
-	struct parked *pipes = calloc(plan->pipes.n + 1, sizeof(*pipes));
-	int *files = calloc(plan->files.n + 1, sizeof(*files));
-	int *sockets = calloc(plan->sockets.n + 1, sizeof(*sockets));
-	const struct crib_file *f;
+	int temp = base + (int)tree->descs.n + 64;
+	int *sockets = calloc(tree->sockets.n + 1, sizeof(*sockets));
+	const struct plan_desc *d;
 	size_t i;
-	int src, ret = -1;
+	int ret = -1;
 
-	if (!pipes || !files || !sockets) {
-		tool_fail(err, 0, "out of memory");
+	if (!sockets)
+		return tool_fail(err, 0, "out of memory");
+	if (raise_nofile((rlim_t)temp + 2 * tree->sockets.n + 1024, err))
 		goto out;
-	}
-	for (i = 0; i < plan->pipes.n; i++)
-		if (make_pipe(&plan->pipes.items[i], &pipes[i], temp_base, err))
-			goto out;
-	if (sockets_create(plan, refill, temp_base, sockets, err))
+	if (sockets_create(tree, refill, temp, sockets, err))
 		goto out;
-	for (i = 0; i < plan->files.n; i++) {
-		f = &plan->files.items[i];
-		files[i] = -1;
-		if (f->type != CRIB_FILE_PIPE && f->type != CRIB_FILE_SOCKET) {
-			files[i] = open_file(f, temp_base, err);
-			if (files[i] < 0)
+	for (i = 0; i < tree->descs.n; i++) {
+		d = &tree->descs.items[i];
+		if (d->file->type == CRIB_FILE_SOCKET) {
+			/* made blocking, as a new socket is: the description's own flags */
+			if (dup3(sockets[d->socket], base + (int)i, O_CLOEXEC) < 0 ||
+			    set_status_flags(base + (int)i, d->file)) {
+				tool_fail(err, errno, "cannot park a socket");
 				goto out;
-		}
-	}
-	for (i = 0; i < plan->files.n; i++) {
-		f = &plan->files.items[i];
-		if (f->type == CRIB_FILE_PIPE)
-			src = pipe_end_fd(plan, pipes, f->fd);
-		else if (f->type == CRIB_FILE_SOCKET)
-			src = socket_fd(plan, sockets, f->fd);
-		else
-			src = files[i];
-		if (src < 0) {
-			tool_fail(err, 0, "fd %llu: no %s for it", (unsigned long long)f->fd,
-				  f->type == CRIB_FILE_PIPE ? "pipe end" : "socket");
+			}
+		} else if (d->file->type == CRIB_FILE_PIPE) {
+			if (first_of_pipe(tree, i) && make_pipe(tree, i, base, err))
+				goto out;
+		} else if (d->file->type == CRIB_FILE_FIFO) {
+			if (first_of_pipe(tree, i) && make_fifo(tree, i, base, err))
+				goto out;
+		} else if (open_file(d->file, base + (int)i, err)) {
 			goto out;
 		}
-		if (install(f, src, err))
-			goto out;
 	}
 	ret = 0;
 out:
-	/* The parked copies: everything from temp_base up. */
-	close_range((unsigned int)temp_base, ~0U, 0);
-	free(pipes);
-	free(files);
+	/* the sockets as sockets_create() made them, now parked */
+	close_range((unsigned int)temp, ~0U, 0);
 	free(sockets);
 	return ret;
+}
+
+int files_install(const struct restore_tree *tree, const struct restore_plan *plan, int base,
+		  struct tool_error *err)
+{
+	const struct plan_fd *pf;
+	size_t i;
+
+	for (i = 0; i < plan->fds.n; i++) {
+		pf = &plan->fds.items[i];
+		if (dup3(base + (int)pf->desc, (int)pf->fd, pf->cloexec ? O_CLOEXEC : 0) < 0)
+			return tool_fail(err, errno, "cannot place fd %llu",
+					 (unsigned long long)pf->fd);
+	}
+	close_range((unsigned int)base, (unsigned int)(base + (int)tree->descs.n - 1), 0);
+	return 0;
 }

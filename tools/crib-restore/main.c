@@ -34,20 +34,23 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: crib-restore [-i FILE] [--wait] [--verify] [-q] [-v]\n"
 		"       crib-restore --unlock-network [-i FILE]\n"
-		"Restore a process from a CRIB snapshot taken by crib-dump on this kernel.\n"
-		"It gets back its PID and thread IDs, which must be free.  Files are found\n"
-		"again by path; a regular file must have the size it had at the dump.\n"
+		"Restore a process and its descendants from a CRIB snapshot taken by\n"
+		"crib-dump on this kernel.  Each gets back its PID and thread IDs, which\n"
+		"must be free, its parent, session and process group, and what it shared\n"
+		"with the others (open files, pipes, sockets, shared memory).  Files are\n"
+		"found again by path; a regular file must have the size it had at the dump.\n"
 		"Sockets come back with their addresses, options and queued data: UDP\n"
 		"(IPv4, IPv6), UNIX stream, datagram and seqpacket sockets and listeners,\n"
 		"TCP listeners and established TCP connections (through TCP_REPAIR).\n"
 		"\n"
 		"  -i, --input FILE  read the snapshot from FILE (default: standard input,\n"
 		"                    which must not be a terminal)\n"
-		"      --wait        wait for the restored process and exit with its status\n"
-		"      --verify      dump the restored process again (crib-dump --leave-running,\n"
+		"      --wait        wait for the restored process (the root of the tree) and\n"
+		"                    exit with its status\n"
+		"      --verify      dump the restored tree again (crib-dump --leave-running,\n"
 		"                    from this program's directory or PATH) and compare with\n"
-		"                    the snapshot, volatile fields and the parent PID aside;\n"
-		"                    print what differs and kill the process if anything\n"
+		"                    the snapshot, volatile fields and the root's parent aside;\n"
+		"                    print what differs and kill the tree if anything\n"
 		"                    does (what it changes of itself once running does)\n"
 		"  -q, --quiet       no progress meter (nor one of the --verify dump)\n"
 		"  -v, --verbose     say what is restored, on standard error\n"
@@ -62,15 +65,17 @@ static void usage(FILE *f)
 		"and the rate.\n"
 		"\n"
 		"Exit status: 0 restored (it runs on, detached), 1 the restore failed or\n"
-		"--verify found a difference, and nothing of it is left, 2 bad usage; with\n"
+		"--verify found a difference, and nothing of the tree is left, 2 bad usage; with\n"
 		"--wait, the process's exit status (128 + N when it was killed by signal N).\n"
 		"\n"
 		"Testing aid: CRIB_RESTORE_FAULT=STEP in the environment makes the restore\n"
-		"fail at STEP, once the new process exists, as a real failure there would:\n"
-		"files attributes (the new process before the restorer), start rseq unmap\n"
-		"vdso map fill protect mm sigaction itimer thread posix-timer sigqueue\n"
-		"rlimit thread-state creds done (the restorer), registers detach (the\n"
-		"tracer), or a step's number in that list, from 1.\n");
+		"fail at STEP, once the root exists, as a real failure there would: fork\n"
+		"session files attributes (a new process before the restorer), start rseq\n"
+		"unmap vdso map fill protect mm sigaction itimer thread posix-timer sigqueue\n"
+		"rlimit thread-state creds done (the restorer), registers resume unlock\n"
+		"detach (crib-restore), or a step's number in that list, from 1.  The steps\n"
+		"of a new process or its restorer fail in the root, or with STEP@PID in\n"
+		"process PID.\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -163,7 +168,7 @@ int main(int argc, char **argv)
 	struct udp_refill refill = { .prog_fd = -1 };
 	struct verify_input vin = { .fd = -1 };
 	struct progress progress;
-	struct restore_plan plan;
+	struct restore_tree plan;
 	int fd, ret;
 	pid_t pid;
 
@@ -195,28 +200,34 @@ int main(int argc, char **argv)
 	ret = plan_read(&plan, o.verify ? vin.fd : fd, &progress, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
-	if (ret || plan_check(&plan, &err)) {
+	if (ret || tree_link(&plan, &err) || files_link(&plan, &err) || plan_check(&plan, &err)) {
 		progress_end(&progress);
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		plan_free(&plan);
 		verify_input_close(&vin);
 		return 1;
 	}
-	restore_verbose(&o.restore, "process %llu (%s): %zu threads, %zu VMAs, %llu bytes of "
-			"memory, %zu fds, %zu of them sockets\n", (unsigned long long)plan.proc.pid,
-			plan.proc.comm, plan.threads.n, plan.vmas.n,
-			(unsigned long long)(plan.page_store_len + plan.shadow_bytes),
-			plan.files.n, plan.sockets.n);
+	for (size_t i = 0; i < plan.procs.n; i++) {
+		const struct restore_plan *p = plan.procs.items[i];
+
+		restore_verbose(&o.restore, "process %llu (%s)%s: %zu threads, %zu VMAs, %llu "
+				"bytes in shadows, %zu fds\n", (unsigned long long)p->proc.pid,
+				p->proc.comm, p->proc.zombie ? ", a zombie" : "", p->threads.n,
+				p->vmas.n, (unsigned long long)p->shadow_bytes, p->files.n);
+	}
+	restore_verbose(&o.restore, "%zu open file descriptions, %zu sockets, %llu bytes in "
+			"the page store\n", plan.descs.n, plan.sockets.n,
+			(unsigned long long)plan.page_store_len);
 	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
 	ret = udp_refill_open(&refill, &plan, &err);
-	pid = ret ? -1 : restore_process(&plan, &refill, &o.restore, &err);
+	pid = ret ? -1 : restore_tree(&plan, &refill, &o.restore, &err);
 	udp_refill_close(&refill);
 	progress_end(&progress);
 	/*
 	 * A process that differs is killed.  Its connections left the lock
 	 * when they left repair mode, so their peers see them closed.
 	 */
-	if (pid >= 0 && o.verify && verify_restored(pid, &vin, &o.restore, &err))
+	if (pid >= 0 && o.verify && verify_restored(&plan, &vin, &o.restore, &err))
 		pid = -1;
 	verify_input_close(&vin);
 	if (pid < 0) {

@@ -17,6 +17,7 @@
 #define HOLE_ALIGN	(2ULL << 20)
 #define HOLE_GAP	(16ULL << 20)		/* kept free around what is placed */
 #define HOLE_LOW	(1ULL << 32)		/* stay clear of non-PIE programs */
+#define HOLE_TRIES	64			/* places tried each way from a hole's middle */
 
 static uint64_t align_up(uint64_t x, uint64_t a)
 {
@@ -37,12 +38,17 @@ static void *try_map(uint64_t addr, size_t len, int prot, int flags)
 	return p;
 }
 
-/* Candidate places in the hole [lo, hi): its middle, then near either end. */
+/*
+ * Candidate places in the hole [lo, hi): its middle, then outwards from
+ * it a step at a time.  The restore of a tree maps an area and shadows
+ * for every process in crib-restore, and processes forked from one
+ * another have the same holes: each takes the next free place.
+ */
 static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int flags)
 {
-	uint64_t cand[3];
+	uint64_t first, last, mid, step, cand;
 	void *p;
-	int i;
+	int k;
 
 	if (lo < HOLE_LOW)
 		lo = HOLE_LOW;
@@ -50,13 +56,20 @@ static void *place_in_hole(uint64_t lo, uint64_t hi, size_t len, int prot, int f
 		hi = TASK_SIZE_MAX;
 	if (hi <= lo || hi - lo < len + 2 * HOLE_GAP + HOLE_ALIGN)
 		return NULL;
-	cand[0] = ((lo + hi) / 2) & ~(HOLE_ALIGN - 1);
-	cand[1] = align_up(lo + HOLE_GAP, HOLE_ALIGN);
-	cand[2] = (hi - HOLE_GAP - len) & ~(HOLE_ALIGN - 1);
-	for (i = 0; i < 3; i++) {
-		if (cand[i] < lo + HOLE_GAP || cand[i] + len + HOLE_GAP > hi)
+	first = align_up(lo + HOLE_GAP, HOLE_ALIGN);
+	last = (hi - HOLE_GAP - len) & ~(HOLE_ALIGN - 1);
+	if (last < first)
+		return NULL;
+	mid = (first + (last - first) / 2) & ~(HOLE_ALIGN - 1);
+	step = align_up(len + HOLE_GAP, HOLE_ALIGN);
+	for (k = 0; k < 2 * HOLE_TRIES; k++) {
+		/* mid, mid + step, mid - step, mid + 2 step, ... */
+		uint64_t dist = (uint64_t)(k + 1) / 2 * step;
+
+		if (k % 2 ? dist > mid - first : dist > last - mid)
 			continue;
-		p = try_map(cand[i], len, prot, flags);
+		cand = k % 2 ? mid - dist : mid + dist;
+		p = try_map(cand, len, prot, flags);
 		if (p)
 			return p;
 	}

@@ -276,10 +276,14 @@ static void queue_signals(struct rst_args *a, struct rst_thread *t,
 	}
 }
 
-/* Per-thread credentials: the kernel keeps them per thread, not per process. */
+/*
+ * Per-thread credentials: the kernel keeps them per thread, not per
+ * process, and a thread may have changed its own.  The parent-death
+ * signal last: changing credentials clears it.
+ */
 static void set_creds(struct rst_args *a, struct rst_thread *t)
 {
-	struct rst_creds *c = &a->creds;
+	struct rst_creds *c = &t->creds;
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
@@ -311,6 +315,32 @@ static void set_creds(struct rst_args *a, struct rst_thread *t)
 		ret = sys5(__NR_prctl, PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	if (ret)
 		fail(a, t, RST_STEP_CREDS, ret, 0);
+}
+
+static void set_pdeath_signal(struct rst_args *a, struct rst_thread *t)
+{
+	long ret;
+
+	if (!t->pdeath_signal)
+		return;
+	ret = sys5(__NR_prctl, PR_SET_PDEATHSIG, t->pdeath_signal, 0, 0, 0);
+	if (ret)
+		fail(a, t, RST_STEP_CREDS, ret, (__u64)t->pdeath_signal);
+}
+
+/*
+ * Until every other thread has its credentials: a thread changing its
+ * effective ids makes the mm not dumpable, which only the leader, after
+ * them all, sets back.
+ */
+static void wait_for_threads(struct rst_args *a)
+{
+	struct rst_thread *t = at(a, a->threads_off);
+	__u64 i;
+
+	for (i = 1; i < a->n_threads; i++)
+		while (__atomic_load_n(&t[i].state, __ATOMIC_ACQUIRE) == RST_THREAD_NEW)
+			sys0(__NR_sched_yield);
 }
 
 static void set_thread_state(struct rst_args *a, struct rst_thread *t)
@@ -368,6 +398,7 @@ void rst_thread_main(struct rst_thread_start *s)
 
 	set_thread_state(a, t);
 	set_creds(a, t);
+	set_pdeath_signal(a, t);
 	thread_ready(a, t);
 }
 
@@ -539,10 +570,12 @@ void rst_main(struct rst_args *a)
 	set_rlimits(a);
 	set_thread_state(a, leader);
 	set_creds(a, leader);
-	/* Last: changing credentials resets it. */
-	ret = sys5(__NR_prctl, PR_SET_DUMPABLE, a->creds.dumpable, 0, 0, 0);
+	set_pdeath_signal(a, leader);
+	/* Last: changing credentials resets it, in any thread. */
+	wait_for_threads(a);
+	ret = sys5(__NR_prctl, PR_SET_DUMPABLE, a->dumpable, 0, 0, 0);
 	if (ret)
-		fail(a, leader, RST_STEP_CREDS, ret, a->creds.dumpable);
+		fail(a, leader, RST_STEP_CREDS, ret, a->dumpable);
 	a->step = RST_STEP_DONE;
 	thread_ready(a, leader);
 }

@@ -124,6 +124,16 @@ struct rst_rlimit {
 	__u64 max;
 };
 
+struct rst_creds {
+	__u32 uid, euid, suid, fsuid;
+	__u32 gid, egid, sgid, fsgid;
+	__u32 n_groups;
+	__u32 groups[RST_MAX_GROUPS];
+	__u64 cap_eff, cap_prm, cap_inh;
+	__u32 change;		/* 0: the restorer's own (root) credentials are right */
+	__u32 pad;
+};
+
 struct rst_thread {
 	__s32 tid;
 	__u32 state;		/* enum rst_thread_state, written by the thread */
@@ -140,20 +150,14 @@ struct rst_thread {
 	__u32 rseq_len;
 	__u32 rseq_sig;
 	char comm[RST_COMM_LEN];
+	struct rst_creds creds;	/* the kernel keeps them per thread */
+	__s32 pdeath_signal;	/* PR_SET_PDEATHSIG, set after the credentials */
+	__u32 pad;
 	__s64 error;		/* -errno of the failed step */
 	__u32 step;		/* enum rst_step reached */
-	__u32 pad;
+	__u32 pad2;
 };
 
-struct rst_creds {
-	__u32 uid, euid, suid, fsuid;
-	__u32 gid, egid, sgid, fsgid;
-	__u32 n_groups;
-	__u32 groups[RST_MAX_GROUPS];
-	__u64 cap_eff, cap_prm, cap_inh;
-	__u32 change;		/* 0: the restorer's own (root) credentials are right */
-	__u32 dumpable;
-};
 
 struct rst_args {
 	__u32 magic;
@@ -186,7 +190,8 @@ struct rst_args {
 	__u32 itimers_set;		/* bit n: itimers[n] is armed */
 	__u32 rlimits_set;		/* bit n: rlimits[n] is given */
 	struct rst_rlimit rlimits[RST_NR_RLIMITS];
-	struct rst_creds creds;
+	__u32 dumpable;			/* PR_SET_DUMPABLE, once every thread has its credentials */
+	__u32 pad0;
 	/* Testing aid (CRIB_RESTORE_FAULT): 1 + the enum rst_step to fail at; 0: none. */
 	__u32 fault_step;
 	__u32 pad;

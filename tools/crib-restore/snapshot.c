@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read a whole snapshot into a restore plan.  The reader checks the
- * stream (framing, schema, trailer checksum) as it goes; page contents go
- * to shadows of their VMAs (shadow.c) or to the page store, a memfd the
- * restorer reads them from, so memory is never held twice in the heap.
- * Only a stream read to its end without an error yields a plan.
+ * Read a whole snapshot into a restore tree: a plan per process, and what
+ * they share.  The reader checks the stream (framing, schema, trailer
+ * checksum) as it goes; page contents go to shadows of their VMAs
+ * (shadow.c), to shared memory objects (shmem.c) or to the page store, a
+ * memfd the restorers read them from, so memory is never held twice in the
+ * heap.  Only a stream read to its end without an error yields a tree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,26 +37,68 @@ static int copy_siginfos(const struct crib_siginfo *in, size_t n, struct plan_si
 	return 0;
 }
 
-static int take_header(struct restore_plan *plan, const struct crib_header *h)
+static int take_header(struct restore_tree *tree, const struct crib_header *h)
 {
-	plan->header = *h;
-	plan->header.kernel_release = dup_str(h->kernel_release);
-	plan->header.arch = dup_str(h->arch);
-	plan->header.tool_name = dup_str(h->tool_name);
-	plan->header.tool_version = dup_str(h->tool_version);
-	plan->header.hostname = dup_str(h->hostname);
-	return plan->header.kernel_release && plan->header.arch ? 0 : -1;
+	tree->header = *h;
+	tree->header.kernel_release = dup_str(h->kernel_release);
+	tree->header.arch = dup_str(h->arch);
+	tree->header.tool_name = dup_str(h->tool_name);
+	tree->header.tool_version = dup_str(h->tool_version);
+	tree->header.hostname = dup_str(h->hostname);
+	return tree->header.kernel_release && tree->header.arch ? 0 : -1;
 }
 
-static int take_process(struct restore_plan *plan, const struct crib_process *p,
+struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid)
+{
+	size_t i;
+
+	for (i = tree->procs.n; i-- > 0;)	/* the latest first: records follow their process */
+		if (tree->procs.items[i]->proc.pid == pid)
+			return tree->procs.items[i];
+	return NULL;
+}
+
+struct restore_plan *tree_root(const struct restore_tree *tree)
+{
+	return tree->procs.items[0];
+}
+
+/* The process a record of @pid belongs to, whose record came before it. */
+static struct restore_plan *owner_of(struct restore_tree *tree, uint64_t pid, const char *what,
+				     struct tool_error *err)
+{
+	struct restore_plan *plan = tree_find(tree, pid);
+
+	if (!plan)
+		tool_fail(err, 0, "a %s record of process %llu, which has no process record "
+			  "before it", what, (unsigned long long)pid);
+	else if (plan->proc.zombie)
+		tool_fail(err, 0, "a %s record of process %llu, a zombie", what,
+			  (unsigned long long)pid);
+	return plan && !plan->proc.zombie ? plan : NULL;
+}
+
+static int take_process(struct restore_tree *tree, const struct crib_process *p,
 			struct tool_error *err)
 {
+	struct restore_plan *plan, **slot;
 	struct crib_rlimit *rl;
 	uint64_t *groups;
 
-	if (plan->have_process)
-		return tool_fail(err, 0, "the snapshot holds more than one process; "
-				 "process trees are not supported");
+	if (tree_find(tree, p->pid))
+		return tool_fail(err, 0, "process %llu is in the snapshot twice",
+				 (unsigned long long)p->pid);
+	plan = calloc(1, sizeof(*plan));
+	slot = plan ? array_push(&tree->procs) : NULL;
+	if (!slot) {
+		free(plan);
+		return tool_fail(err, 0, "out of memory");
+	}
+	*slot = plan;
+	plan->index = tree->procs.n - 1;
+	plan->header = tree->header;
+	plan->page_store = tree->page_store;
+	plan->born_sid = -1;
 	plan->proc = *p;
 	plan->proc.comm = dup_str(p->comm);
 	plan->proc.cwd = dup_str(p->cwd);
@@ -69,9 +112,23 @@ static int take_process(struct restore_plan *plan, const struct crib_process *p,
 		memcpy(groups, p->groups, p->n_groups * sizeof(*groups));
 	plan->proc.rlimits = rl;
 	plan->proc.groups = groups;
-	plan->have_process = true;
-	if (!rl || !groups || !plan->proc.cwd || !plan->proc.root)
+	/* a zombie has no directories */
+	if (!rl || !groups || (!p->zombie && (!plan->proc.cwd || !plan->proc.root)))
 		return tool_fail(err, 0, "out of memory");
+	return 0;
+}
+
+/* A thread's own credentials, its groups copied. */
+static int take_creds(struct plan_thread *pt, const struct crib_thread *t)
+{
+	uint64_t *groups = calloc(t->creds.n_groups ? t->creds.n_groups : 1, sizeof(*groups));
+
+	if (!groups)
+		return -1;
+	memcpy(groups, t->creds.groups, t->creds.n_groups * sizeof(*groups));
+	pt->own_creds = t->own_creds;
+	pt->creds = t->creds;
+	pt->creds.groups = groups;
 	return 0;
 }
 
@@ -93,6 +150,9 @@ static int take_thread(struct restore_plan *plan, const struct crib_thread *t,
 	pt->rseq = t->rseq;
 	pt->rseq_len = t->rseq_len;
 	pt->rseq_sig = t->rseq_sig;
+	pt->pdeath_signal = t->pdeath_signal;
+	if (take_creds(pt, t))
+		return tool_fail(err, 0, "out of memory");
 	if (t->regs_arch && t->regs_arch[0])
 		return tool_fail(err, 0, "thread %d has %s registers; only x86_64 is supported",
 				 (int)pt->tid, t->regs_arch);
@@ -143,10 +203,24 @@ static int take_vma(struct restore_plan *plan, const struct crib_vma *v,
  * it takes no memory, and filling from it makes the pages present again,
  * and zero rather than the file's bytes in a private file mapping.
  */
-static int take_pages(struct restore_plan *plan, const struct crib_pages *p,
-		      struct tool_error *err)
+/* The VMA of @plan holding [addr, addr + len), or NULL. */
+static const struct plan_vma *vma_at(const struct restore_plan *plan, uint64_t addr,
+				     uint64_t len)
 {
-	uint64_t len = p->npages * plan->header.page_size;
+	for (size_t i = plan->vmas.n; i-- > 0;) {
+		const struct plan_vma *pv = &plan->vmas.items[i];
+
+		if (pv->v.start <= addr && len <= pv->v.end - addr)
+			return pv;
+	}
+	return NULL;
+}
+
+static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
+		      const struct crib_pages *p, struct tool_error *err)
+{
+	uint64_t len = p->npages * tree->header.page_size;
+	const struct plan_vma *pv;
 	struct plan_pages *pp;
 	size_t done = 0;
 	ssize_t n;
@@ -155,30 +229,33 @@ static int take_pages(struct restore_plan *plan, const struct crib_pages *p,
 		return tool_fail(err, 0, "pages record at %#llx: %zu bytes for %llu pages",
 				 (unsigned long long)p->addr, p->data.len,
 				 (unsigned long long)p->npages);
+	pv = vma_at(plan, p->addr, len);
+	if (pv && shmem_take_pages(tree, pv, p->addr, p->data.data, len, tree->header.page_size))
+		return 0;
 	if (shadow_take(plan, p->addr, p->data.data, len))
 		return 0;
 	if (!p->data.data) {
-		if (ftruncate(plan->page_store, (off_t)(plan->page_store_len + len)))
+		if (ftruncate(tree->page_store, (off_t)(tree->page_store_len + len)))
 			return tool_fail(err, errno, "cannot keep the memory contents");
 		done = len;
 	}
 	while (done < len) {
-		n = pwrite(plan->page_store, (const char *)p->data.data + done, len - done,
-			   (off_t)(plan->page_store_len + done));
+		n = pwrite(tree->page_store, (const char *)p->data.data + done, len - done,
+			   (off_t)(tree->page_store_len + done));
 		if (n < 0)
 			return tool_fail(err, errno, "cannot keep the memory contents");
 		done += (size_t)n;
 	}
 	pp = plan->pages.n ? &plan->pages.items[plan->pages.n - 1] : NULL;
-	if (pp && pp->addr + pp->len == p->addr && pp->offset + pp->len == plan->page_store_len) {
+	if (pp && pp->addr + pp->len == p->addr && pp->offset + pp->len == tree->page_store_len) {
 		pp->len += len;		/* one run split across records */
 	} else {
 		pp = array_push(&plan->pages);
 		if (!pp)
 			return tool_fail(err, 0, "out of memory");
-		*pp = (struct plan_pages){ p->addr, len, plan->page_store_len };
+		*pp = (struct plan_pages){ p->addr, len, tree->page_store_len };
 	}
-	plan->page_store_len += len;
+	tree->page_store_len += len;
 	return 0;
 }
 
@@ -194,44 +271,45 @@ static int take_file(struct restore_plan *plan, const struct crib_file *f,
 	return 0;
 }
 
-struct plan_pipe *plan_find_pipe(struct restore_plan *plan, uint64_t pipe_id)
+struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id)
 {
 	size_t i;
 
-	for (i = 0; i < plan->pipes.n; i++)
-		if (plan->pipes.items[i].pipe_id == pipe_id)
-			return &plan->pipes.items[i];
+	for (i = 0; i < tree->pipes.n; i++)
+		if (tree->pipes.items[i].pipe_id == pipe_id)
+			return &tree->pipes.items[i];
 	return NULL;
 }
 
-static int take_pipe(struct restore_plan *plan, const struct crib_pipe *p,
+static int take_pipe(struct restore_tree *tree, const struct crib_pipe *p,
 		     struct tool_error *err)
 {
-	struct crib_pipe *end = array_push(&plan->pipe_fds);
+	struct crib_pipe *end = array_push(&tree->pipe_fds);
 	struct plan_pipe *pp;
 
 	if (!end)
 		return tool_fail(err, 0, "out of memory");
 	*end = *p;
-	pp = plan_find_pipe(plan, p->pipe_id);
+	pp = plan_find_pipe(tree, p->pipe_id);
 	if (!pp) {
-		pp = array_push(&plan->pipes);
+		pp = array_push(&tree->pipes);
 		if (!pp)
 			return tool_fail(err, 0, "out of memory");
 		pp->pipe_id = p->pipe_id;
 	}
 	pp->pipe_size = p->pipe_size;
-	if (p->end == CRIB_PIPE_READ)
+	pp->ends_outside = p->ends_outside;
+	if (p->end != CRIB_PIPE_WRITE)
 		pp->has_read_end = true;
-	else
+	if (p->end != CRIB_PIPE_READ)
 		pp->has_write_end = true;
 	return 0;
 }
 
-static int take_pipe_data(struct restore_plan *plan, const struct crib_pipe_data *d,
+static int take_pipe_data(struct restore_tree *tree, const struct crib_pipe_data *d,
 			  struct tool_error *err)
 {
-	struct plan_pipe *pp = plan_find_pipe(plan, d->pipe_id);
+	struct plan_pipe *pp = plan_find_pipe(tree, d->pipe_id);
 	unsigned char *buf;
 
 	if (!pp)
@@ -293,15 +371,15 @@ static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
 	return 0;
 }
 
-static int take_record(struct restore_plan *plan, const struct crib_record *rec,
-		       struct tool_error *err)
+/* A record of a process: to its plan, which must exist. */
+static int take_proc_record(struct restore_tree *tree, const struct crib_record *rec,
+			    uint64_t pid, struct tool_error *err)
 {
+	struct restore_plan *plan = owner_of(tree, pid, rec->info->name, err);
+
+	if (!plan)
+		return -1;
 	switch (rec->type) {
-	case CRIB_REC_HEADER:
-		return take_header(plan, &rec->u.header) ?
-			tool_fail(err, 0, "out of memory") : 0;
-	case CRIB_REC_PROCESS:
-		return take_process(plan, &rec->u.process, err);
 	case CRIB_REC_THREAD:
 		return take_thread(plan, &rec->u.thread, err);
 	case CRIB_REC_MM:
@@ -309,23 +387,58 @@ static int take_record(struct restore_plan *plan, const struct crib_record *rec,
 	case CRIB_REC_VMA:
 		return take_vma(plan, &rec->u.vma, err);
 	case CRIB_REC_PAGES:
-		return take_pages(plan, &rec->u.pages, err);
+		return take_pages(tree, plan, &rec->u.pages, err);
 	case CRIB_REC_FILE:
 		return take_file(plan, &rec->u.file, err);
 	case CRIB_REC_PIPE:
-		return take_pipe(plan, &rec->u.pipe, err);
-	case CRIB_REC_PIPE_DATA:
-		return take_pipe_data(plan, &rec->u.pipe_data, err);
+		return take_pipe(tree, &rec->u.pipe, err);
+	case CRIB_REC_SOCKET:
+		return plan_take_socket(tree, plan, &rec->u.socket, err);
 	case CRIB_REC_SIGHAND:
 		return take_sighand(plan, &rec->u.sighand, err);
 	case CRIB_REC_SIGPENDING:
 		return take_sigpending(plan, &rec->u.sigpending, err);
 	case CRIB_REC_TIMERS:
 		return take_timers(plan, &rec->u.timers, err);
+	}
+	return 0;
+}
+
+static int take_record(struct restore_tree *tree, const struct crib_record *rec,
+		       struct tool_error *err)
+{
+	switch (rec->type) {
+	case CRIB_REC_HEADER:
+		return take_header(tree, &rec->u.header) ?
+			tool_fail(err, 0, "out of memory") : 0;
+	case CRIB_REC_PROCESS:
+		return take_process(tree, &rec->u.process, err);
+	case CRIB_REC_THREAD:
+		return take_proc_record(tree, rec, rec->u.thread.pid, err);
+	case CRIB_REC_MM:
+		return take_proc_record(tree, rec, rec->u.mm.pid, err);
+	case CRIB_REC_VMA:
+		return take_proc_record(tree, rec, rec->u.vma.pid, err);
+	case CRIB_REC_PAGES:
+		return take_proc_record(tree, rec, rec->u.pages.pid, err);
+	case CRIB_REC_SHMEM:
+		return shmem_take(tree, &rec->u.shmem, err);
+	case CRIB_REC_FILE:
+		return take_proc_record(tree, rec, rec->u.file.pid, err);
+	case CRIB_REC_PIPE:
+		return take_proc_record(tree, rec, rec->u.pipe.pid, err);
+	case CRIB_REC_PIPE_DATA:
+		return take_pipe_data(tree, &rec->u.pipe_data, err);
+	case CRIB_REC_SIGHAND:
+		return take_proc_record(tree, rec, rec->u.sighand.pid, err);
+	case CRIB_REC_SIGPENDING:
+		return take_proc_record(tree, rec, rec->u.sigpending.pid, err);
+	case CRIB_REC_TIMERS:
+		return take_proc_record(tree, rec, rec->u.timers.pid, err);
 	case CRIB_REC_SOCKET:
-		return plan_take_socket(plan, &rec->u.socket, err);
+		return take_proc_record(tree, rec, rec->u.socket.pid, err);
 	case CRIB_REC_SOCKET_QUEUE:
-		return plan_take_socket_queue(plan, &rec->u.socket_queue, err);
+		return plan_take_socket_queue(tree, &rec->u.socket_queue, err);
 	case CRIB_REC_TRAILER:
 		return 0;
 	default:
@@ -388,26 +501,38 @@ static uint64_t input_size(int fd)
 	return at >= 0 && st.st_size > at ? (uint64_t)(st.st_size - at) : 0;
 }
 
-int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
+/* What a process that is not a zombie must have. */
+static int check_complete(struct restore_plan *plan, struct tool_error *err)
+{
+	if (plan->proc.zombie)
+		return 0;
+	if (!plan->have_mm || !plan->threads.n)
+		return tool_fail(err, 0, "the snapshot has no %s record for process %llu",
+				 !plan->have_mm ? "mm" : "thread",
+				 (unsigned long long)plan->proc.pid);
+	return index_pages(plan, err);
+}
+
+int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err)
 {
 	struct counted_input in = { .fd = fd, .progress = progress };
 	struct crib_error cerr = { 0 };
 	struct crib_reader *r;
 	struct crib_record rec;
+	size_t i;
 	int ret;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->page_store = -1;
-	plan->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
-	if (plan->page_store < 0)
+	memset(tree, 0, sizeof(*tree));
+	tree->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
+	if (tree->page_store < 0)
 		return tool_fail(err, errno, "cannot create the page store");
 	progress_process(progress, 1, input_size(fd));
 	r = crib_reader_open_source(read_counted, &in, &cerr);
 	if (!r)
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	while ((ret = crib_reader_next(r, &rec)) == 1) {
-		if (take_record(plan, &rec, err)) {
+		if (take_record(tree, &rec, err)) {
 			ret = -1;
 			break;
 		}
@@ -417,11 +542,16 @@ int plan_read(struct restore_plan *plan, int fd, struct progress *progress,
 	crib_reader_close(r);
 	if (ret < 0)
 		return -1;
-	if (!plan->have_process || !plan->have_mm || !plan->threads.n)
-		return tool_fail(err, 0, "the snapshot has no %s record",
-				 !plan->have_process ? "process" :
-				 !plan->have_mm ? "mm" : "thread");
-	return index_pages(plan, err);
+	if (!tree->procs.n)
+		return tool_fail(err, 0, "the snapshot has no process record");
+	if (tree_root(tree)->proc.pid != tree->header.root_pid && tree->header.root_pid)
+		return tool_fail(err, 0, "the snapshot's first process %llu is not its root %llu",
+				 (unsigned long long)tree_root(tree)->proc.pid,
+				 (unsigned long long)tree->header.root_pid);
+	for (i = 0; i < tree->procs.n; i++)
+		if (check_complete(tree->procs.items[i], err))
+			return -1;
+	return 0;
 }
 
 static void free_threads(struct restore_plan *plan)
@@ -431,19 +561,15 @@ static void free_threads(struct restore_plan *plan)
 	for (i = 0; i < plan->threads.n; i++) {
 		free(plan->threads.items[i].xstate);
 		free(plan->threads.items[i].pending);
+		free((void *)plan->threads.items[i].creds.groups);
 	}
 	array_free(&plan->threads);
 }
 
-void plan_free(struct restore_plan *plan)
+static void free_one(struct restore_plan *plan)
 {
 	size_t i;
 
-	free((char *)plan->header.kernel_release);
-	free((char *)plan->header.arch);
-	free((char *)plan->header.tool_name);
-	free((char *)plan->header.tool_version);
-	free((char *)plan->header.hostname);
 	free((char *)plan->proc.comm);
 	free((char *)plan->proc.cwd);
 	free((char *)plan->proc.root);
@@ -460,17 +586,36 @@ void plan_free(struct restore_plan *plan)
 	for (i = 0; i < plan->files.n; i++)
 		free((char *)plan->files.items[i].path);
 	array_free(&plan->files);
-	array_free(&plan->pipe_fds);
-	for (i = 0; i < plan->pipes.n; i++)
-		free(plan->pipes.items[i].data);
-	array_free(&plan->pipes);
+	array_free(&plan->fds);
 	free(plan->actions);
 	free(plan->shared_pending);
 	free((void *)plan->timers.posix);
-	plan_free_sockets(plan);
-	if (plan->page_store >= 0)
-		close(plan->page_store);
+	array_free(&plan->children);
 	shadow_free(plan);
-	memset(plan, 0, sizeof(*plan));
-	plan->page_store = -1;
+	free(plan);
+}
+
+void plan_free(struct restore_tree *tree)
+{
+	size_t i;
+
+	for (i = 0; i < tree->procs.n; i++)
+		free_one(tree->procs.items[i]);
+	array_free(&tree->procs);
+	free((char *)tree->header.kernel_release);
+	free((char *)tree->header.arch);
+	free((char *)tree->header.tool_name);
+	free((char *)tree->header.tool_version);
+	free((char *)tree->header.hostname);
+	array_free(&tree->pipe_fds);
+	for (i = 0; i < tree->pipes.n; i++)
+		free(tree->pipes.items[i].data);
+	array_free(&tree->pipes);
+	plan_free_sockets(tree);
+	shmem_free(tree);
+	array_free(&tree->descs);
+	array_free(&tree->helpers);
+	if (tree->page_store > 0)
+		close(tree->page_store);
+	memset(tree, 0, sizeof(*tree));
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the protocols (tcp.c, udp.c, unix.c) do alike to one socket of
- * the plan: create it parked above the snapshot's descriptors, bind it,
+ * the tree: create it parked above the snapshot's descriptors, bind it,
  * check the local address connect() chose, shut it down, send on it, and
  * say what failed, naming the descriptor and the kind of socket.
  */
@@ -44,7 +44,7 @@ int sock_refuse(struct sock_job *j, const struct plan_socket *ps, const char *wh
 
 size_t sock_index(const struct sock_job *j, const struct plan_socket *ps)
 {
-	return (size_t)(ps - j->plan->sockets.items);
+	return (size_t)(ps - j->tree->sockets.items);
 }
 
 static socklen_t inet6_sockaddr(const struct plan_addr *a, struct sockaddr_in6 *in6)

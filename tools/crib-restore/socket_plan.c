@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Socket and socket_queue records into the restore plan: each socket
+ * Socket and socket_queue records into the restore tree: each socket
  * with its addresses and options copied out of the record, and the data
  * of its queues gathered from the records that carry it, in order; and
- * the plan's sockets looked up, by descriptor or socket, and an option's
+ * the tree's sockets looked up, by descriptor or socket, and an option's
  * recorded value.
  */
 #include <stdlib.h>
@@ -12,23 +12,24 @@
 
 #include "crib-restore.h"
 
-struct plan_socket *plan_find_socket_fd(const struct restore_plan *plan, uint64_t fd)
+struct plan_socket *plan_find_socket_fd(const struct restore_tree *tree,
+					const struct restore_plan *owner, uint64_t fd)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++)
-		if (plan->sockets.items[i].s.fd == fd)
-			return &plan->sockets.items[i];
+	for (i = 0; i < tree->sockets.n; i++)
+		if (tree->sockets.items[i].owner == owner && tree->sockets.items[i].s.fd == fd)
+			return &tree->sockets.items[i];
 	return NULL;
 }
 
-struct plan_socket *plan_find_socket_id(const struct restore_plan *plan, uint64_t sock_id)
+struct plan_socket *plan_find_socket_id(const struct restore_tree *tree, uint64_t sock_id)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++)
-		if (plan->sockets.items[i].s.sock_id == sock_id)
-			return &plan->sockets.items[i];
+	for (i = 0; i < tree->sockets.n; i++)
+		if (tree->sockets.items[i].s.sock_id == sock_id)
+			return &tree->sockets.items[i];
 	return NULL;
 }
 
@@ -84,16 +85,17 @@ static int copy_options(struct plan_socket *ps, const struct crib_socket *s)
 	return 0;
 }
 
-int plan_take_socket(struct restore_plan *plan, const struct crib_socket *s,
-		     struct tool_error *err)
+int plan_take_socket(struct restore_tree *tree, struct restore_plan *owner,
+		     const struct crib_socket *s, struct tool_error *err)
 {
 	struct plan_socket *ps;
 
-	if (plan_find_socket_fd(plan, s->fd))
+	if (plan_find_socket_fd(tree, owner, s->fd))
 		return tool_fail(err, 0, "fd %llu has two socket records", (unsigned long long)s->fd);
-	ps = array_push(&plan->sockets);
+	ps = array_push(&tree->sockets);
 	if (!ps)
 		return tool_fail(err, 0, "out of memory");
+	ps->owner = owner;
 	ps->s = *s;
 	ps->s.options = NULL;
 	ps->s.local = ps->s.peer = (struct crib_sockaddr){ 0 };
@@ -136,10 +138,10 @@ static int append_chunk(struct plan_queue *q, const struct crib_sock_chunk *c, b
 	return copy_addr(&pc->src, &c->src);
 }
 
-int plan_take_socket_queue(struct restore_plan *plan, const struct crib_socket_queue *q,
+int plan_take_socket_queue(struct restore_tree *tree, const struct crib_socket_queue *q,
 			   struct tool_error *err)
 {
-	struct plan_socket *ps = plan_find_socket_id(plan, q->sock_id);
+	struct plan_socket *ps = plan_find_socket_id(tree, q->sock_id);
 	struct plan_queue *pq;
 	bool stream;
 	size_t i;
@@ -173,15 +175,15 @@ static void free_queue(struct plan_queue *q)
 	array_free(q);
 }
 
-void plan_free_sockets(struct restore_plan *plan)
+void plan_free_sockets(struct restore_tree *tree)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++) {
-		free(plan->sockets.items[i].options);
-		free(plan->sockets.items[i].opt_values);
-		free_queue(&plan->sockets.items[i].recv);
-		free_queue(&plan->sockets.items[i].send);
+	for (i = 0; i < tree->sockets.n; i++) {
+		free(tree->sockets.items[i].options);
+		free(tree->sockets.items[i].opt_values);
+		free_queue(&tree->sockets.items[i].recv);
+		free_queue(&tree->sockets.items[i].send);
 	}
-	array_free(&plan->sockets);
+	array_free(&tree->sockets);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sockets: what is checked before anything is created, and the order in
- * which the child creates them.
+ * which crib-restore creates them, once for the whole tree, before the
+ * tree is forked (files.c parks them for the processes to take).
  *
  * Every socket is created first, with its options, bound, listening or
  * (UDP) connected; TCP listeners before any connection, whose local port
@@ -9,13 +10,12 @@
  * they have one, and every queue is filled again: UNIX data sent by the
  * peer or the named sender it came from, UDP packets through the CRIB
  * program, a pending UDP datagram sent again corked.  TCP connections are
- * rebuilt in repair mode, all of them, and stay in it (silent: a process
+ * rebuilt in repair mode, all of them, and stay in it (silent: a restore
  * that fails from here on closes them without a FIN or a reset) until
- * the child is about to jump into the restorer, when sockets_resume()
- * releases their network lock and only then takes them out of repair
- * mode, so that no packet they send meets the lock or a local peer that
- * does not exist yet; their unsent data is written last.  Several
- * descriptors of one socket share what the first of them got.
+ * every process of the tree is in place, when sockets_resume() takes them
+ * out of repair mode, still under the network lock, and writes their
+ * unsent data.  Several descriptors of one socket share what the first of
+ * them got.
  */
 #include <stdlib.h>
 
@@ -31,16 +31,16 @@ static bool is_udp(const struct crib_socket *s)
 	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM;
 }
 
-static int check_socket(const struct restore_plan *plan, const struct plan_socket *ps,
+static int check_socket(const struct restore_tree *tree, const struct plan_socket *ps,
 			struct tool_error *err)
 {
-	const struct plan_socket *first = plan_find_socket_id(plan, ps->s.sock_id);
+	const struct plan_socket *first = plan_find_socket_id(tree, ps->s.sock_id);
 	bool has_file = false;
 	size_t i;
 
-	for (i = 0; i < plan->files.n; i++)
-		if (plan->files.items[i].fd == ps->s.fd)
-			has_file = plan->files.items[i].type == CRIB_FILE_SOCKET;
+	for (i = 0; i < ps->owner->files.n; i++)
+		if (ps->owner->files.items[i].fd == ps->s.fd)
+			has_file = ps->owner->files.items[i].type == CRIB_FILE_SOCKET;
 	if (!has_file)
 		return tool_fail(err, 0, "fd %llu: a socket record for a descriptor that is "
 				 "not a socket", (unsigned long long)ps->s.fd);
@@ -50,22 +50,22 @@ static int check_socket(const struct restore_plan *plan, const struct plan_socke
 				  (unsigned long long)ps->s.fd,
 				  (unsigned long long)ps->s.sock_id);
 	if (is_tcp(&ps->s))
-		return tcp_check(plan, ps, err);
+		return tcp_check(tree, ps, err);
 	if (is_udp(&ps->s))
-		return udp_check(plan, ps, err);
+		return udp_check(tree, ps, err);
 	if (ps->s.family == AF_UNIX)
-		return unix_check(plan, ps, err);
+		return unix_check(tree, ps, err);
 	return tool_fail(err, 0, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
 			 "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
 			 (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
 }
 
-int sockets_check(const struct restore_plan *plan, struct tool_error *err)
+int sockets_check(const struct restore_tree *tree, struct tool_error *err)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++)
-		if (check_socket(plan, &plan->sockets.items[i], err))
+	for (i = 0; i < tree->sockets.n; i++)
+		if (check_socket(tree, &tree->sockets.items[i], err))
 			return -1;
 	return 0;
 }
@@ -73,9 +73,9 @@ int sockets_check(const struct restore_plan *plan, struct tool_error *err)
 /* The first descriptor of each socket, in one of the passes below. */
 static bool first_of(const struct sock_job *j, size_t i)
 {
-	const struct plan_socket *ps = &j->plan->sockets.items[i];
+	const struct plan_socket *ps = &j->tree->sockets.items[i];
 
-	return plan_find_socket_id(j->plan, ps->s.sock_id) == ps;
+	return plan_find_socket_id(j->tree, ps->s.sock_id) == ps;
 }
 
 /* Sockets other than TCP connections: created, bound, listening. */
@@ -86,14 +86,14 @@ static int create_pass(struct sock_job *j)
 	int ret;
 
 	/* TCP listeners first: connections share their port */
-	for (i = 0; i < j->plan->sockets.n; i++) {
-		ps = &j->plan->sockets.items[i];
+	for (i = 0; i < j->tree->sockets.n; i++) {
+		ps = &j->tree->sockets.items[i];
 		if (first_of(j, i) && is_tcp(&ps->s) &&
 		    (ps->s.state == CRIB_SK_LISTEN || ps->s.state == CRIB_SK_CLOSE) && tcp_create(j, ps))
 			return -1;
 	}
-	for (i = 0; i < j->plan->sockets.n; i++) {
-		ps = &j->plan->sockets.items[i];
+	for (i = 0; i < j->tree->sockets.n; i++) {
+		ps = &j->tree->sockets.items[i];
 		if (!first_of(j, i) || is_tcp(&ps->s))
 			continue;
 		ret = is_udp(&ps->s) ? udp_create(j, ps) : unix_create(j, ps);
@@ -108,13 +108,13 @@ static int fill_pass(struct sock_job *j)
 	const struct plan_socket *ps;
 	size_t i;
 
-	for (i = 0; i < j->plan->sockets.n; i++) {
-		ps = &j->plan->sockets.items[i];
+	for (i = 0; i < j->tree->sockets.n; i++) {
+		ps = &j->tree->sockets.items[i];
 		if (first_of(j, i) && ps->s.family == AF_UNIX && unix_connect(j, ps))
 			return -1;
 	}
-	for (i = 0; i < j->plan->sockets.n; i++) {
-		ps = &j->plan->sockets.items[i];
+	for (i = 0; i < j->tree->sockets.n; i++) {
+		ps = &j->tree->sockets.items[i];
 		if (!first_of(j, i))
 			continue;
 		if (ps->s.family == AF_UNIX && unix_fill(j, ps))
@@ -123,8 +123,8 @@ static int fill_pass(struct sock_job *j)
 			return -1;
 	}
 	/* last: a shut down end sends nothing more, and its peer takes nothing */
-	for (i = 0; i < j->plan->sockets.n; i++) {
-		ps = &j->plan->sockets.items[i];
+	for (i = 0; i < j->tree->sockets.n; i++) {
+		ps = &j->tree->sockets.items[i];
 		if (first_of(j, i) && ps->s.family == AF_UNIX &&
 		    sock_shutdown(j, ps, j->fds[i]))
 			return -1;
@@ -134,7 +134,7 @@ static int fill_pass(struct sock_job *j)
 
 static bool is_tcp_connection(const struct sock_job *j, size_t i)
 {
-	const struct crib_socket *s = &j->plan->sockets.items[i].s;
+	const struct crib_socket *s = &j->tree->sockets.items[i].s;
 
 	return first_of(j, i) && is_tcp(s) && s->state != CRIB_SK_LISTEN && s->state != CRIB_SK_CLOSE;
 }
@@ -144,49 +144,37 @@ static int tcp_pass(struct sock_job *j)
 {
 	size_t i;
 
-	for (i = 0; i < j->plan->sockets.n; i++)
-		if (is_tcp_connection(j, i) && tcp_repair(j, &j->plan->sockets.items[i]))
+	for (i = 0; i < j->tree->sockets.n; i++)
+		if (is_tcp_connection(j, i) && tcp_repair(j, &j->tree->sockets.items[i]))
 			return -1;
 	return 0;
 }
 
-int sockets_create(const struct restore_plan *plan, struct udp_refill *refill, int temp_base,
+int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, int temp_base,
 		   int *fds, struct tool_error *err)
 {
 	struct sock_job j = {
-		.plan = plan, .refill = refill, .temp_base = temp_base, .fds = fds, .err = err,
+		.tree = tree, .refill = refill, .temp_base = temp_base, .fds = fds, .err = err,
 	};
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++)
+	for (i = 0; i < tree->sockets.n; i++)
 		fds[i] = -1;
 	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j))
 		return -1;
 	return 0;
 }
 
-int sockets_resume(const struct restore_plan *plan, struct tool_error *err)
+int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err)
 {
-	struct sock_job j = { .plan = plan, .err = err };
+	struct sock_job j = { .tree = tree, .fds = (int *)fds, .err = err };
 	size_t i;
-	int ret = -1;
 
-	j.fds = calloc(plan->sockets.n + 1, sizeof(int));
-	if (!j.fds)
-		return tool_fail(err, 0, "out of memory");
-	/* every descriptor is at its number now */
-	for (i = 0; i < plan->sockets.n; i++)
-		j.fds[i] = (int)plan->sockets.items[i].s.fd;
-	if (network_release(plan, err))
-		goto out;
-	for (i = 0; i < plan->sockets.n; i++)
-		if (is_tcp_connection(&j, i) && tcp_finish(&j, &plan->sockets.items[i]))
-			goto out;
-	for (i = 0; i < plan->sockets.n; i++)
-		if (is_tcp_connection(&j, i) && tcp_resume(&j, &plan->sockets.items[i]))
-			goto out;
-	ret = 0;
-out:
-	free(j.fds);
-	return ret;
+	for (i = 0; i < tree->sockets.n; i++)
+		if (is_tcp_connection(&j, i) && tcp_finish(&j, &tree->sockets.items[i]))
+			return -1;
+	for (i = 0; i < tree->sockets.n; i++)
+		if (is_tcp_connection(&j, i) && tcp_resume(&j, &tree->sockets.items[i]))
+			return -1;
+	return 0;
 }

@@ -18,12 +18,12 @@
 
 #include "crib-restore.h"
 
-/* What the child is doing with the plan's sockets. */
+/* What the child is doing with the tree's sockets. */
 struct sock_job {
-	const struct restore_plan *plan;
+	const struct restore_tree *tree;
 	struct udp_refill *refill;
 	int temp_base;
-	int *fds;		/* per plan socket: its new descriptor, -1 none yet */
+	int *fds;		/* per tree socket: its new descriptor, -1 none yet */
 	struct tool_error *err;
 };
 
@@ -45,7 +45,7 @@ int sock_shutdown(struct sock_job *j, const struct plan_socket *ps, int fd);
 /* Send all of @buf on @fd (to @to, if given) without blocking. */
 int sock_send_all(int fd, const void *buf, size_t len, int flags,
 		  const struct sockaddr_storage *to, socklen_t to_len);
-/* Index of @ps in the plan. */
+/* Index of @ps in the tree. */
 size_t sock_index(const struct sock_job *j, const struct plan_socket *ps);
 
 /* Set the options of @ps that differ from what @fd has (spec §6.1). */
@@ -54,7 +54,7 @@ int sockopts_apply(struct sock_job *j, const struct plan_socket *ps, int fd);
 int sockopt_reapply(struct sock_job *j, const struct plan_socket *ps, int fd, int level,
 		    int name);
 
-int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+int udp_check(const struct restore_tree *tree, const struct plan_socket *ps,
 	      struct tool_error *err);
 int udp_create(struct sock_job *j, const struct plan_socket *ps);
 int udp_fill(struct sock_job *j, const struct plan_socket *ps);
@@ -62,13 +62,13 @@ int udp_fill(struct sock_job *j, const struct plan_socket *ps);
 /* Put the packets of @ps's receive queue back through restore_udp_queue. */
 int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd);
 
-int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
+int unix_check(const struct restore_tree *tree, const struct plan_socket *ps,
 	       struct tool_error *err);
 int unix_create(struct sock_job *j, const struct plan_socket *ps);
 int unix_connect(struct sock_job *j, const struct plan_socket *ps);
 int unix_fill(struct sock_job *j, const struct plan_socket *ps);
 
-int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+int tcp_check(const struct restore_tree *tree, const struct plan_socket *ps,
 	      struct tool_error *err);
 /* Listening and unconnected sockets. */
 int tcp_create(struct sock_job *j, const struct plan_socket *ps);

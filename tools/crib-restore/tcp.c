@@ -54,13 +54,13 @@ static bool same_addr(const struct plan_addr *a, const struct plan_addr *b)
 }
 
 /* The other end of @ps's connection, when it is a socket of the process. */
-static const struct plan_socket *local_peer(const struct restore_plan *plan,
+static const struct plan_socket *local_peer(const struct restore_tree *tree,
 					    const struct plan_socket *ps)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++) {
-		const struct plan_socket *q = &plan->sockets.items[i];
+	for (i = 0; i < tree->sockets.n; i++) {
+		const struct plan_socket *q = &tree->sockets.items[i];
 
 		if (q->s.type == SOCK_STREAM && q->s.family == ps->s.family &&
 		    is_connection(q->s.state) && same_addr(&q->local, &ps->peer) &&
@@ -90,7 +90,7 @@ static uint32_t send_end(const struct crib_tcp *t, const struct crib_socket *s)
 	return (uint32_t)t->write_seq - (fin_sent(s) ? 1 : 0);
 }
 
-static int check_connection(const struct restore_plan *plan, const struct plan_socket *ps,
+static int check_connection(const struct restore_tree *tree, const struct plan_socket *ps,
 			    struct tool_error *err)
 {
 	const struct crib_tcp *t = &ps->s.tcp;
@@ -113,7 +113,7 @@ static int check_connection(const struct restore_plan *plan, const struct plan_s
 				 (unsigned long long)ps->recv.bytes,
 				 (unsigned long long)ps->send.bytes);
 	if (fin_received(&ps->s)) {
-		peer = local_peer(plan, ps);
+		peer = local_peer(tree, ps);
 		if (!peer || !fin_sent(&peer->s))
 			return tool_fail(err, 0, "fd %llu (%s): in CLOSE_WAIT, the FIN it got can "
 					 "come again only from a peer in the process", fd,
@@ -122,7 +122,7 @@ static int check_connection(const struct restore_plan *plan, const struct plan_s
 	return 0;
 }
 
-int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+int tcp_check(const struct restore_tree *tree, const struct plan_socket *ps,
 	      struct tool_error *err)
 {
 	uint64_t st = ps->s.state;
@@ -133,7 +133,7 @@ int tcp_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	if (st == CRIB_SK_LISTEN || st == CRIB_SK_CLOSE)
 		return 0;
 	if (is_connection(st))
-		return check_connection(plan, ps, err);
+		return check_connection(tree, ps, err);
 	return tool_fail(err, 0, "fd %llu (%s): a connection in state %s cannot be restored",
 			 (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
 			 crib_socket_state_name(&ps->s));

@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Create the process with its original PID and see the restore through:
- * crib-restore traces the new process from its first instruction, with
- * PTRACE_O_EXITKILL so it dies if crib-restore does.  Every thread traps
+ * Make the tree and see the restore through.  crib-restore makes every
+ * open file description of the tree (files.c), a restore area for each
+ * process, and creates the root with its original PID, tracing it from
+ * its first instruction with PTRACE_O_EXITKILL, so that the tree dies if
+ * crib-restore does, and PTRACE_O_TRACEFORK, so that every process the
+ * root forks, and they fork, is traced from birth.  Every thread traps
  * once it is in place; then the registers, FPU state and signal masks are
- * set by ptrace (the only consistent way to set all of them), the restore
- * area is unmapped by a munmap() the leader runs from inside it, and only
- * then are the threads let go, all of them complete.
+ * set by ptrace (the only consistent way to set all of them), each restore
+ * area is unmapped by a munmap() its process's leader runs from inside it,
+ * the TCP connections are let go (network lock, repair mode), and only
+ * then are the threads let go, all of them complete, a process stopped by
+ * job control stopped again.
+ *
+ * crib-restore is a child subreaper meanwhile: a restore that fails kills
+ * every process it made and collects them all, orphans included, so that
+ * every PID is free again.  One that fails after the network lock was
+ * released locks the connections again and puts them back in repair mode
+ * first, so that their peers see nothing.
  */
 #include <elf.h>
 #include <errno.h>
@@ -14,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -31,32 +43,55 @@
 
 struct tracee {
 	pid_t tid;
+	size_t proc;		/* index in tree->procs */
+	size_t thread;		/* index in its plan's threads */
 	bool ready;
 };
 
 struct trace {
-	const struct restore_plan *plan;
-	struct udp_refill *refill;
-	const struct restore_fault *fault;
-	struct restore_area *area;
-	struct tracee *threads;
+	const struct restore_tree *tree;
+	const struct restore_options *opt;
+	struct restore_ctx ctx;
+	struct restore_area *areas;	/* by process; zombies have none */
+	ARRAY(struct tracee) threads;	/* of every process but the zombies */
 	size_t n_ready;
-	pid_t pid;
+	int *sock_fds;			/* crib-restore's copies of the tree's sockets */
+	bool resumed;			/* connections left repair mode */
+	bool released;			/* the network lock was released */
 	struct tool_error *err;
 };
 
-static struct rst_thread *area_thread(const struct trace *tr, size_t i)
+static struct rst_thread *area_thread(const struct trace *tr, size_t proc, size_t i)
 {
-	return (struct rst_thread *)((char *)tr->area->base + tr->area->args->threads_off) + i;
+	const struct restore_area *a = &tr->areas[proc];
+
+	return (struct rst_thread *)((char *)a->base + a->args->threads_off) + i;
 }
 
 static struct tracee *find_tracee(struct trace *tr, pid_t tid)
 {
 	size_t i;
 
-	for (i = 0; i < tr->plan->threads.n; i++)
-		if (tr->threads[i].tid == tid)
-			return &tr->threads[i];
+	for (i = 0; i < tr->threads.n; i++)
+		if (tr->threads.items[i].tid == tid)
+			return &tr->threads.items[i];
+	return NULL;
+}
+
+/* The process or helper whose PID @pid is, and which of the two. */
+static const struct restore_plan *proc_of(const struct trace *tr, pid_t pid)
+{
+	return tree_find(tr->tree, (uint64_t)pid);
+}
+
+static const struct plan_helper *helper_of(const struct trace *tr, pid_t pid, size_t *slot)
+{
+	for (size_t i = 0; i < tr->tree->helpers.n; i++) {
+		if (tr->tree->helpers.items[i].pid == pid) {
+			*slot = tr->tree->procs.n + i;
+			return &tr->tree->helpers.items[i];
+		}
+	}
 	return NULL;
 }
 
@@ -71,72 +106,130 @@ static pid_t clone_with_pid(pid_t pid)
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 }
 
-/* Kill what was created and collect every thread's exit. */
+/*
+ * Kill what was created and collect every exit: crib-restore, a
+ * subreaper, is given the orphans of the processes it kills.
+ */
 static void kill_all(struct trace *tr)
 {
+	const struct restore_tree *tree = tr->tree;
 	int status;
+	size_t i;
 
-	kill(tr->pid, SIGKILL);
+	for (i = 0; i < tree->procs.n; i++)
+		kill((pid_t)tree->procs.items[i]->proc.pid, SIGKILL);
+	for (i = 0; i < tree->helpers.n; i++)
+		kill(tree->helpers.items[i].pid, SIGKILL);
 	while (waitpid(-1, &status, __WALL) > 0 || errno == EINTR)
 		;
 }
 
-/* Why the process died before it was complete, from what it left in the area. */
-static int report_death(struct trace *tr, int status)
+/* Why process @p died before it was complete, from what it left in its area. */
+static int report_death(struct trace *tr, size_t p, int status)
 {
-	const struct rst_args *a = tr->area->args;
+	const struct restore_plan *plan = tr->tree->procs.items[p];
+	const struct rst_args *a = tr->areas[p].args;
 	const struct rst_thread *t;
+	char who[48] = "";
 
+	if (tr->tree->procs.n > 1)
+		snprintf(who, sizeof(who), "process %llu: ", (unsigned long long)plan->proc.pid);
 	if (a->message[0])
 		return tool_fail(tr->err, 0, "%s", a->message);
 	if (WIFSIGNALED(status))
-		return tool_fail(tr->err, 0, "the new process was killed by signal %d while "
-				 "%s", WTERMSIG(status), area_step_name(a->step));
+		return tool_fail(tr->err, 0, "%sthe new process was killed by signal %d while "
+				 "%s", who, WTERMSIG(status), area_step_name(a->step));
 	if (a->fault_step && a->fault_step == a->step + 1 && a->error == -ECANCELED)
-		return tool_fail(tr->err, 0, "restore failed while %s: injected fault "
-				 "(CRIB_RESTORE_FAULT=%s)", area_step_name(a->step),
+		return tool_fail(tr->err, 0, "%srestore failed while %s: injected fault "
+				 "(CRIB_RESTORE_FAULT=%s)", who, area_step_name(a->step),
 				 fault_step_name(a->step));
 	if (a->error) {
-		t = area_thread(tr, a->failed_thread);
-		return tool_fail(tr->err, (int)-a->error, "restore failed while %s (thread %d, detail %#llx)",
-				 area_step_name(a->step),
-				 a->failed_thread < tr->plan->threads.n ? (int)t->tid : 0,
+		t = area_thread(tr, p, a->failed_thread);
+		return tool_fail(tr->err, (int)-a->error, "%srestore failed while %s (thread %d, "
+				 "detail %#llx)", who, area_step_name(a->step),
+				 a->failed_thread < plan->threads.n ? (int)t->tid : 0,
 				 (unsigned long long)a->detail);
 	}
-	return tool_fail(tr->err, 0, "the new process exited (status %d) while %s",
+	return tool_fail(tr->err, 0, "%sthe new process exited (status %d) while %s", who,
 			 WEXITSTATUS(status), area_step_name(a->step));
 }
 
-/* A fault in the restorer: where, for the error message. */
+/*
+ * An exit: expected of a zombie of the snapshot and of a group helper,
+ * which leave a message only when they fail; a failure for any other.
+ */
+static int on_exit_of(struct trace *tr, pid_t pid, int status)
+{
+	const struct restore_plan *plan = proc_of(tr, pid);
+	const struct tracee *t = find_tracee(tr, pid);
+	const char *msg;
+	size_t slot;
+
+	if (plan && plan->proc.zombie) {
+		msg = tree_ctl_message(tr->ctx.ctl, plan->index);
+		return msg[0] ? tool_fail(tr->err, 0, "%s", msg) : 0;
+	}
+	if (!t && helper_of(tr, pid, &slot)) {
+		msg = tree_ctl_message(tr->ctx.ctl, slot);
+		if (msg[0])
+			return tool_fail(tr->err, 0, "%s", msg);
+		return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 :
+			tool_fail(tr->err, 0, "the helper of group %d died (status %#x)", (int)pid,
+				  status);
+	}
+	if (t)
+		return report_death(tr, t->proc, status);
+	return tool_fail(tr->err, 0, "an unknown process %d of the tree exited (status %#x)",
+			 (int)pid, status);
+}
+
+/* A fault in a restorer: where, for the error message. */
 static int report_signal(struct trace *tr, pid_t tid, int sig)
 {
+	const struct tracee *t = find_tracee(tr, tid);
 	struct user_regs_struct regs = { 0 };
 	siginfo_t si = { 0 };
+	uint64_t base = 0;
+	uint32_t step = 0;
 
+	if (t) {
+		base = (uint64_t)tr->areas[t->proc].base;
+		step = tr->areas[t->proc].args->step;
+	}
 	ptrace(PTRACE_GETSIGINFO, tid, 0, &si);
 	ptrace(PTRACE_GETREGS, tid, 0, &regs);
 	return tool_fail(tr->err, 0, "thread %d of the new process got signal %d (address %p, "
 			 "at %#llx, restorer offset %#llx) while %s", (int)tid, sig, si.si_addr,
-			 (unsigned long long)regs.rip,
-			 (unsigned long long)(regs.rip - (uint64_t)tr->area->base),
-			 area_step_name(tr->area->args->step));
+			 (unsigned long long)regs.rip, (unsigned long long)(regs.rip - base),
+			 area_step_name(step));
 }
 
 static int on_stop(struct trace *tr, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
+	const struct restore_plan *plan;
 	struct tracee *t;
 
-	if (event == PTRACE_EVENT_CLONE || event == PTRACE_EVENT_STOP)
+	/* forks, clones, a new process's first stop, an interrupt: go on */
+	if (event)
 		return ptrace(PTRACE_CONT, tid, 0, 0) ? -1 : 0;
 	t = find_tracee(tr, tid);
 	if (sig == SIGTRAP && t && !t->ready &&
-	    area_thread(tr, (size_t)(t - tr->threads))->state == RST_THREAD_READY) {
+	    area_thread(tr, t->proc, t->thread)->state == RST_THREAD_READY) {
 		t->ready = true;
 		tr->n_ready++;
 		return 0;
 	}
-	if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+	/* A zombie of the snapshot dies of its own signal, as it did. */
+	plan = proc_of(tr, tid);
+	if (plan && plan->proc.zombie)
+		return ptrace(PTRACE_CONT, tid, 0, sig) ? -1 : 0;
+	/*
+	 * The end of a zombie or a helper tells its parent: the snapshot says
+	 * what the process had pending, this is not of it.
+	 */
+	if (sig == SIGCHLD || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	    sig == SIGTTOU)
 		return ptrace(PTRACE_CONT, tid, 0, 0) ? -1 : 0;
 	return report_signal(tr, tid, sig);
 }
@@ -146,7 +239,7 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-/* Follow the new process until every thread trapped ready, or it failed. */
+/* Follow the tree until every thread trapped ready, or it failed. */
 static int wait_ready(struct trace *tr)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
@@ -155,18 +248,18 @@ static int wait_ready(struct trace *tr)
 
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(RESTORE_TIMEOUT_S);
-	while (tr->n_ready < tr->plan->threads.n && !ret) {
+	while (tr->n_ready < tr->threads.n && !ret) {
 		w = waitpid(-1, &status, __WALL);
 		if (w < 0) {
 			if (errno == EINTR)
-				ret = tool_fail(tr->err, 0, "the restorer did not finish in %d s",
+				ret = tool_fail(tr->err, 0, "the restorers did not finish in %d s",
 						RESTORE_TIMEOUT_S);
 			else
-				ret = tool_fail(tr->err, errno, "waiting for the new process");
+				ret = tool_fail(tr->err, errno, "waiting for the new processes");
 			break;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status))
-			ret = report_death(tr, status);
+			ret = on_exit_of(tr, w, status);
 		else if (WIFSTOPPED(status))
 			ret = on_stop(tr, w, status);
 	}
@@ -187,22 +280,23 @@ static int wait_stop(pid_t tid, int want_sig, struct tool_error *err)
 }
 
 /*
- * The leader unmaps the restore area: pointed at the area's syscall
+ * The leader unmaps its restore area: pointed at the area's syscall
  * instruction with munmap()'s arguments, it is stopped at the system
  * call's exit, before the instruction after it (gone with the area) runs.
  */
-static int unmap_area(struct trace *tr)
+static int unmap_area(struct trace *tr, size_t p)
 {
+	const struct restore_area *area = &tr->areas[p];
+	pid_t pid = (pid_t)tr->tree->procs.items[p]->proc.pid;
 	struct user_regs_struct regs;
-	pid_t pid = tr->pid;
 
 	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
 		return tool_fail(tr->err, errno, "PTRACE_GETREGS");
-	regs.rip = (uint64_t)tr->area->base + RST_SYSCALL_OFFSET;
+	regs.rip = (uint64_t)area->base + RST_SYSCALL_OFFSET;
 	regs.rax = SYS_munmap;
 	regs.orig_rax = (uint64_t)-1;
-	regs.rdi = (uint64_t)tr->area->base;
-	regs.rsi = tr->area->len;
+	regs.rdi = (uint64_t)area->base;
+	regs.rsi = area->len;
 	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) ||
 	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || wait_stop(pid, SIGTRAP | 0x80, tr->err) ||
 	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || wait_stop(pid, SIGTRAP | 0x80, tr->err) ||
@@ -217,7 +311,9 @@ static int unmap_area(struct trace *tr)
  * A thread stopped inside a system call shows the kernel's restart code;
  * set it up as the kernel would have on its way out: run the call again,
  * or, when its restart state is gone with the old process, fail it with
- * EINTR.
+ * EINTR.  Then there is nothing left for the kernel to restart.  A call
+ * that returned keeps its number in orig_rax, as a dump shows it: with
+ * no restart code in rax the kernel does nothing with it.
  */
 static void resume_syscall(struct user_regs_struct *r)
 {
@@ -229,9 +325,11 @@ static void resume_syscall(struct user_regs_struct *r)
 	case -ERESTARTNOHAND:
 		r->rax = r->orig_rax;
 		r->rip -= 2;
+		r->orig_rax = (uint64_t)-1;
 		break;
 	case -ERESTART_RESTARTBLOCK:
 		r->rax = (uint64_t)-EINTR;
+		r->orig_rax = (uint64_t)-1;
 		break;
 	}
 }
@@ -248,7 +346,6 @@ static void to_user_regs(const struct crib_regs_x86_64 *c, struct user_regs_stru
 		.ds = c->ds, .es = c->es, .fs = c->fs, .gs = c->gs,
 	};
 	resume_syscall(u);
-	u->orig_rax = (uint64_t)-1;	/* nothing for the kernel to restart */
 }
 
 static int set_thread_regs(struct trace *tr, const struct plan_thread *pt)
@@ -270,86 +367,249 @@ static int set_thread_regs(struct trace *tr, const struct plan_thread *pt)
 	return 0;
 }
 
-static int finish(struct trace *tr)
+/* The signal that stops @plan again: its own, unless it has a handler for it now. */
+static int stop_signal(const struct restore_plan *plan)
 {
+	int sig = (int)plan->proc.stop_signal;
 	size_t i;
 
-	if (unmap_area(tr))
-		return -1;
-	for (i = 0; i < tr->plan->threads.n; i++)
-		if (set_thread_regs(tr, &tr->plan->threads.items[i]))
+	for (i = 0; i < plan->n_actions; i++)
+		if ((int)plan->actions[i].signo == sig && plan->actions[i].handler)
+			return SIGSTOP;
+	return sig;
+}
+
+static int fault(struct trace *tr, enum fault_site site, const char *once)
+{
+	if (tr->ctx.fault->site != site)
+		return 0;
+	return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=%s) once %s",
+			 tr->ctx.fault->name, once);
+}
+
+/* Every process in place: registers set, areas gone. */
+static int set_registers(struct trace *tr)
+{
+	const struct restore_plan *plan;
+	size_t p, i;
+
+	for (p = 0; p < tr->tree->procs.n; p++) {
+		plan = tr->tree->procs.items[p];
+		if (plan->proc.zombie)
+			continue;
+		if (unmap_area(tr, p))
 			return -1;
-	if (tr->fault->site == FAULT_REGISTERS)
-		return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=registers) once "
-				 "the registers were set");
-	/* Everything is in place: let them all go. */
-	for (i = 0; i < tr->plan->threads.n; i++) {
-		if (ptrace(PTRACE_DETACH, tr->threads[i].tid, 0, 0))
+		for (i = 0; i < plan->threads.n; i++)
+			if (set_thread_regs(tr, &plan->threads.items[i]))
+				return -1;
+	}
+	return fault(tr, FAULT_REGISTERS, "the registers were set");
+}
+
+/*
+ * The TCP connections out of repair mode while the lock still holds them,
+ * then out of the lock: what they send on leaving repair mode (unsent
+ * data, a FIN) is dropped and sent again by their timers, but nothing
+ * their peers send is acknowledged before the last step that can fail
+ * is behind.  Should one fail, restore_tree() puts them back.
+ */
+static int let_connections_go(struct trace *tr)
+{
+	tr->resumed = true;
+	if (sockets_resume(tr->tree, tr->sock_fds, tr->err) ||
+	    fault(tr, FAULT_RESUME, "the connections left repair mode"))
+		return -1;
+	tr->released = true;
+	if (network_release(tr->tree, tr->err))
+		return -1;
+	return fault(tr, FAULT_UNLOCK, "the network lock was released");
+}
+
+/*
+ * Let every thread go.  A process that was stopped by job control gets
+ * its stop signal while all its threads are still held, so none of them
+ * runs an instruction before the stop.
+ */
+static int let_go(struct trace *tr)
+{
+	const struct restore_plan *plan;
+	size_t p, i;
+
+	for (p = 0; p < tr->tree->procs.n; p++) {
+		plan = tr->tree->procs.items[p];
+		if (!plan->proc.zombie && plan->proc.stop_signal &&
+		    kill((pid_t)plan->proc.pid, stop_signal(plan)))
+			return tool_fail(tr->err, errno, "cannot stop process %llu again",
+					 (unsigned long long)plan->proc.pid);
+	}
+	for (i = 0; i < tr->threads.n; i++) {
+		if (ptrace(PTRACE_DETACH, tr->threads.items[i].tid, 0, 0))
 			return tool_fail(tr->err, errno, "cannot let thread %d go",
-					 (int)tr->threads[i].tid);
-		if (tr->fault->site == FAULT_DETACH)
-			return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=detach) "
-					 "once thread %d was let go", (int)tr->threads[i].tid);
+					 (int)tr->threads.items[i].tid);
+		if (!i && fault(tr, FAULT_DETACH, "the first thread was let go"))
+			return -1;
 	}
 	return 0;
 }
 
 /*
- * The rseq area the new process inherited from crib-restore's libc: the
- * restorer unregisters it before that memory goes.
+ * The rseq area the root inherited from crib-restore's libc, and every
+ * process from it: each restorer unregisters it before that memory goes.
  */
-static int note_rseq(struct trace *tr)
+static int note_rseq(struct trace *tr, pid_t root)
 {
 	struct __ptrace_rseq_configuration conf = { 0 };
-	struct rst_args *a = tr->area->args;
+	struct rst_args *a;
 	int status;
+	size_t p;
 
 	/* Only a stopped tracee answers. */
-	if (ptrace(PTRACE_INTERRUPT, tr->pid, 0, 0) ||
-	    waitpid(tr->pid, &status, __WALL) != tr->pid || !WIFSTOPPED(status))
+	if (ptrace(PTRACE_INTERRUPT, root, 0, 0) ||
+	    waitpid(root, &status, __WALL) != root || !WIFSTOPPED(status))
 		return tool_fail(tr->err, errno, "cannot stop the new process");
-	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, tr->pid, sizeof(conf), &conf) > 0) {
-		a->rseq_abi = conf.rseq_abi_pointer;
-		a->rseq_len = conf.rseq_abi_size;
-		a->rseq_sig = conf.signature;
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, root, sizeof(conf), &conf) > 0) {
+		for (p = 0; p < tr->tree->procs.n; p++) {
+			a = tr->areas[p].args;
+			if (!a)
+				continue;
+			a->rseq_abi = conf.rseq_abi_pointer;
+			a->rseq_len = conf.rseq_abi_size;
+			a->rseq_sig = conf.signature;
+		}
 	}
-	if (ptrace(PTRACE_CONT, tr->pid, 0, 0))
+	if (ptrace(PTRACE_CONT, root, 0, 0))
 		return tool_fail(tr->err, errno, "cannot resume the new process");
 	return 0;
 }
 
-static int start_child(struct trace *tr, int *sync_fd)
+static int start_root(struct trace *tr)
 {
-	int sync[2];
-	long opts = PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD;
+	pid_t want = (pid_t)tree_root(tr->tree)->proc.pid, pid;
+	long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL |
+		    PTRACE_O_TRACESYSGOOD;
+	int go[2];
 
-	if (pipe(sync))
+	if (pipe(go))
 		return tool_fail(tr->err, errno, "pipe");
-	tr->pid = clone_with_pid(tr->pid);
-	if (tr->pid == 0) {
-		close(sync[1]);
-		child_restore(tr->plan, tr->area, tr->refill, sync[0], tr->fault);
+	pid = clone_with_pid(want);
+	if (pid == 0) {
+		close(go[1]);
+		tr->ctx.go_fd = go[0];
+		child_restore(&tr->ctx, 0);
 	}
-	close(sync[0]);
-	*sync_fd = sync[1];
-	if (tr->pid < 0) {
-		close(sync[1]);
-		return tool_fail(tr->err, 0, "cannot create process %d: %s",
-				 (int)tr->plan->proc.pid,
+	close(go[0]);
+	if (pid < 0) {
+		close(go[1]);
+		return tool_fail(tr->err, 0, "cannot create process %d: %s", (int)want,
 				 errno == EEXIST ? "the PID is in use" : strerror(errno));
 	}
-	if (ptrace(PTRACE_SEIZE, tr->pid, 0, opts)) {
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
 		tool_fail(tr->err, errno, "cannot trace the new process");
-		close(sync[1]);
-		kill_all(tr);
-		return -1;
+	} else if (!note_rseq(tr, pid)) {
+		/* Go: the root may start now that it is traced. */
+		if (write(go[1], "g", 1) != 1)
+			tool_fail(tr->err, errno, "cannot start the new process");
 	}
-	if (note_rseq(tr)) {
-		close(sync[1]);
-		kill_all(tr);
-		return -1;
+	close(go[1]);
+	return tool_failed(tr->err) ? -1 : 0;
+}
+
+/* A restore area for every process but the zombies, and the threads to follow. */
+static int prepare(struct trace *tr)
+{
+	const struct restore_tree *tree = tr->tree;
+	const struct restore_fault *f = tr->ctx.fault;
+	const struct restore_plan *plan;
+	struct tracee *t;
+	size_t p, i;
+
+	tr->areas = calloc(tree->procs.n, sizeof(*tr->areas));
+	tr->sock_fds = calloc(tree->sockets.n + 1, sizeof(int));
+	if (!tr->areas || !tr->sock_fds)
+		return tool_fail(tr->err, 0, "out of memory");
+	tr->ctx.areas = tr->areas;
+	for (p = 0; p < tree->procs.n; p++) {
+		plan = tree->procs.items[p];
+		if (plan->proc.zombie)
+			continue;
+		if (area_create(&tr->areas[p], plan, tr->err))
+			return -1;
+		restore_verbose(tr->opt, "process %llu: restore area at %p, %zu bytes\n",
+				(unsigned long long)plan->proc.pid, tr->areas[p].base,
+				tr->areas[p].len);
+		if (f->site == FAULT_RESTORER && (pid_t)plan->proc.pid == tr->ctx.fault_pid)
+			tr->areas[p].args->fault_step = f->step + 1;
+		for (i = 0; i < plan->threads.n; i++) {
+			t = array_push(&tr->threads);
+			if (!t)
+				return tool_fail(tr->err, 0, "out of memory");
+			*t = (struct tracee){ .tid = plan->threads.items[i].tid, .proc = p,
+					      .thread = i };
+		}
 	}
+	for (i = 0; i < tree->sockets.n; i++)
+		tr->sock_fds[i] = files_socket_fd(tree, tr->ctx.park_base, i);
 	return 0;
+}
+
+static void cleanup(struct trace *tr)
+{
+	const struct restore_tree *tree = tr->tree;
+	size_t p;
+
+	if (tr->ctx.park_base > 0 && tree->descs.n)
+		close_range((unsigned int)tr->ctx.park_base,
+			    (unsigned int)(tr->ctx.park_base + (int)tree->descs.n - 1), 0);
+	for (p = 0; tr->areas && p < tree->procs.n; p++)
+		area_destroy(&tr->areas[p]);
+	free(tr->areas);
+	free(tr->sock_fds);
+	array_free(&tr->threads);
+	tree_ctl_free(tr->ctx.ctl, tree);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+}
+
+pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
+		   const struct restore_options *opt, struct tool_error *err)
+{
+	struct trace tr = { .tree = tree, .opt = opt, .err = err };
+	pid_t root = (pid_t)tree_root(tree)->proc.pid;
+	int ret = -1;
+
+	tr.ctx.tree = tree;
+	tr.ctx.fault = &opt->fault;
+	tr.ctx.fault_pid = opt->fault.pid ? opt->fault.pid : root;
+	tr.ctx.park_base = -1;
+	if (opt->fault.site != FAULT_NONE)
+		restore_verbose(opt, "a fault will be injected at %s\n", opt->fault.name);
+	/* Orphans of what a failure kills come to crib-restore, which collects them. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) {
+		tool_fail(err, errno, "cannot become a child subreaper");
+		goto out;
+	}
+	tr.ctx.ctl = tree_ctl_new(tree, err);
+	if (!tr.ctx.ctl)
+		goto out;
+	tr.ctx.park_base = files_park_base(tree);
+	if (files_make(tree, refill, tr.ctx.park_base, err) || prepare(&tr))
+		goto out;
+	restore_verbose(opt, "%zu open file descriptions made, parked from %d\n",
+			tree->descs.n, tr.ctx.park_base);
+	if (start_root(&tr)) {
+		kill_all(&tr);
+		goto out;
+	}
+	if (wait_ready(&tr) || set_registers(&tr) || let_connections_go(&tr) || let_go(&tr)) {
+		if (tr.resumed)
+			network_hold_again(tree, tr.sock_fds, tr.released, err);
+		kill_all(&tr);
+		goto out;
+	}
+	restore_verbose(opt, "%zu processes restored, from %d\n", tree->procs.n, (int)root);
+	ret = root;
+out:
+	cleanup(&tr);
+	return ret;
 }
 
 int restore_wait(pid_t pid)
@@ -368,44 +628,3 @@ int restore_wait(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
-pid_t restore_process(const struct restore_plan *plan, struct udp_refill *refill,
-		      const struct restore_options *opt, struct tool_error *err)
-{
-	struct restore_area area;
-	struct trace tr = { .plan = plan, .refill = refill, .fault = &opt->fault, .area = &area,
-			    .err = err };
-	int sync_fd = -1, ret = -1;
-	size_t i;
-
-	tr.threads = calloc(plan->threads.n, sizeof(*tr.threads));
-	if (!tr.threads)
-		return tool_fail(err, 0, "out of memory");
-	for (i = 0; i < plan->threads.n; i++)
-		tr.threads[i].tid = plan->threads.items[i].tid;
-	if (area_create(&area, plan, err))
-		goto out;
-	restore_verbose(opt, "restore area at %p, %zu bytes\n", area.base, area.len);
-	if (opt->fault.site != FAULT_NONE)
-		restore_verbose(opt, "a fault will be injected at %s\n", opt->fault.name);
-	if (opt->fault.site == FAULT_RESTORER)
-		area.args->fault_step = opt->fault.step + 1;
-	tr.pid = (pid_t)plan->proc.pid;
-	if (start_child(&tr, &sync_fd))
-		goto out_area;
-	/* Go: the child may start now that it is traced. */
-	if (write(sync_fd, "g", 1) != 1)
-		tool_fail(err, errno, "cannot start the new process");
-	close(sync_fd);
-	if (tool_failed(err) || wait_ready(&tr) || finish(&tr)) {
-		kill_all(&tr);
-		goto out_area;
-	}
-	restore_verbose(opt, "process %d restored with %zu threads\n", (int)tr.pid,
-			plan->threads.n);
-	ret = tr.pid;
-out_area:
-	area_destroy(&area);
-out:
-	free(tr.threads);
-	return ret;
-}

@@ -20,14 +20,14 @@ static size_t udp_max_payload(uint64_t family)
 	return family == AF_INET ? 65535 - 20 - 8 : 65535 - 8;
 }
 
-int udp_check(const struct restore_plan *plan, const struct plan_socket *ps,
+int udp_check(const struct restore_tree *tree, const struct plan_socket *ps,
 	      struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
 	int v6only = 0;
 	size_t i;
 
-	(void)plan;
+	(void)tree;
 	if (ps->s.state != CRIB_SK_CLOSE && ps->s.state != CRIB_SK_ESTABLISHED)
 		return tool_fail(err, 0, "fd %llu (%s): state %llu is not a UDP socket's", fd,
 				 socket_kind_name(&ps->s), (unsigned long long)ps->s.state);

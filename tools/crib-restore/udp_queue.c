@@ -35,12 +35,12 @@
 #include "restore_sockets.skel.h"
 #include "sockets.h"
 
-static bool needs_refill(const struct restore_plan *plan)
+static bool needs_refill(const struct restore_tree *tree)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++) {
-		const struct plan_socket *ps = &plan->sockets.items[i];
+	for (i = 0; i < tree->sockets.n; i++) {
+		const struct plan_socket *ps = &tree->sockets.items[i];
 
 		if ((ps->s.family == AF_INET || ps->s.family == AF_INET6) &&
 		    ps->s.type == SOCK_DGRAM && ps->recv.n)
@@ -49,7 +49,7 @@ static bool needs_refill(const struct restore_plan *plan)
 	return false;
 }
 
-int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
+int udp_refill_open(struct udp_refill *r, const struct restore_tree *tree,
 		    struct tool_error *err)
 {
 	char msg[256];
@@ -58,7 +58,7 @@ int udp_refill_open(struct udp_refill *r, const struct restore_plan *plan,
 	r->skel = NULL;
 	r->ring = NULL;
 	r->prog_fd = -1;
-	if (!needs_refill(plan))
+	if (!needs_refill(tree))
 		return 0;
 	ret = crib_libbpf_init(msg, sizeof(msg));
 	if (ret)

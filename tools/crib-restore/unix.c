@@ -34,12 +34,12 @@ static bool same_name(const struct plan_addr *a, const struct plan_addr *b)
 	return named(a) && named(b) && a->len == b->len && !memcmp(a->addr, b->addr, a->len);
 }
 
-static const struct plan_socket *peer_of(const struct restore_plan *plan,
+static const struct plan_socket *peer_of(const struct restore_tree *tree,
 					 const struct plan_socket *ps)
 {
 	if (ps->s.state != CRIB_SK_ESTABLISHED || !ps->s.peer_id)
 		return NULL;
-	return plan_find_socket_id(plan, ps->s.peer_id);
+	return plan_find_socket_id(tree, ps->s.peer_id);
 }
 
 /*
@@ -55,9 +55,9 @@ static bool peer_closed(const struct plan_socket *ps)
 }
 
 /* Two unnamed sockets connected to each other: a socketpair(). */
-static bool is_pair(const struct restore_plan *plan, const struct plan_socket *ps)
+static bool is_pair(const struct restore_tree *tree, const struct plan_socket *ps)
 {
-	const struct plan_socket *peer = peer_of(plan, ps);
+	const struct plan_socket *peer = peer_of(tree, ps);
 
 	return peer && peer->s.state == CRIB_SK_ESTABLISHED && peer->s.peer_id == ps->s.sock_id &&
 	       !named(&ps->local) && !named(&peer->local);
@@ -68,15 +68,15 @@ static bool is_pair(const struct restore_plan *plan, const struct plan_socket *p
  * the listener's name.  Its peer connects to that listener again, and
  * this end is accepted again.
  */
-static const struct plan_socket *accepted_from(const struct restore_plan *plan,
+static const struct plan_socket *accepted_from(const struct restore_tree *tree,
 					       const struct plan_socket *ps)
 {
 	size_t i;
 
 	if (ps->s.state != CRIB_SK_ESTABLISHED || ps->s.type == SOCK_DGRAM || !named(&ps->local))
 		return NULL;
-	for (i = 0; i < plan->sockets.n; i++) {
-		const struct plan_socket *l = &plan->sockets.items[i];
+	for (i = 0; i < tree->sockets.n; i++) {
+		const struct plan_socket *l = &tree->sockets.items[i];
 
 		if (l->s.state == CRIB_SK_LISTEN && l->s.type == ps->s.type &&
 		    same_name(&l->local, &ps->local))
@@ -86,26 +86,26 @@ static const struct plan_socket *accepted_from(const struct restore_plan *plan,
 }
 
 /* The datagram socket of the process bound to @name. */
-static const struct plan_socket *holder_of(const struct restore_plan *plan,
+static const struct plan_socket *holder_of(const struct restore_tree *tree,
 					   const struct plan_addr *name)
 {
 	size_t i;
 
-	for (i = 0; i < plan->sockets.n; i++)
-		if (plan->sockets.items[i].s.type == SOCK_DGRAM &&
-		    same_name(&plan->sockets.items[i].local, name))
-			return &plan->sockets.items[i];
+	for (i = 0; i < tree->sockets.n; i++)
+		if (tree->sockets.items[i].s.type == SOCK_DGRAM &&
+		    same_name(&tree->sockets.items[i].local, name))
+			return &tree->sockets.items[i];
 	return NULL;
 }
 
 /* Who sends datagram @c to @ps again: NULL for a new unnamed socket. */
-static int dgram_sender(const struct restore_plan *plan, const struct plan_socket *ps,
+static int dgram_sender(const struct restore_tree *tree, const struct plan_socket *ps,
 			const struct plan_chunk *c, const struct plan_socket **sender,
 			const char **why)
 {
-	const struct plan_socket *peer = peer_of(plan, ps);
+	const struct plan_socket *peer = peer_of(tree, ps);
 
-	*sender = named(&c->src) ? holder_of(plan, &c->src) : peer;
+	*sender = named(&c->src) ? holder_of(tree, &c->src) : peer;
 	if (named(&c->src) && !*sender) {
 		*why = "a queued datagram comes from a name no socket of the process holds";
 		return -1;
@@ -141,7 +141,7 @@ static int check_name(const struct plan_socket *ps, struct tool_error *err)
 	return 0;
 }
 
-static int check_queue(const struct restore_plan *plan, const struct plan_socket *ps,
+static int check_queue(const struct restore_tree *tree, const struct plan_socket *ps,
 		       struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
@@ -155,24 +155,24 @@ static int check_queue(const struct restore_plan *plan, const struct plan_socket
 	if (!ps->recv.n)
 		return 0;
 	if (ps->s.type != SOCK_DGRAM) {
-		if (!peer_of(plan, ps) && !peer_closed(ps))
+		if (!peer_of(tree, ps) && !peer_closed(ps))
 			return tool_fail(err, 0, "fd %llu (%s): data queued with no peer in the "
 					 "process to send it again", fd,
 					 socket_kind_name(&ps->s));
 		return 0;
 	}
 	for (i = 0; i < ps->recv.n; i++)
-		if (dgram_sender(plan, ps, &ps->recv.items[i], &sender, &why))
+		if (dgram_sender(tree, ps, &ps->recv.items[i], &sender, &why))
 			return tool_fail(err, 0, "fd %llu (%s): %s", fd, socket_kind_name(&ps->s),
 					 why);
 	return 0;
 }
 
-int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
+int unix_check(const struct restore_tree *tree, const struct plan_socket *ps,
 	       struct tool_error *err)
 {
 	unsigned long long fd = (unsigned long long)ps->s.fd;
-	const struct plan_socket *peer = peer_of(plan, ps);
+	const struct plan_socket *peer = peer_of(tree, ps);
 	const char *kind = socket_kind_name(&ps->s);
 
 	if (ps->s.type != SOCK_STREAM && ps->s.type != SOCK_DGRAM &&
@@ -182,18 +182,18 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	if (ps->s.state == CRIB_SK_LISTEN && !named(&ps->local))
 		return tool_fail(err, 0, "fd %llu (%s): a listener without a name", fd, kind);
 	if (peer_closed(ps))
-		return check_name(ps, err) || check_queue(plan, ps, err);
+		return check_name(ps, err) || check_queue(tree, ps, err);
 	if (ps->s.state == CRIB_SK_ESTABLISHED && !peer)
 		return tool_fail(err, 0, "fd %llu (%s): connected to a socket outside the "
 				 "process; that cannot be restored", fd, kind);
-	if (ps->s.state == CRIB_SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(plan, ps) &&
-	    !accepted_from(plan, ps) && !accepted_from(plan, peer))
+	if (ps->s.state == CRIB_SK_ESTABLISHED && ps->s.type != SOCK_DGRAM && !is_pair(tree, ps) &&
+	    !accepted_from(tree, ps) && !accepted_from(tree, peer))
 		return tool_fail(err, 0, "fd %llu (%s): a connection between named sockets that "
 				 "no listener of the process accepted", fd, kind);
-	if (accepted_from(plan, ps) && peer->s.peer_id != ps->s.sock_id)
+	if (accepted_from(tree, ps) && peer->s.peer_id != ps->s.sock_id)
 		return tool_fail(err, 0, "fd %llu (%s): accepted from a listener, by a peer "
 				 "connected elsewhere", fd, kind);
-	if (ps->s.state == CRIB_SK_ESTABLISHED && !is_pair(plan, ps) && !accepted_from(plan, ps) &&
+	if (ps->s.state == CRIB_SK_ESTABLISHED && !is_pair(tree, ps) && !accepted_from(tree, ps) &&
 	    !named(&peer->local))
 		return tool_fail(err, 0, "fd %llu (%s): connected to an unnamed socket that is "
 				 "connected elsewhere", fd, kind);
@@ -201,7 +201,7 @@ int unix_check(const struct restore_plan *plan, const struct plan_socket *ps,
 	    ps->s.state != CRIB_SK_LISTEN)
 		return tool_fail(err, 0, "fd %llu (%s): state %llu cannot be restored", fd, kind,
 				 (unsigned long long)ps->s.state);
-	return check_name(ps, err) || check_queue(plan, ps, err);
+	return check_name(ps, err) || check_queue(tree, ps, err);
 }
 
 static int park(struct sock_job *j, const struct plan_socket *ps, int s)
@@ -217,7 +217,7 @@ static int park(struct sock_job *j, const struct plan_socket *ps, int s)
 
 static int create_pair(struct sock_job *j, const struct plan_socket *ps)
 {
-	const struct plan_socket *peer = peer_of(j->plan, ps);
+	const struct plan_socket *peer = peer_of(j->tree, ps);
 	int sv[2];
 
 	if (socketpair(AF_UNIX, (int)ps->s.type, 0, sv))
@@ -236,7 +236,7 @@ static int create_pair(struct sock_job *j, const struct plan_socket *ps)
  */
 static int bind_name(struct sock_job *j, const struct plan_socket *ps, int fd)
 {
-	const struct crib_process *p = &j->plan->proc;
+	const struct crib_process *p = &ps->owner->proc;
 	char path[sizeof(ps->local.addr) + 1];
 	struct stat st;
 
@@ -281,11 +281,11 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 
 	if (j->fds[sock_index(j, ps)] >= 0)
 		return 0;	/* the other end of a pair made it */
-	if (is_pair(j->plan, ps))
+	if (is_pair(j->tree, ps))
 		return create_pair(j, ps);
 	if (peer_closed(ps))
 		return create_closed(j, ps);
-	if (accepted_from(j->plan, ps))
+	if (accepted_from(j->tree, ps))
 		return 0;	/* accepted once its peer connects */
 	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || bind_name(j, ps, fd))
 		return -1;
@@ -298,7 +298,7 @@ int unix_create(struct sock_job *j, const struct plan_socket *ps)
 static int accept_peer(struct sock_job *j, const struct plan_socket *ps,
 		       const struct plan_socket *l)
 {
-	const struct plan_socket *peer = peer_of(j->plan, ps);
+	const struct plan_socket *peer = peer_of(j->tree, ps);
 	int fd = accept(j->fds[sock_index(j, l)], NULL, NULL);
 
 	if (fd < 0)
@@ -308,12 +308,12 @@ static int accept_peer(struct sock_job *j, const struct plan_socket *ps,
 
 int unix_connect(struct sock_job *j, const struct plan_socket *ps)
 {
-	const struct plan_socket *peer = peer_of(j->plan, ps);
-	const struct plan_socket *l = peer ? accepted_from(j->plan, peer) : NULL;
+	const struct plan_socket *peer = peer_of(j->tree, ps);
+	const struct plan_socket *l = peer ? accepted_from(j->tree, peer) : NULL;
 	struct sockaddr_storage ss;
 	socklen_t len;
 
-	if (!peer || is_pair(j->plan, ps) || accepted_from(j->plan, ps))
+	if (!peer || is_pair(j->tree, ps) || accepted_from(j->tree, ps))
 		return 0;
 	len = plan_sockaddr(&peer->local, AF_UNIX, &ss);
 	if (connect(j->fds[sock_index(j, ps)], (struct sockaddr *)&ss, len))
@@ -330,7 +330,7 @@ static int send_dgram(struct sock_job *j, const struct plan_socket *ps,
 	const char *why;
 	int fd, ret;
 
-	if (dgram_sender(j->plan, ps, c, &sender, &why))
+	if (dgram_sender(j->tree, ps, c, &sender, &why))
 		return sock_refuse(j, ps, why);
 	/* to its name, unless the sender is connected to it */
 	if (!sender || sender->s.state != CRIB_SK_ESTABLISHED || sender->s.peer_id != ps->s.sock_id)
@@ -348,7 +348,7 @@ static int send_dgram(struct sock_job *j, const struct plan_socket *ps,
 
 int unix_fill(struct sock_job *j, const struct plan_socket *ps)
 {
-	const struct plan_socket *peer = peer_of(j->plan, ps);
+	const struct plan_socket *peer = peer_of(j->tree, ps);
 	size_t i;
 
 	if (ps->s.type == SOCK_DGRAM) {

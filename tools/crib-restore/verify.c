@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --verify: once restored, the process is dumped again by crib-dump
+ * --verify: once restored, the tree is dumped again by crib-dump
  * --leave-running and that dump is compared with the snapshot, volatile
- * fields (spec/format.md, §9) and the parent aside, by the format
- * library's comparison.  A process that differs is killed: it must not run
+ * fields (spec/format.md, §9) and the parents aside, by the format
+ * library's comparison.  A tree that differs is killed: it must not run
  * on as if restored.
  *
- * The process runs between its restore and the second dump, so what it
+ * The tree runs between its restore and the second dump, so what it
  * changes of itself by then (a counter counting, a sleep cut short) shows
- * as a difference: the check suits a process that waits.
+ * as a difference: the check suits processes that wait.
  *
  * The snapshot is read once for the restore and once for the comparison:
  * a regular file is read again from where it started, anything else (a
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,8 +32,10 @@
 #define COPY_CHUNK	(1u << 20)
 
 /*
- * Besides the volatile fields: a restored process is the child of whoever
- * restored it, as crib-restore brings back one process, not its parent.
+ * Besides the volatile fields: a restored root is the child of whoever
+ * restored it.  The comparison names fields, not records, so every
+ * process's parent is left out; the others' are right by construction,
+ * each forked by its restored parent.
  */
 static const char *const not_restored[] = { "process.ppid", NULL };
 
@@ -224,19 +227,27 @@ out:
 	return ret;
 }
 
-/* Kill the restored process and collect it, so its PID is free again. */
-static void kill_restored(pid_t pid)
+/*
+ * Kill the restored tree and collect every process of it, so that the
+ * PIDs are free again: crib-restore becomes a child subreaper for it, so
+ * that the orphans come to it rather than to init.
+ */
+static void kill_restored(const struct restore_tree *tree)
 {
 	int status;
 
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	for (size_t i = 0; i < tree->procs.n; i++)
+		kill((pid_t)tree->procs.items[i]->proc.pid, SIGKILL);
+	while (waitpid(-1, &status, __WALL) > 0 || errno == EINTR)
 		;
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 }
 
-int verify_restored(pid_t pid, const struct verify_input *in, const struct restore_options *opt,
-		    struct tool_error *err)
+int verify_restored(const struct restore_tree *tree, const struct verify_input *in,
+		    const struct restore_options *opt, struct tool_error *err)
 {
+	pid_t pid = (pid_t)tree_root(tree)->proc.pid;
 	int again, ret = -1;
 
 	again = dump_again(pid, opt, err);
@@ -253,8 +264,9 @@ out_close:
 	close(again);
 out:
 	if (ret) {
-		kill_restored(pid);
-		tool_error_append(err, "; process %d was killed", (int)pid);
+		kill_restored(tree);
+		tool_error_append(err, tree->procs.n > 1 ? "; process %d and its descendants "
+				  "were killed" : "; process %d was killed", (int)pid);
 	}
 	return ret;
 }

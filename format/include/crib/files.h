@@ -29,6 +29,7 @@ enum crib_file_type {
 	CRIB_FILE_MEMFD = 14,
 	CRIB_FILE_SYMLINK = 15,
 	CRIB_FILE_ANON_INODE = 16,
+	CRIB_FILE_FIFO = 17,		/* 1.1: a named pipe, by its path */
 };
 
 struct crib_file {
@@ -46,20 +47,23 @@ struct crib_file {
 	uint64_t mnt_id;
 	uint64_t eventfd_count;
 	uint64_t sigmask;		/* signalfd */
+	uint64_t desc;			/* 1.1: the open file description, 0 its own */
 };
 
 enum crib_pipe_end {
 	CRIB_PIPE_READ = 0,
 	CRIB_PIPE_WRITE = 1,
+	CRIB_PIPE_BOTH = 2,		/* 1.1: a FIFO opened O_RDWR */
 };
 
 struct crib_pipe {
 	uint64_t pid;
 	uint64_t fd;
-	uint64_t pipe_id;		/* pipefs inode */
+	uint64_t pipe_id;		/* the pipe, the same in every process */
 	uint64_t end;			/* enum crib_pipe_end */
 	uint64_t pipe_size;		/* F_GETPIPE_SZ */
 	uint64_t queued;		/* bytes in the pipe; carried by pipe_data */
+	uint64_t ends_outside;		/* 1.1: descriptions no process of the snapshot holds */
 };
 
 struct crib_pipe_data {

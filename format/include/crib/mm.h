@@ -55,6 +55,13 @@ struct crib_vma {
 	uint64_t kind;			/* enum crib_vma_kind */
 	uint64_t vm_flags;		/* kernel VM_* bits, informational */
 	uint64_t shmid;			/* sysv-shm only */
+	uint64_t shmem_id;		/* 1.1, shared-anon only: a shmem record; 0 its own */
+};
+
+/* A shared anonymous memory object mapped by several vmas (1.1). */
+struct crib_shmem {
+	uint64_t shmem_id;		/* from 1 */
+	uint64_t size;			/* bytes, page-aligned */
 };
 
 /* A run of pages: with data (npages * page_size bytes) or, without, zero pages. */
@@ -68,11 +75,13 @@ struct crib_pages {
 extern const struct crib_struct_desc crib_mm_desc;
 extern const struct crib_struct_desc crib_vma_desc;
 extern const struct crib_struct_desc crib_pages_desc;
+extern const struct crib_struct_desc crib_shmem_desc;
 
 const char *crib_vma_kind_name(uint64_t kind);
 
 int crib_write_mm(struct crib_writer *w, const struct crib_mm *mm);
 int crib_write_vma(struct crib_writer *w, const struct crib_vma *vma);
+int crib_write_shmem(struct crib_writer *w, const struct crib_shmem *s);
 /*
  * Pages starting at addr; data is npages * page_size bytes, or NULL for a run
  * of zero pages.  Split into records of at most CRIB_CHUNK_MAX bytes.

@@ -41,6 +41,19 @@ struct crib_process {
 	bool no_new_privs;
 	uint64_t dumpable;
 	uint64_t start_time;		/* ns since boot */
+	/* 1.1 */
+	bool zombie;			/* exited, not waited for: no other records */
+	uint64_t exit_status;		/* a zombie's wait(2) status */
+	uint64_t stop_signal;		/* stopped by job control; 0 running */
+	bool child_subreaper;
+};
+
+/* A thread's credentials, when they are not its process's (1.1). */
+struct crib_creds {
+	uint64_t uid, gid, euid, egid, suid, sgid, fsuid, fsgid;
+	const uint64_t *groups;
+	size_t n_groups;
+	uint64_t cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
 };
 
 /* x86_64 struct user_regs_struct, field for field. */
@@ -80,6 +93,10 @@ struct crib_thread {
 	uint64_t rseq;			/* registered rseq area, 0 for none */
 	uint64_t rseq_len;
 	uint64_t rseq_sig;
+	/* 1.1 */
+	uint64_t pdeath_signal;		/* PR_SET_PDEATHSIG, 0 none */
+	bool own_creds;			/* creds holds them; else the process's */
+	struct crib_creds creds;
 };
 
 extern const struct crib_struct_desc crib_process_desc;

@@ -46,6 +46,7 @@ struct crib_record {
 		struct crib_mm mm;
 		struct crib_vma vma;
 		struct crib_pages pages;
+		struct crib_shmem shmem;
 		struct crib_file file;
 		struct crib_pipe pipe;
 		struct crib_pipe_data pipe_data;

@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	0
+#define CRIB_VERSION_MINOR	1	/* 1.1: process trees (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
@@ -53,6 +53,7 @@ enum crib_record_type {
 	CRIB_REC_MM		= 0x0200,
 	CRIB_REC_VMA		= 0x0201,
 	CRIB_REC_PAGES		= 0x0202,
+	CRIB_REC_SHMEM		= 0x0203,	/* 1.1 */
 	CRIB_REC_FILE		= 0x0300,
 	CRIB_REC_PIPE		= 0x0301,
 	CRIB_REC_PIPE_DATA	= 0x0302,
