@@ -111,6 +111,7 @@ struct dump_job {
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
+	ARRAY(uint64_t) rseq_areas;	/* threads.c: each thread's struct rseq */
 	struct progress *progress;	/* the tree's, on a terminal */
 	struct tool_error err;		/* this process's first failure */
 };

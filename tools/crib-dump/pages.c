@@ -97,6 +97,38 @@ static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64
 	return 0;
 }
 
+/*
+ * The fields of struct rseq the kernel writes on every return to user
+ * space of a thread that moved (include/uapi/linux/rseq.h): cpu_id_start,
+ * cpu_id, node_id, mm_cid.  They say where the thread last ran, the
+ * kernel rewrites them once a restored thread registers its area again,
+ * and two dumps of a process that holds still differ in them when it
+ * woke on another CPU in between; so they are stored as zero.
+ */
+static const struct {
+	unsigned int offset, len;
+} rseq_kernel_fields[] = { { 0, 8 }, { 24, 8 } };
+
+static void clear_rseq_fields(const struct dump_job *job, unsigned char *buf, uint64_t addr,
+			      uint64_t len)
+{
+	uint64_t at, end;
+	size_t i, f;
+
+	for (i = 0; i < job->rseq_areas.n; i++) {
+		for (f = 0; f < sizeof(rseq_kernel_fields) / sizeof(rseq_kernel_fields[0]); f++) {
+			at = job->rseq_areas.items[i] + rseq_kernel_fields[f].offset;
+			end = at + rseq_kernel_fields[f].len;
+			if (at < addr)
+				at = addr;
+			if (end > addr + len)
+				end = addr + len;
+			if (at < end)
+				memset(buf + (at - addr), 0, end - at);
+		}
+	}
+}
+
 static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr, size_t n)
 {
 	size_t len = n * pr->page_size, done = 0;
@@ -110,6 +142,7 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 					 got ? strerror(errno) : "end of file");
 		done += got;
 	}
+	clear_rseq_fields(job, pr->buf, addr, len);
 	if (write_read_pages(job, pr, addr, n))
 		return -1;
 	progress_add(job->progress, len);

@@ -63,6 +63,17 @@ static void copy_regs(struct crib_regs_x86_64 *r, const struct user_regs_struct 
 	};
 }
 
+/* pages.c clears what the kernel writes into each registered rseq area. */
+static int note_rseq_area(struct dump_job *job, uint64_t addr)
+{
+	uint64_t *area = array_push(&job->rseq_areas);
+
+	if (!area)
+		return tool_fail(&job->err, 0, "out of memory");
+	*area = addr;
+	return 0;
+}
+
 /* The thread's rseq registration, which only ptrace reports. */
 static int read_rseq(struct dump_job *job, pid_t tid, struct crib_thread *t)
 {
@@ -147,6 +158,8 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	t.pdeath_signal = (uint64_t)kt.pdeath_signal;
 	thread_creds(job, &kt.creds, &t, groups);
 	if (read_rseq(job, tid, &t))
+		return -1;
+	if (t.rseq && note_rseq_area(job, t.rseq))
 		return -1;
 	if (crib_write_thread(job->writer, &t))
 		return tool_fail(&job->err, 0, "writing the record of thread %d: %s", (int)tid,

@@ -239,6 +239,7 @@ void tree_free(struct dump_tree *tree)
 		signals_free(job);
 		files_free(job);
 		mm_free(job);
+		array_free(&job->rseq_areas);
 		free(job);
 	}
 	array_free(&tree->procs);
