@@ -178,14 +178,16 @@ class Case:
     def start(self, parent=None):
         """parent: where the directory goes (a migration's is in the
         checkout, whose 9p share holds no socket or FIFO: those then go to
-        a local directory, made again in the next boot by prepare())."""
+        a local directory, made again in the next boot by prepare()).  A
+        tree that goes to another boot leads its own session: the test's
+        session is not there to be joined again."""
         argv, local = self.argv, None
         if parent and self.local:
             local = "/tmp/crib-local-" + self.name
             os.makedirs(local, exist_ok=True)
             at = argv.index("@DIR@")
             argv = argv[:at] + ("--local", local) + argv[at:]
-        w = Workload(*argv, parent=parent)
+        w = Workload(*argv, parent=parent, session=parent is not None)
         return Tree(w.dir, w.pid, w, local)
 
     def prepare(self, notes):
