@@ -25,7 +25,8 @@ import traceback
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import (WORKLOADS, Workload, dump, inspect_json, proc_stat,  # noqa: E402
                       proc_status, read, records)
-from restoretest import adopt_orphans, pid_free, redump_diff, restore, wait_for  # noqa: E402
+from restoretest import (adopt_orphans, pid_free, redump_diff, restore,  # noqa: E402
+                         running_exe, wait_for)
 from tap import Tap  # noqa: E402
 
 t = Tap()
@@ -555,17 +556,6 @@ def test_faults():
     else:
         t.diag(err)
     reap_all(pids.values())
-
-
-def running_exe(path):
-    pids = []
-    for d in os.listdir("/proc"):
-        try:
-            if d.isdigit() and os.readlink("/proc/%s/exe" % d) == path:
-                pids.append(int(d))
-        except OSError:
-            pass
-    return pids
 
 
 def guarded(test, *args):

@@ -22,7 +22,7 @@ sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import (PAGE, Workload, alive, dump, fdinfo, not_traced,  # noqa: E402
                       proc_maps, proc_status, read)
 from restoretest import (adopt_orphans, pid_free, reap, redump_diff,  # noqa: E402
-                         restore, restore_from_pipe)
+                         restore, restore_from_pipe, running_exe)
 from tap import Tap  # noqa: E402
 
 t = Tap()
@@ -394,18 +394,6 @@ FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "rseq", "unmap
                "fill", "protect", "mm", "sigaction", "itimer", "thread", "posix-timer",
                "sigqueue", "rlimit", "thread-state", "creds", "done", "registers", "resume",
                "unlock", "detach")
-
-
-def running_exe(path):
-    """PIDs of the processes running the program at path."""
-    pids = []
-    for d in os.listdir("/proc"):
-        try:
-            if d.isdigit() and os.readlink("/proc/%s/exe" % d) == path:
-                pids.append(int(d))
-        except OSError:
-            pass
-    return pids
 
 
 def test_faults():

@@ -50,6 +50,18 @@ def pid_free(pid):
     return not os.path.exists("/proc/%d" % pid)
 
 
+def running_exe(path):
+    """PIDs of the processes running the program at path."""
+    pids = []
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and os.readlink("/proc/%s/exe" % d) == path:
+                pids.append(int(d))
+        except OSError:
+            pass
+    return pids
+
+
 def wait_for(cond, timeout, interval=0.2):
     """Whether cond() holds within timeout seconds."""
     deadline = time.time() + timeout
