@@ -23,6 +23,7 @@ static const struct crib_field file_fields[] = {
 	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_file, eventfd_count, 0, NULL),
 	CRIB_F(14, CRIB_FT_UINT, X, struct crib_file, sigmask, 0, NULL),
 	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_file, desc, 0, NULL),
+	CRIB_F(16, CRIB_FT_BOOL, 0, struct crib_file, eventfd_semaphore, 0, NULL),
 };
 const struct crib_struct_desc crib_file_desc = CRIB_DESC("file", struct crib_file, file_fields);
 
@@ -45,6 +46,30 @@ static const struct crib_field pipe_data_fields[] = {
 };
 const struct crib_struct_desc crib_pipe_data_desc =
 	CRIB_DESC("pipe_data", struct crib_pipe_data, pipe_data_fields);
+
+static const struct crib_field timerfd_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_timerfd, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_timerfd, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, 0, struct crib_timerfd, clockid, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, X, struct crib_timerfd, settime_flags, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_timerfd, ticks, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, V, struct crib_timerfd, value_ns, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_timerfd, interval_ns, 0, NULL),
+};
+const struct crib_struct_desc crib_timerfd_desc =
+	CRIB_DESC("timerfd", struct crib_timerfd, timerfd_fields);
+
+static const struct crib_field epoll_item_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_epoll_item, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_epoll_item, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, ID, struct crib_epoll_item, tfd, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, ID, struct crib_epoll_item, target_pid, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, ID, struct crib_epoll_item, target_fd, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, X, struct crib_epoll_item, events, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, X, struct crib_epoll_item, data, 0, NULL),
+};
+const struct crib_struct_desc crib_epoll_item_desc =
+	CRIB_DESC("epoll_item", struct crib_epoll_item, epoll_item_fields);
 
 const char *crib_file_type_name(uint64_t type)
 {
@@ -98,4 +123,14 @@ int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id, const void *da
 		len -= n;
 	}
 	return 0;
+}
+
+int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t)
+{
+	return crib_writer_record(w, CRIB_REC_TIMERFD, t);
+}
+
+int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e)
+{
+	return crib_writer_record(w, CRIB_REC_EPOLL_ITEM, e);
 }

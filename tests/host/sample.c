@@ -202,7 +202,7 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		{ .pid = pid, .fd = 5, .type = CRIB_FILE_SOCKET, .flags = 02, .inode = 5151,
 		  .mode = 0140777, .desc = 4 },
 		{ .pid = pid, .fd = 6, .type = CRIB_FILE_EVENTFD, .flags = 02, .eventfd_count = 3,
-		  .desc = 5 },
+		  .desc = 5, .eventfd_semaphore = true },
 		/* dup(3): the same description, offset and flags */
 		{ .pid = pid, .fd = 8, .type = CRIB_FILE_REGULAR, .flags = 0100002,
 		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
@@ -210,6 +210,24 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		{ .pid = pid, .fd = 9, .type = CRIB_FILE_FIFO, .flags = 04002,
 		  .path = "/tmp/sample.fifo", .dev = 0x801, .inode = 778, .mode = 010644,
 		  .mnt_id = 30, .desc = 6 },
+		{ .pid = pid, .fd = 10, .cloexec = true, .type = CRIB_FILE_TIMERFD, .flags = 04002,
+		  .path = "anon_inode:[timerfd]", .desc = 7 },
+		{ .pid = pid, .fd = 11, .type = CRIB_FILE_SIGNALFD, .flags = 02,
+		  .path = "anon_inode:[signalfd]", .sigmask = 0x4002, .desc = 8 },
+		{ .pid = pid, .fd = 12, .cloexec = true, .type = CRIB_FILE_EVENTPOLL, .flags = 02,
+		  .path = "anon_inode:[eventpoll]", .desc = 9 },
+	};
+	struct crib_timerfd timer = {
+		.pid = pid, .fd = 10, .clockid = 1, .ticks = 2, .value_ns = 250000000,
+		.interval_ns = 1000000000,
+	};
+	struct crib_epoll_item items[] = {
+		/* the pipe's read end, edge-triggered */
+		{ .pid = pid, .fd = 12, .tfd = 4, .target_pid = pid, .target_fd = 4,
+		  .events = 0x80000001, .data = 0x1234 },
+		/* the eventfd, added under a descriptor since closed: dup(6) was 7 */
+		{ .pid = pid, .fd = 12, .tfd = 7, .target_pid = pid, .target_fd = 6,
+		  .events = 0x40000001, .data = 0xffffffffffffffff },
 	};
 	struct crib_pipe pipes[] = {
 		{ .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_READ, .pipe_size = 65536,
@@ -222,8 +240,11 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 			return -1;
 	if (crib_write_pipe(w, &pipes[0]) ||
 	    crib_write_pipe_data(w, 1, pipe_bytes, sizeof(pipe_bytes) - 1) ||
-	    crib_write_pipe(w, &pipes[1]))
+	    crib_write_pipe(w, &pipes[1]) || crib_write_timerfd(w, &timer))
 		return -1;
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		if (crib_write_epoll_item(w, &items[i]))
+			return -1;
 	return 0;
 }
 
@@ -235,7 +256,7 @@ static int write_child_files(struct crib_writer *w, uint64_t pid)
 		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
 		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
 		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 01, .inode = 4242,
-		  .mode = 010600, .desc = 7 },
+		  .mode = 010600, .desc = 10 },
 	};
 	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_WRITE,
 				  .pipe_size = 65536, .queued = 20 };
@@ -346,9 +367,11 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_VMA: return 6;
 	case CRIB_REC_PAGES: return big ? 4 : 3;
 	case CRIB_REC_SHMEM: return 1;
-	case CRIB_REC_FILE: return 9;
+	case CRIB_REC_FILE: return 12;
 	case CRIB_REC_PIPE: return 3;
 	case CRIB_REC_PIPE_DATA: return 1;
+	case CRIB_REC_TIMERFD: return 1;
+	case CRIB_REC_EPOLL_ITEM: return 2;
 	case CRIB_REC_SOCKET: return 2;
 	case CRIB_REC_SOCKET_QUEUE: return 3;
 	case CRIB_REC_SIGHAND: return 1;

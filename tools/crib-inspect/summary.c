@@ -309,7 +309,38 @@ static void print_file(const struct crib_file *f)
 	printf("  fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " desc %-3" PRIu64 " ",
 	       f->fd, crib_file_type_name(f->type), f->flags, f->pos, f->desc);
 	print_path(f->path);
+	if (f->type == CRIB_FILE_EVENTFD)
+		printf("  count %" PRIu64 "%s", f->eventfd_count,
+		       f->eventfd_semaphore ? " (semaphore)" : "");
+	else if (f->type == CRIB_FILE_SIGNALFD)
+		printf("  mask 0x%" PRIx64, f->sigmask);
 	printf("%s\n", f->cloexec ? "  (cloexec)" : "");
+}
+
+static const char *clock_name(uint64_t clockid)
+{
+	static const char *const names[] = {
+		[0] = "realtime", [1] = "monotonic", [7] = "boottime",
+		[8] = "realtime-alarm", [9] = "boottime-alarm",
+	};
+
+	return clockid < 10 && names[clockid] ? names[clockid] : "clock ?";
+}
+
+static void print_timerfd(const struct crib_timerfd *t)
+{
+	printf("  timerfd fd %" PRIu64 ": %s, next in %" PRIu64 " ns, every %" PRIu64
+	       " ns, %" PRIu64 " expirations unread%s%s\n", t->fd, clock_name(t->clockid),
+	       t->value_ns, t->interval_ns, t->ticks,
+	       (t->settime_flags & 1) ? ", absolute" : "",
+	       (t->settime_flags & 2) ? ", cancel on set" : "");
+}
+
+static void print_epoll_item(const struct crib_epoll_item *e)
+{
+	printf("  epoll fd %" PRIu64 ": watches fd %" PRIu64 " (pid %" PRIu64 " fd %" PRIu64
+	       "), events 0x%" PRIx64 ", data 0x%" PRIx64 "\n", e->fd, e->tfd, e->target_pid,
+	       e->target_fd, e->events, e->data);
 }
 
 static void print_pipe(const struct crib_pipe *p)
@@ -558,6 +589,12 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		break;
 	case CRIB_REC_PIPE:
 		print_pipe(&rec->u.pipe);
+		break;
+	case CRIB_REC_TIMERFD:
+		print_timerfd(&rec->u.timerfd);
+		break;
+	case CRIB_REC_EPOLL_ITEM:
+		print_epoll_item(&rec->u.epoll_item);
 		break;
 	case CRIB_REC_SOCKET:
 		print_socket(&rec->u.socket);

@@ -48,6 +48,7 @@ struct crib_file {
 	uint64_t eventfd_count;
 	uint64_t sigmask;		/* signalfd */
 	uint64_t desc;			/* 1.1: the open file description, 0 its own */
+	bool eventfd_semaphore;		/* 1.2: EFD_SEMAPHORE */
 };
 
 enum crib_pipe_end {
@@ -72,9 +73,33 @@ struct crib_pipe_data {
 	struct crib_blob data;
 };
 
+/* 1.2: the timer of a timerfd, as timerfd_gettime() and fdinfo tell it. */
+struct crib_timerfd {
+	uint64_t pid;
+	uint64_t fd;
+	uint64_t clockid;		/* CLOCK_* it was created on */
+	uint64_t settime_flags;		/* TFD_TIMER_* of its last timerfd_settime() */
+	uint64_t ticks;			/* expirations read(2) has not returned yet */
+	uint64_t value_ns;		/* time left to the next expiration, 0 if none */
+	uint64_t interval_ns;		/* period, 0 for a one-shot timer */
+};
+
+/* 1.2: one file an epoll instance watches. */
+struct crib_epoll_item {
+	uint64_t pid;
+	uint64_t fd;			/* the epoll */
+	uint64_t tfd;			/* the descriptor number the file was added under */
+	uint64_t target_pid;		/* a descriptor of the snapshot that holds the */
+	uint64_t target_fd;		/* watched file's open file description */
+	uint64_t events;		/* EPOLL* mask, EPOLLET, EPOLLONESHOT, ... included */
+	uint64_t data;			/* epoll_event.data, as the process gave it */
+};
+
 extern const struct crib_struct_desc crib_file_desc;
 extern const struct crib_struct_desc crib_pipe_desc;
 extern const struct crib_struct_desc crib_pipe_data_desc;
+extern const struct crib_struct_desc crib_timerfd_desc;
+extern const struct crib_struct_desc crib_epoll_item_desc;
 
 const char *crib_file_type_name(uint64_t type);
 
@@ -83,5 +108,7 @@ int crib_write_pipe(struct crib_writer *w, const struct crib_pipe *p);
 /* The queued bytes of a pipe, split into chunks of at most CRIB_CHUNK_MAX. */
 int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id,
 			 const void *data, size_t len);
+int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t);
+int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e);
 
 #endif /* CRIB_FILES_H */
