@@ -57,6 +57,22 @@ extern int bpf_iter_task_file_get_fd(struct bpf_iter_task_file *it__iter) __ksym
 extern int bpf_iter_task_file_get_err(struct bpf_iter_task_file *it__iter) __ksym;
 extern void bpf_iter_task_file_destroy(struct bpf_iter_task_file *it) __ksym;
 
+/*
+ * Event files (fs/eventfd.c, fs/timerfd.c, fs/signalfd.c, fs/eventpoll.c):
+ * each returns -EINVAL for a file of another kind, so a program asks them
+ * in turn what a file is.  An epoll item is valid until the next next()
+ * or destroy(); the file it watches (ffd.file) is not referenced, so only
+ * its address may be used, to tell which file it is.  new() returns
+ * -EAGAIN while epoll_ctl() or epoll_wait() hold the epoll's mutex.
+ */
+extern int bpf_eventfd_get_state(struct file *file, struct bpf_crib_eventfd *state) __ksym;
+extern int bpf_timerfd_get_state(struct file *file, struct bpf_crib_timerfd *state) __ksym;
+extern int bpf_signalfd_get_mask(struct file *file, __u64 *mask) __ksym;
+extern int bpf_iter_epoll_new(struct bpf_iter_epoll *it, struct file *file) __ksym;
+extern struct epitem *bpf_iter_epoll_next(struct bpf_iter_epoll *it) __ksym;
+extern int bpf_iter_epoll_get_err(struct bpf_iter_epoll *it__iter) __ksym;
+extern void bpf_iter_epoll_destroy(struct bpf_iter_epoll *it) __ksym;
+
 /* Sockets (kernel/bpf/crib/sock.c) */
 extern struct sock *bpf_sock_from_task_fd(struct task_struct *task, int fd) __ksym;
 extern struct sock *bpf_sock_from_socket(struct socket *sock) __ksym;

@@ -50,6 +50,16 @@ enum dump_record_kind {
 	DUMP_REC_TIMERS = 8,
 	DUMP_REC_POSIX_TIMER = 9,
 	DUMP_REC_CHILD = 10,
+	DUMP_REC_EPOLL_ITEM = 11,
+};
+
+/* The event files dump_files recognises, by asking each kfunc in turn. */
+enum dump_event_kind {
+	DUMP_EVENT_NONE = 0,
+	DUMP_EVENT_EVENTFD = 1,
+	DUMP_EVENT_TIMERFD = 2,
+	DUMP_EVENT_SIGNALFD = 3,
+	DUMP_EVENT_EPOLL = 4,
 };
 
 /* Which signal queue dump_sigqueue walks (dump_ctx.start). */
@@ -192,7 +202,36 @@ struct dump_file_rec {
 	__u32 desc;		/* the open file description: the same id for the same struct file */
 	__u32 pipe_readers;	/* pipes and FIFOs: the pipe's descriptions for reading, ... */
 	__u32 pipe_writers;	/* ... and for writing, wherever they are */
-	__u32 pad;
+	__u32 event;		/* enum dump_event_kind */
+	/* event files: what the eventfd, timerfd and signalfd kfuncs read */
+	__u32 event_flags;	/* eventfd: EFD_*; timerfd: TFD_TIMER_* of its last settime */
+	__s32 clockid;		/* timerfd */
+	__u64 count;		/* eventfd: the counter; timerfd: expirations not yet read;
+				 * epoll: how many files it watches */
+	__u64 sigmask;		/* signalfd: the signals it accepts, bit n - 1 for signal n */
+	__s64 value_ns;		/* timerfd: time left on its clock, 0 when disarmed or due */
+	__s64 interval_ns;	/* timerfd: its period, 0 for one shot */
+};
+
+/*
+ * What dump_epoll walks: the epoll at descriptor @fd of process @pid,
+ * from its item number @start (the items of a frozen epoll keep their
+ * order).  The same layout as struct dump_ctx.
+ */
+struct dump_epoll_ctx {
+	__s32 pid;
+	__s32 fd;
+	__u64 start;
+};
+
+/* One file an epoll watches. */
+struct dump_epoll_item_rec {
+	__u32 kind;		/* DUMP_REC_EPOLL_ITEM */
+	__s32 tfd;		/* the descriptor number it was added under */
+	__u64 index;		/* its place in the epoll's items, from 0 */
+	__u32 events;		/* epoll_event.events */
+	__u32 desc;		/* the watched file's number, as dump_files numbers files */
+	__u64 data;		/* epoll_event.data */
 };
 
 /* One entry of sighand->action[], as struct k_sigaction lays it out. */
@@ -308,6 +347,8 @@ _Static_assert(sizeof(struct dump_thread_rec) % 8 == 0, "dump_thread size");
 _Static_assert(sizeof(struct dump_child_rec) % 8 == 0, "dump_child size");
 _Static_assert(sizeof(struct dump_vma_rec) % 8 == 0, "dump_vma size");
 _Static_assert(sizeof(struct dump_file_rec) % 8 == 0, "dump_file size");
+_Static_assert(sizeof(struct dump_epoll_item_rec) % 8 == 0, "dump_epoll_item size");
+_Static_assert(sizeof(struct dump_epoll_ctx) == sizeof(struct dump_ctx), "dump_epoll_ctx size");
 _Static_assert(sizeof(struct dump_sighand_rec) % 8 == 0, "dump_sighand size");
 _Static_assert(sizeof(struct dump_sigqueue_rec) % 8 == 0, "dump_sigqueue size");
 _Static_assert(sizeof(struct dump_sigmask_rec) % 8 == 0, "dump_sigmask size");

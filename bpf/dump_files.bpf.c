@@ -13,6 +13,14 @@
  * writers tell crib-dump whether all of its ends are in the tree.
  *
  * Paths are resolved by crib-dump, as for VMAs (see dump_mm.bpf.c).
+ *
+ * Event files are recognised by asking the eventfd, timerfd, signalfd and
+ * epoll kfuncs in turn, each of which refuses a file of another kind, and
+ * their state travels in the file's record.  The items an epoll watches
+ * are many, so dump_epoll sends them, one epoll at a time: each names the
+ * watched file by the number dump_files gives it, so crib-dump finds which
+ * descriptor of the tree holds it; a number no descriptor has is a file
+ * outside the tree.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -79,6 +87,51 @@ static __always_inline __u32 desc_id(struct file *file)
 	return id;
 }
 
+/* Items of an epoll, or -EAGAIN while its mutex is held. */
+static __always_inline int epoll_count(struct file *file, __u64 *count)
+{
+	struct bpf_iter_epoll it;
+	int err;
+
+	*count = 0;
+	bpf_iter_epoll_new(&it, file);
+	while (bpf_iter_epoll_next(&it))
+		(*count)++;
+	err = bpf_iter_epoll_get_err(&it);
+	bpf_iter_epoll_destroy(&it);
+	return err;
+}
+
+/* The kind and state of an event file; DUMP_BUSY for an epoll in use. */
+static __always_inline int read_event_file(struct file *file, struct dump_file_rec *f)
+{
+	struct bpf_crib_timerfd timer;
+	struct bpf_crib_eventfd efd;
+	int err;
+
+	if (!bpf_eventfd_get_state(file, &efd)) {
+		f->event = DUMP_EVENT_EVENTFD;
+		f->count = efd.count;
+		f->event_flags = efd.flags;
+	} else if (!bpf_timerfd_get_state(file, &timer)) {
+		f->event = DUMP_EVENT_TIMERFD;
+		f->clockid = timer.clockid;
+		f->event_flags = timer.settime_flags;
+		f->count = timer.ticks;
+		f->value_ns = timer.value;
+		f->interval_ns = timer.interval;
+	} else if (!bpf_signalfd_get_mask(file, &f->sigmask)) {
+		f->event = DUMP_EVENT_SIGNALFD;
+	} else {
+		err = epoll_count(file, &f->count);
+		if (err == -EAGAIN)
+			return DUMP_BUSY;
+		if (!err)
+			f->event = DUMP_EVENT_EPOLL;
+	}
+	return DUMP_OK;
+}
+
 SEC("crib")
 int dump_files(struct dump_ctx *ctx)
 {
@@ -120,11 +173,67 @@ int dump_files(struct dump_ctx *ctx)
 			f->pipe_readers = inode->i_pipe->readers;
 			f->pipe_writers = inode->i_pipe->writers;
 		}
+		/* anonymous inodes have no type bits: only those can be event files */
+		if (!(inode->i_mode & S_IFMT)) {
+			ret = read_event_file(file, f);
+			if (ret != DUMP_OK) {
+				bpf_ringbuf_discard(f, 0);
+				break;
+			}
+		}
 		bpf_ringbuf_submit(f, 0);
 	}
 	if (ret == DUMP_OK)
 		ret = iter_result(bpf_iter_task_file_get_err(&it));
 	bpf_iter_task_file_destroy(&it);
 	bpf_task_release(task);
+	return ret;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} epoll_records SEC(".maps");
+
+SEC("crib")
+int dump_epoll(struct dump_epoll_ctx *ctx)
+{
+	struct dump_epoll_item_rec *r;
+	struct bpf_iter_epoll it;
+	struct task_struct *task;
+	struct epitem *epi;
+	struct file *file;
+	__u64 index = 0;
+	int err, ret = DUMP_OK;
+
+	task = bpf_task_from_vpid(ctx->pid);
+	if (!task)
+		return DUMP_NO_TASK;
+	file = bpf_file_from_task_fd(task, ctx->fd);
+	bpf_task_release(task);
+	if (!file)
+		return DUMP_NO_ACCESS;
+	bpf_iter_epoll_new(&it, file);
+	while ((epi = bpf_iter_epoll_next(&it))) {
+		if (index++ < ctx->start)
+			continue;
+		r = bpf_ringbuf_reserve(&epoll_records, sizeof(*r), 0);
+		if (!r) {
+			ret = DUMP_NO_ROOM;
+			break;
+		}
+		r->kind = DUMP_REC_EPOLL_ITEM;
+		r->tfd = epi->ffd.fd;
+		r->index = index - 1;
+		r->events = epi->event.events;
+		r->data = epi->event.data;
+		r->desc = desc_id(epi->ffd.file);
+		bpf_ringbuf_submit(r, 0);
+	}
+	err = bpf_iter_epoll_get_err(&it);
+	if (ret == DUMP_OK && err)
+		ret = err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
+	bpf_iter_epoll_destroy(&it);
+	bpf_put_file(file);
 	return ret;
 }

@@ -110,8 +110,11 @@ int program_collect_all(const struct collect_walk *walk, struct record_list *out
 							  (out->n - 1) * out->size);
 			continue;
 		}
-		if (ret == DUMP_BUSY && ++busy < BUSY_TRIES)
+		if (ret == DUMP_BUSY && ++busy < BUSY_TRIES) {
+			/* the run is tried again from where it started */
+			out->n = before;
 			continue;
+		}
 		if (ret == DUMP_NO_TASK)
 			return tool_fail(err, 0, "no process with pid %d", (int)walk->pid);
 		return tool_fail(err, 0, "%s failed (result %d)", name, ret);

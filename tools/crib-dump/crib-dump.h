@@ -36,6 +36,7 @@ struct dump_signals;
 struct dump_sockets;
 struct vma_list;
 struct file_list;
+struct epoll_items;
 struct signal_state;
 struct timer_state;
 struct socket_list;
@@ -107,6 +108,7 @@ struct dump_job {
 	struct dump_task_rec task;		/* from dump_task */
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
+	struct epoll_items *epolls;	/* events.c: what its epolls watch */
 	struct socket_list *sockets;	/* sockets.c */
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
@@ -213,6 +215,29 @@ size_t files_count(const struct dump_job *job);
 /* How many descriptors are sockets; whether @fd is the socket @ino. */
 size_t files_socket_count(const struct dump_job *job);
 bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);
+
+/*
+ * The first descriptor of the tree, in snapshot order, holding the file
+ * dump_files numbered @desc; false if none does.  After files_share().
+ */
+bool files_find_desc(const struct dump_tree *tree, uint32_t desc, pid_t *pid, int *fd);
+
+/*
+ * Event files (events.c): eventfd, signalfd, timerfd, epoll.  Their kind
+ * from what dump_files read (CRIB_FILE_ANON_INODE for any other anonymous
+ * file), their keys in the file record, the timerfd record, and the items
+ * of each epoll: read with the process's files, tied to the descriptors
+ * of the tree that hold their files once all are read, written after the
+ * process's pipes.
+ */
+uint64_t events_file_type(const struct dump_file_rec *k);
+bool events_is_event_file(uint64_t type);
+void events_fill_file(const struct dump_file_rec *k, struct crib_file *f);
+int events_write_timerfd(struct dump_job *job, const struct dump_file_rec *k);
+int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);
+int events_share(struct dump_tree *tree);
+int events_write_epolls(struct dump_job *job);
+void events_free(struct dump_job *job);
 
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);

@@ -87,7 +87,7 @@ static uint64_t file_type(const struct dump_file_rec *k, const char *path)
 	case S_IFIFO: return strncmp(path, "pipe:[", 6) ? CRIB_FILE_FIFO : CRIB_FILE_PIPE;
 	case S_IFSOCK: return CRIB_FILE_SOCKET;
 	case S_IFLNK: return CRIB_FILE_SYMLINK;
-	default: return CRIB_FILE_ANON_INODE;	/* anon inodes have no type bits */
+	default: return events_file_type(k);	/* anon inodes have no type bits */
 	}
 }
 
@@ -103,8 +103,8 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	e->k = *k;
 	e->type = file_type(k, path);
 	if (e->type == CRIB_FILE_ANON_INODE)
-		return tool_fail(&job->err, 0, "cannot dump fd %d (%s): this kind of file is not supported yet",
-				 k->fd, path);
+		return tool_fail(&job->err, 0, "cannot dump process %d, fd %d (%s): this kind of "
+				 "file is not supported yet", (int)job->pid, k->fd, path);
 	if (!k->desc)
 		return tool_fail(&job->err, 0, "fd %d: the tree has more open files than the %d "
 				 "a dump numbers", k->fd, DUMP_MAX_DESCS);
@@ -191,6 +191,24 @@ int files_share(struct dump_tree *tree)
 	return 0;
 }
 
+bool files_find_desc(const struct dump_tree *tree, uint32_t desc, pid_t *pid, int *fd)
+{
+	const struct dump_job *job;
+	size_t i, j;
+
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		for (j = 0; job->files && j < job->files->n; j++) {
+			if (job->files->items[j].k.desc == desc) {
+				*pid = job->pid;
+				*fd = job->files->items[j].k.fd;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 void files_free_shared(struct dump_tree *tree)
 {
 	struct shared_files *sf = tree->files;
@@ -226,6 +244,9 @@ int files_read(struct dump_job *job)
 	for (i = 0; i < recs.n; i++, list->n++)
 		if (add_file(job, (const struct dump_file_rec *)recs.items + i, &list->items[i]))
 			goto out;
+	for (i = 0; i < list->n; i++)
+		if (events_read_epoll(job, &list->items[i].k))
+			goto out;
 	ret = 0;
 out:
 	record_list_free(&recs);
@@ -238,12 +259,14 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 	struct crib_file f = {
 		.pid = job->pid, .fd = (uint64_t)k->fd, .cloexec = k->cloexec,
 		.type = e->type, .flags = k->f_flags, .pos = k->pos,
-		/* pipes and sockets have no path, only their "pipe:[inode]" name */
-		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ? "" : e->path,
+		/* pipes, sockets and event files have no path, only a name ("pipe:[inode]") */
+		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ||
+			events_is_event_file(e->type) ? "" : e->path,
 		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
 		.size = k->size, .mode = k->i_mode, .desc = e->desc,
 	};
 
+	events_fill_file(k, &f);
 	if (crib_write_file(job->writer, &f))
 		return tool_fail(&job->err, 0, "writing the record of fd %d: %s", k->fd,
 				 crib_writer_error(job->writer)->msg);
@@ -364,6 +387,11 @@ int files_write(struct dump_job *job)
 	for (i = 0; i < job->files->n; i++)
 		if (is_pipe(&job->files->items[i]) && write_pipe(job, i))
 			return -1;
+	for (i = 0; i < job->files->n; i++)
+		if (events_write_timerfd(job, &job->files->items[i].k))
+			return -1;
+	if (events_write_epolls(job))
+		return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;
 }

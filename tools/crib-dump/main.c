@@ -174,7 +174,7 @@ static int dump_frozen(struct dump_tree *tree, int out_fd, int level)
 	size_t i;
 
 	if (task_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
-	    mm_share(tree))
+	    events_share(tree) || mm_share(tree))
 		return -1;
 	if (snapshot_open(root, out_fd, level))
 		return tree_fail_in(tree, root);

@@ -237,6 +237,7 @@ void tree_free(struct dump_tree *tree)
 		sockets_free(job);
 		timers_free(job);
 		signals_free(job);
+		events_free(job);
 		files_free(job);
 		mm_free(job);
 		array_free(&job->rseq_areas);
