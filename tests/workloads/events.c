@@ -46,7 +46,7 @@
 #include "ready.h"
 #include "selfcheck.h"
 
-#define TIMER_SECONDS	12
+#define TIMER_SECONDS	30
 #define TIMER_SLACK_MS	400
 #define BIG_COUNT	0x123456789ull
 #define MAX_READY	16

@@ -116,6 +116,8 @@ static int check_file(const struct restore_tree *tree, const struct restore_plan
 
 	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO)
 		return check_pipe(tree, d, f, err);
+	if (events_is_event_file(f->type))
+		return events_check(tree, plan, f, err);
 	if (f->type == CRIB_FILE_SOCKET)
 		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
 			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
@@ -246,7 +248,8 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 {
 	size_t i;
 
-	if (check_machine(tree, err) || tree_check_pids(tree, err) || sockets_check(tree, err))
+	if (check_machine(tree, err) || tree_check_pids(tree, err) || sockets_check(tree, err) ||
+	    events_check_items(tree, err))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)
 		if (check_process(tree, tree->procs.items[i], err))

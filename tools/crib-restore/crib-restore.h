@@ -198,6 +198,8 @@ struct restore_tree {
 	ARRAY(struct plan_shmem) shmems;
 	ARRAY(struct plan_desc) descs;	/* files.c */
 	ARRAY(struct plan_helper) helpers;	/* tree.c */
+	ARRAY(struct crib_timerfd) timerfds;	/* events.c */
+	ARRAY(struct crib_epoll_item) epoll_items;	/* events.c: as listed, every descriptor's */
 	uint64_t ext_sid;		/* the root's session when it leads none, as recorded */
 	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
 };
@@ -294,6 +296,28 @@ int files_install(const struct restore_tree *tree, const struct restore_plan *pl
 int files_socket_fd(const struct restore_tree *tree, int base, size_t i);
 
 /*
+ * Event files (events.c): eventfd, signalfd, timerfd, epoll.  Their
+ * records taken as the snapshot is read; each file and every epoll item
+ * checked against the rest of the snapshot; each description made by
+ * files_make() (events_make()), then every epoll's items added once all
+ * descriptions exist (events_fill_epolls()).  Parked descriptions start
+ * above every descriptor number an item was added under
+ * (events_highest_tfd()).
+ */
+bool events_is_event_file(uint64_t type);
+int events_take_timerfd(struct restore_tree *tree, const struct crib_timerfd *t,
+			struct tool_error *err);
+int events_take_epoll_item(struct restore_tree *tree, const struct crib_epoll_item *e,
+			   struct tool_error *err);
+int events_check(const struct restore_tree *tree, const struct restore_plan *plan,
+		 const struct crib_file *f, struct tool_error *err);
+int events_check_items(const struct restore_tree *tree, struct tool_error *err);
+int events_highest_tfd(const struct restore_tree *tree);
+int events_make(const struct restore_tree *tree, const struct plan_desc *d, int at,
+		struct tool_error *err);
+int events_fill_epolls(const struct restore_tree *tree, int base, struct tool_error *err);
+
+/*
  * The CRIB program that refills UDP receive queues, loaded by crib-restore
  * before the child exists and run by the child (udp_queue.c).  Not loaded
  * when no UDP socket has packets queued.
@@ -365,6 +389,7 @@ const char *area_step_name(uint32_t step);
  */
 enum fault_site {
 	FAULT_NONE = 0,
+	FAULT_DESCRIPTIONS,	/* crib-restore, once every description is made, epolls filled */
 	FAULT_FORK,		/* the child, once it forked its children */
 	FAULT_SESSION,		/* the child, once its session and group are made */
 	FAULT_FILES,		/* the child, once its descriptors are open */

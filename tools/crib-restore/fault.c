@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fault injection, a testing aid: CRIB_RESTORE_FAULT=SITE makes the
- * restore fail at SITE, one of the points it passes once the new process
- * exists, so tests can check that a failure anywhere leaves nothing behind
- * (no process, the PID and TIDs free) and loses nothing (the snapshot
- * still restores).  The sites, in the order a restore passes them, are the
- * child's steps, the restorer's steps (enum rst_step) and the tracer's.
+ * restore fail at SITE, one of the points it passes once the open file
+ * descriptions are made, so tests can check that a failure anywhere leaves
+ * nothing behind (no process, the PID and TIDs free) and loses nothing
+ * (the snapshot still restores).  The sites, in the order a restore passes
+ * them, are crib-restore's once every description is made (event files
+ * and the items of epolls included), the child's steps, the restorer's
+ * steps (enum rst_step) and the tracer's.
  * A child or restorer step fails in the root, or in the process
  * STEP@PID names.
  */
@@ -20,6 +22,7 @@ static const struct fault_site_name {
 	enum fault_site site;
 	uint32_t step;		/* FAULT_RESTORER: the enum rst_step */
 } sites[] = {
+	{ "descriptions",	FAULT_DESCRIPTIONS,	0 },
 	{ "fork",		FAULT_FORK,		0 },
 	{ "session",		FAULT_SESSION,		0 },
 	{ "files",		FAULT_FILES,		0 },

@@ -15,7 +15,7 @@
  * opened again by its path, every description on its own.  Each then has
  * its status flags set.  The bytes a pipe held are written back once, and
  * an end no descriptor of the tree holds (closed by all) is closed again.
- * Sockets are made by sockets.c.
+ * Sockets are made by sockets.c, event files by events.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +148,8 @@ int files_park_base(const struct restore_tree *tree)
 		for (j = 0; j < tree->procs.items[i]->files.n; j++)
 			if ((int)tree->procs.items[i]->files.items[j].fd > max)
 				max = (int)tree->procs.items[i]->files.items[j].fd;
+	if (events_highest_tfd(tree) > max)
+		max = events_highest_tfd(tree);
 	return (max + 64) & ~63;
 }
 
@@ -361,11 +363,14 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		} else if (d->file->type == CRIB_FILE_FIFO) {
 			if (first_of_pipe(tree, i) && make_fifo(tree, i, base, err))
 				goto out;
+		} else if (events_is_event_file(d->file->type)) {
+			if (events_make(tree, d, base + (int)i, err))
+				goto out;
 		} else if (open_file(d->file, base + (int)i, err)) {
 			goto out;
 		}
 	}
-	ret = 0;
+	ret = events_fill_epolls(tree, base, err);
 out:
 	/* the sockets as sockets_create() made them, now parked */
 	close_range((unsigned int)temp, ~0U, 0);

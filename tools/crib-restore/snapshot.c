@@ -429,6 +429,10 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return take_proc_record(tree, rec, rec->u.pipe.pid, err);
 	case CRIB_REC_PIPE_DATA:
 		return take_pipe_data(tree, &rec->u.pipe_data, err);
+	case CRIB_REC_TIMERFD:
+		return events_take_timerfd(tree, &rec->u.timerfd, err);
+	case CRIB_REC_EPOLL_ITEM:
+		return events_take_epoll_item(tree, &rec->u.epoll_item, err);
 	case CRIB_REC_SIGHAND:
 		return take_proc_record(tree, rec, rec->u.sighand.pid, err);
 	case CRIB_REC_SIGPENDING:
@@ -615,6 +619,8 @@ void plan_free(struct restore_tree *tree)
 	shmem_free(tree);
 	array_free(&tree->descs);
 	array_free(&tree->helpers);
+	array_free(&tree->timerfds);
+	array_free(&tree->epoll_items);
 	if (tree->page_store > 0)
 		close(tree->page_store);
 	memset(tree, 0, sizeof(*tree));
