@@ -5,7 +5,7 @@
 #   vm      the runner itself, a migration (every restore workload and
 #           process tree dumped in one boot, restored in the next), then the
 #           tool tests in the guest, and the process-tree tests in a boot of
-#           their own
+#           their own, and the real servers (Redis, nginx, Python) in another
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
 #           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0), and on
 #           the release kernel booted locked down, once per lockdown mode
@@ -150,6 +150,7 @@ test_vm() {
 	migrate_suite
 	guest_suite vm vm dump restore
 	guest_suite vm-tree tree
+	guest_suite vm-apps apps
 }
 
 test_kernel() {

@@ -1,0 +1,457 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""crib-dump and crib-restore on real servers, as Debian ships them:
+redis-server holding 10,000 keys with a client connected, nginx (a master
+and two workers) serving a static file, python3 -m http.server, and a
+Python asyncio program with a timer and a child process.  Each is started,
+given its state, dumped whole (which kills every process of it), found
+gone, restored with the same PIDs, and checked from outside: its data,
+its old client connection (same boot), new clients, and what a user does
+next (nginx -s reload).  TAP.
+
+  restore-apps.py                        everything, in this boot
+  restore-apps.py --migrate dump DIR     start and dump them into DIR
+  restore-apps.py --migrate restore DIR  (a fresh boot) restore and check them"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
+from dumptest import WORKLOADS, alive, dump, read  # noqa: E402
+from restoretest import adopt_orphans, pid_free, restore, wait_for  # noqa: E402
+from tap import Tap  # noqa: E402
+
+t = Tap()
+LOCALHOST = "127.0.0.1"
+
+
+def children(pid):
+    """PIDs whose parent is pid."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            stat = read("/proc/%s/stat" % d)
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+            out.append(int(d))
+    return sorted(out)
+
+
+def tree_of(pid):
+    """pid and every descendant, parents first."""
+    out = [pid]
+    for child in children(pid):
+        out += tree_of(child)
+    return out
+
+
+def kill_tree(pids):
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    for pid in pids:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def spawn(argv, workdir):
+    """A server in a session of its own, its output in workdir/output."""
+    with open(os.path.join(workdir, "output"), "ab") as out:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                start_new_session=True, cwd=workdir).pid
+
+
+def http_get(port, path, timeout=10):
+    """The body of GET path from LOCALHOST:port, by curl; None on failure."""
+    r = subprocess.run(["curl", "-sf", "--max-time", str(timeout),
+                        "http://%s:%d%s" % (LOCALHOST, port, path)],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return r.stdout if r.returncode == 0 else None
+
+
+def static_site(workdir):
+    """A directory with one file, readable by nginx's unprivileged workers;
+    its path and the file's contents."""
+    www = os.path.join(workdir, "www")
+    os.makedirs(www)
+    body = b"".join(b"line %05d of a static file served across a checkpoint\n" % i
+                    for i in range(2000))
+    with open(os.path.join(www, "page.txt"), "wb") as f:
+        f.write(body)
+    for d in (workdir, www):
+        os.chmod(d, 0o755)
+    os.chmod(os.path.join(www, "page.txt"), 0o644)
+    return www, body
+
+
+class Resp:
+    """A Redis client connection speaking RESP, just enough for these checks."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection((LOCALHOST, port), timeout=30)
+        self.buf = b""
+
+    @staticmethod
+    def encode(*args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+        return b"".join(out)
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("redis closed the connection")
+            self.buf += data
+        line, _, self.buf = self.buf.partition(b"\r\n")
+        return line
+
+    def _exact(self, n):
+        while len(self.buf) < n + 2:
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("redis closed the connection")
+            self.buf += data
+        out, self.buf = self.buf[:n], self.buf[n + 2:]
+        return out
+
+    def reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            raise RuntimeError("redis: " + rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind == b"*":
+            return [self.reply() for _ in range(int(rest))]
+        raise RuntimeError("redis: unexpected reply %r" % line)
+
+    def call(self, *args):
+        self.sock.sendall(self.encode(*args))
+        return self.reply()
+
+    def pipeline(self, commands):
+        self.sock.sendall(b"".join(self.encode(*c) for c in commands))
+        return [self.reply() for _ in commands]
+
+    def close(self):
+        self.sock.close()
+
+
+class App:
+    """A real server under test.  start() runs it and gives it its state;
+    check(old) reports what is wrong with it after a restore (old: the
+    client state kept from before the dump, None after a migration)."""
+    name = ""
+
+    def __init__(self, workdir):
+        self.dir = workdir
+        self.root = None
+
+    def note(self):
+        return {"root": self.root, "pids": tree_of(self.root)}
+
+    def client(self):
+        return None
+
+
+class Redis(App):
+    name = "redis"
+    port = 6390
+    keys = 10000
+
+    @staticmethod
+    def value(i):
+        return b"value-%d-%s" % (i, b"x" * (i % 50))
+
+    def start(self):
+        self.root = spawn(["redis-server", "--port", str(self.port), "--bind", LOCALHOST,
+                           "--save", "", "--appendonly", "no", "--daemonize", "no",
+                           "--dir", self.dir, "--logfile", os.path.join(self.dir, "redis.log")],
+                          self.dir)
+        if not wait_for(lambda: self._ping(), 30):
+            raise RuntimeError("redis-server did not answer: %s" %
+                               read(os.path.join(self.dir, "redis.log"))[-2000:])
+        # Written by redis-cli, as a user would.
+        text = "".join("SET key:%d %s\n" % (i, self.value(i).decode()) for i in range(self.keys))
+        r = subprocess.run(["redis-cli", "-p", str(self.port), "--pipe"], input=text.encode(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        if r.returncode != 0 or b"errors: 0, replies: %d" % self.keys not in r.stdout:
+            raise RuntimeError("redis-cli --pipe: %s" % r.stdout.decode(errors="replace"))
+
+    def _ping(self):
+        try:
+            c = Resp(self.port)
+            ok = c.call("PING") == "PONG"
+            c.close()
+            return ok
+        except OSError:
+            return False
+
+    def client(self):
+        c = Resp(self.port)
+        if c.call("CLIENT", "SETNAME", "held-across-dump") != "OK":
+            raise RuntimeError("CLIENT SETNAME failed")
+        return c
+
+    def _data_problems(self, c):
+        if c.call("DBSIZE") != self.keys:
+            return ["DBSIZE is %r, not %d" % (c.call("DBSIZE"), self.keys)]
+        got = c.call("MGET", *["key:%d" % i for i in range(self.keys)])
+        bad = [i for i in range(self.keys) if got[i] != self.value(i)]
+        return ["%d keys differ, first key:%d = %r" % (len(bad), bad[0], got[bad[0]])] if bad else []
+
+    def check(self, old):
+        problems = []
+        if old is not None:
+            try:
+                if old.call("PING") != "PONG":
+                    problems.append("the old connection does not answer PING")
+                if old.call("CLIENT", "GETNAME") != b"held-across-dump":
+                    problems.append("the old connection lost its name")
+                old.call("SET", "written:after", "restore")
+            except (OSError, RuntimeError) as e:
+                problems.append("the old connection: %r" % e)
+        try:
+            c = Resp(self.port)
+            problems += self._data_problems(c)
+            if old is not None and c.call("GET", "written:after") != b"restore":
+                problems.append("a write on the old connection is not seen by a new one")
+            c.close()
+        except (OSError, RuntimeError) as e:
+            problems.append("a new connection: %r" % e)
+        return problems
+
+
+class Nginx(App):
+    name = "nginx"
+    port = 8089
+
+    def conf_path(self):
+        return os.path.join(self.dir, "nginx.conf")
+
+    def start(self):
+        www, self.body = static_site(self.dir)
+        with open(self.conf_path(), "w") as f:
+            f.write("worker_processes 2;\ndaemon off;\nmaster_process on;\n"
+                    "pid %s/nginx.pid;\nerror_log %s/error.log info;\n"
+                    "events { worker_connections 64; }\n"
+                    "http {\n  access_log off;\n"
+                    "  server { listen %s:%d; root %s; }\n}\n" %
+                    (self.dir, self.dir, LOCALHOST, self.port, www))
+        self.root = spawn(["nginx", "-c", self.conf_path()], self.dir)
+        if not wait_for(lambda: len(children(self.root)) == 2 and
+                        http_get(self.port, "/page.txt") == self.body, 30):
+            raise RuntimeError("nginx did not serve: %s" %
+                               read(os.path.join(self.dir, "error.log"))[-2000:])
+
+    def check(self, old):
+        problems = []
+        if http_get(self.port, "/page.txt") != self.body:
+            problems.append("curl does not get the file")
+        workers = children(self.root)
+        if len(workers) != 2:
+            problems.append("workers after restore: %s" % workers)
+        r = subprocess.run(["nginx", "-c", self.conf_path(), "-s", "reload"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if r.returncode != 0:
+            return problems + ["nginx -s reload: %s" % r.stdout.decode(errors="replace")]
+        # The master starts two new workers and retires the old ones.
+        if not wait_for(lambda: len(children(self.root)) == 2 and
+                        not set(children(self.root)) & set(workers), 30):
+            problems.append("after reload the workers are %s (were %s)" %
+                            (children(self.root), workers))
+        if http_get(self.port, "/page.txt") != self.body:
+            problems.append("curl does not get the file after reload")
+        return problems
+
+
+class HttpServer(App):
+    name = "http.server"
+    port = 8091
+
+    def start(self):
+        www, self.body = static_site(self.dir)
+        self.root = spawn(["python3", "-m", "http.server", str(self.port), "--bind", LOCALHOST,
+                           "--directory", www], self.dir)
+        if not wait_for(lambda: http_get(self.port, "/page.txt", timeout=2) == self.body, 60):
+            raise RuntimeError("http.server did not serve: %s" %
+                               read(os.path.join(self.dir, "output"))[-2000:])
+
+    def check(self, old):
+        return [] if http_get(self.port, "/page.txt") == self.body else ["curl does not get the file"]
+
+
+class Asyncio(App):
+    """tests/workloads/ticker.py: an asyncio loop whose timer ticks every
+    50 ms and which echoes a line through a child process (cat) at each
+    tick, writing both counts to a file."""
+    name = "asyncio"
+
+    def counts(self):
+        try:
+            ticks, echoes = read(os.path.join(self.dir, "counts")).split()
+            return int(ticks), int(echoes)
+        except (OSError, ValueError):
+            return 0, 0
+
+    def start(self):
+        self.root = spawn(["python3", os.path.join(WORKLOADS, "ticker.py"), self.dir], self.dir)
+        if not wait_for(lambda: self.counts()[1] >= 5, 60):
+            raise RuntimeError("ticker did not tick: %s" %
+                               read(os.path.join(self.dir, "output"))[-2000:])
+
+    def note(self):
+        n = App.note(self)
+        n["counts"] = self.counts()
+        return n
+
+    def check(self, old):
+        before = self.counts()
+        # The timer still fires (20 ticks a second) and the child still echoes.
+        if not wait_for(lambda: self.counts()[0] >= before[0] + 10 and
+                        self.counts()[1] >= before[1] + 10, 20):
+            return ["the loop went from %s to %s in 20 s" % (before, self.counts())]
+        return []
+
+
+APPS = (Redis, Nginx, HttpServer, Asyncio)
+
+
+def reap_children():
+    """Collect every child of ours that has ended: the dumped root, and the
+    orphans of a killed parent (we are their subreaper)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def gone(pids):
+    reap_children()
+    return all(pid_free(p) for p in pids)
+
+
+def dump_app(app, snap):
+    """Dump app's tree into snap; its note, or None (checks reported)."""
+    note = app.note()
+    rc, err = dump(app.root, snap)
+    if not t.eq(rc, 0, "%s: crib-dump of %d processes" % (app.name, len(note["pids"]))):
+        t.diag(err)
+        kill_tree(note["pids"])
+        return None
+    t.check(wait_for(lambda: gone(note["pids"]), 10), "%s: every process is gone after the dump"
+            % app.name, "left: %s" % [p for p in note["pids"] if not pid_free(p)])
+    return note
+
+
+def restore_app(app, snap, note, old):
+    """Restore app from snap and check it; the processes are killed after."""
+    rc, err = restore(snap)
+    if not t.eq(rc, 0, "%s: crib-restore" % app.name):
+        t.diag(err)
+        return
+    app.root = note["root"]
+    now = tree_of(app.root)
+    t.eq(now, note["pids"], "%s: the same processes, with the same PIDs" % app.name)
+    t.check(all(alive(p) for p in now), "%s: every process runs" % app.name)
+    problems = app.check(old)
+    t.check(not problems, "%s: serves as before the dump" % app.name, "\n".join(problems))
+    kill_tree(tree_of(app.root))
+
+
+def run_app(cls):
+    app = cls(tempfile.mkdtemp(prefix="crib-app-"))
+    app.start()
+    old = app.client()
+    snap = os.path.join(app.dir, "snap.crib")
+    note = dump_app(app, snap)
+    if note:
+        restore_app(app, snap, note, old)
+    if old is not None:
+        old.close()
+
+
+def guarded(test, *args):
+    try:
+        test(*args)
+    except Exception as e:  # a crashed test is a failed one, and the rest still run
+        t.check(False, "%s %s raised %r" % (test.__name__, args[0].__name__ if args and
+                                            isinstance(args[0], type) else "", e),
+                traceback.format_exc())
+
+
+def migrate_one(cls, pid_base, base, notes):
+    # PIDs above what a fresh boot uses, so they are free there.
+    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+        f.write("%d" % pid_base)
+    workdir = os.path.join(base, cls.name)
+    os.makedirs(workdir)
+    app = cls(workdir)
+    app.start()
+    note = dump_app(app, os.path.join(workdir, "snap.crib"))
+    if note:
+        note["state"] = {k: v for k, v in vars(app).items() if k in ("body",)}
+        notes[cls.name] = note
+
+
+def migrate_dump(base):
+    notes = {}
+    os.makedirs(base, exist_ok=True)
+    for i, cls in enumerate(APPS):
+        guarded(migrate_one, cls, 32400 + 100 * i, base, notes)
+    with open(os.path.join(base, "notes.json"), "w") as f:
+        json.dump(notes, f, default=lambda b: b.decode())
+
+
+def migrate_restore(base):
+    with open(os.path.join(base, "notes.json")) as f:
+        notes = json.load(f)
+    for cls in APPS:
+        if not t.check(cls.name in notes, "%s: dumped in the first boot" % cls.name):
+            continue
+        note = notes[cls.name]
+        app = cls(os.path.join(base, cls.name))
+        for k, v in note.get("state", {}).items():
+            setattr(app, k, v.encode())
+        guarded(restore_app, app, os.path.join(app.dir, "snap.crib"), note, None)
+
+
+def main():
+    adopt_orphans()
+    if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
+        guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
+        return t.done()
+    if len(sys.argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for cls in APPS:
+        guarded(run_app, cls)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
