@@ -12,19 +12,17 @@ next (nginx -s reload).  TAP.
   restore-apps.py                        everything, in this boot
   restore-apps.py --migrate dump DIR     start and dump them into DIR
   restore-apps.py --migrate restore DIR  (a fresh boot) restore and check them"""
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import time
-import traceback
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import WORKLOADS, alive, dump, read  # noqa: E402
-from restoretest import adopt_orphans, pid_free, restore, wait_for  # noqa: E402
+from restoretest import (guarded, main_with_migration, pid_free, restore,  # noqa: E402
+                         wait_for)
 from tap import Tap  # noqa: E402
 
 t = Tap()
@@ -169,7 +167,7 @@ class App:
         self.root = None
 
     def note(self):
-        return {"root": self.root, "pids": tree_of(self.root)}
+        return {"dir": self.dir, "root": self.root, "pids": tree_of(self.root)}
 
     def client(self):
         return None
@@ -395,62 +393,32 @@ def run_app(cls):
         old.close()
 
 
-def guarded(test, *args):
-    try:
-        test(*args)
-    except Exception as e:  # a crashed test is a failed one, and the rest still run
-        t.check(False, "%s %s raised %r" % (test.__name__, args[0].__name__ if args and
-                                            isinstance(args[0], type) else "", e),
-                traceback.format_exc())
-
-
-def migrate_one(cls, pid_base, base, notes):
-    # PIDs above what a fresh boot uses, so they are free there.
-    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-        f.write("%d" % pid_base)
+def migrate_dump_one(cls, base):
     workdir = os.path.join(base, cls.name)
     os.makedirs(workdir)
     app = cls(workdir)
     app.start()
     note = dump_app(app, os.path.join(workdir, "snap.crib"))
-    if note:
-        note["state"] = {k: v for k, v in vars(app).items() if k in ("body",)}
-        notes[cls.name] = note
+    if note and hasattr(app, "body"):
+        note["body"] = app.body.decode()
+    return note
 
 
-def migrate_dump(base):
-    notes = {}
-    os.makedirs(base, exist_ok=True)
-    for i, cls in enumerate(APPS):
-        guarded(migrate_one, cls, 32400 + 100 * i, base, notes)
-    with open(os.path.join(base, "notes.json"), "w") as f:
-        json.dump(notes, f, default=lambda b: b.decode())
+def migrate_restore_one(cls, note):
+    app = cls(note["dir"])
+    if "body" in note:
+        app.body = note["body"].encode()
+    restore_app(app, os.path.join(app.dir, "snap.crib"), note, None)
 
 
-def migrate_restore(base):
-    with open(os.path.join(base, "notes.json")) as f:
-        notes = json.load(f)
+def run_all():
     for cls in APPS:
-        if not t.check(cls.name in notes, "%s: dumped in the first boot" % cls.name):
-            continue
-        note = notes[cls.name]
-        app = cls(os.path.join(base, cls.name))
-        for k, v in note.get("state", {}).items():
-            setattr(app, k, v.encode())
-        guarded(restore_app, app, os.path.join(app.dir, "snap.crib"), note, None)
+        guarded(t, run_app, cls)
 
 
 def main():
-    adopt_orphans()
-    if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
-        guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
-        return t.done()
-    if len(sys.argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    for cls in APPS:
-        guarded(run_app, cls)
-    return t.done()
+    return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
+                               APPS, (32560, 50))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ of the tree and every PID free.  TAP.
   restore-tree.py                        everything, in this boot
   restore-tree.py --migrate dump DIR     start and dump the trees into DIR
   restore-tree.py --migrate restore DIR  (a fresh boot) restore and check them"""
-import json
 import os
 import re
 import signal
@@ -20,13 +19,12 @@ import socket
 import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import (WORKLOADS, Workload, dump, inspect_json, proc_stat,  # noqa: E402
                       proc_status, read, records)
-from restoretest import (adopt_orphans, pid_free, redump_diff, restore,  # noqa: E402
-                         running_exe, wait_for)
+from restoretest import (guarded, main_with_migration, pid_free, redump_diff,  # noqa: E402
+                         restore, running_exe, wait_for)
 from tap import Tap  # noqa: E402
 
 t = Tap()
@@ -558,57 +556,28 @@ def test_faults():
     reap_all(pids.values())
 
 
-def guarded(test, *args):
-    try:
-        test(*args)
-    except Exception as e:  # a crashed test is a failed one, and the rest still run
-        what = getattr(args[0], "name", "") if args else ""
-        t.check(False, "%s %s raised %r" % (test.__name__, what, e), traceback.format_exc())
-
-
-def migrate_one(case, pid_base, base, notes):
-    # PIDs above what a fresh boot uses, so they are free there.
-    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-        f.write("%d" % pid_base)
+def migrate_dump_one(case, base):
     tree = case.start(parent=base)
     note = note_original(case, tree)
-    if dump_original(case, tree):
-        notes[case.name] = note
+    return note if dump_original(case, tree) else None
 
 
-def migrate_dump(base):
-    notes = {}
-    os.makedirs(base, exist_ok=True)
-    for i, case in enumerate(MIGRATED):
-        guarded(migrate_one, case, 31800 + 120 * i, base, notes)
-    with open(os.path.join(base, "notes.json"), "w") as f:
-        json.dump(notes, f)
+def migrate_restore_one(case, note):
+    case.prepare(note)
+    restore_case(case, note)
 
 
-def migrate_restore(base):
-    with open(os.path.join(base, "notes.json")) as f:
-        notes = json.load(f)
-    for case in MIGRATED:
-        if t.check(case.name in notes, "%s: dumped in the first boot" % case.name):
-            case.prepare(notes[case.name])
-            guarded(restore_case, case, notes[case.name])
+def run_all():
+    for case in CASES:
+        guarded(t, run_case, case)
+    for test in (test_inspect, test_dump_fails, test_clone_refusals, test_pipe_outside,
+                 test_faults):
+        guarded(t, test)
 
 
 def main():
-    # Restored roots outlive crib-restore; we adopt them, and orphans, to reap them.
-    adopt_orphans()
-    if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
-        guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
-        return t.done()
-    if len(sys.argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    for case in CASES:
-        guarded(run_case, case)
-    for test in (test_inspect, test_dump_fails, test_clone_refusals, test_pipe_outside,
-                 test_faults):
-        guarded(test)
-    return t.done()
+    return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
+                               MIGRATED, (31800, 120))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ with the first by crib-inspect --diff.  TAP.
   restore-workloads.py --migrate dump DIR   start and dump the workloads into DIR
   restore-workloads.py --migrate restore DIR
                                             (a fresh boot) restore and check them"""
-import json
 import os
 import re
 import signal
@@ -21,8 +20,8 @@ import time
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import (PAGE, Workload, alive, dump, fdinfo, not_traced,  # noqa: E402
                       proc_maps, proc_status, read)
-from restoretest import (adopt_orphans, pid_free, reap, redump_diff,  # noqa: E402
-                         restore, restore_from_pipe, running_exe)
+from restoretest import (guarded, main_with_migration, pid_free, reap,  # noqa: E402
+                         redump_diff, restore, restore_from_pipe, running_exe)
 from tap import Tap  # noqa: E402
 
 t = Tap()
@@ -470,60 +469,26 @@ def test_refusals():
     expect_refusal("file missing", snap, pid, "No such file")
 
 
-def guarded(test, *args):
-    try:
-        test(*args)
-    except Exception as e:  # a crashed test is a failed one, and the rest still run
-        what = getattr(args[0], "name", "") if args else ""
-        t.check(False, "%s %s raised %r" % (test.__name__, what, e))
-
-
-def migrate_one(case, pid_base, base, notes):
-    # PIDs above what a fresh boot uses, so they are free there.
-    with open("/proc/sys/kernel/ns_last_pid", "w") as f:
-        f.write("%d" % pid_base)
+def migrate_dump_one(case, base):
     w = case.start(parent=base)
     note = note_original(case, w)
-    if dump_original(case, w, w.path("snap.crib")):
-        notes[case.name] = note
+    return note if dump_original(case, w, w.path("snap.crib")) else None
 
 
-def migrate_dump(base):
-    """The first boot of a migration: every migrated workload started and
-    dumped into base (in the checkout, which outlives the boot), with the
-    notes its checks need in base/notes.json."""
-    notes = {}
-    os.makedirs(base, exist_ok=True)
-    for i, case in enumerate(MIGRATED):
-        guarded(migrate_one, case, 30200 + 200 * i, base, notes)
-    with open(os.path.join(base, "notes.json"), "w") as f:
-        json.dump(notes, f)
+def migrate_restore_one(case, note):
+    restore_case(case, note, in_dir(note, "snap.crib"))
 
 
-def migrate_restore(base):
-    """The second boot: every workload dumped in the first one restored and
-    checked as in one boot."""
-    with open(os.path.join(base, "notes.json")) as f:
-        notes = json.load(f)
-    for case in MIGRATED:
-        if t.check(case.name in notes, "%s: dumped in the first boot" % case.name):
-            guarded(restore_case, case, notes[case.name],
-                    in_dir(notes[case.name], "snap.crib"))
+def run_all():
+    for case in CASES:
+        guarded(t, run_case, case)
+    for test in (test_wait, test_verify_difference, test_faults, test_refusals):
+        guarded(t, test)
 
 
 def main():
-    adopt_orphans()
-    if len(sys.argv) == 4 and sys.argv[1] == "--migrate" and sys.argv[2] in ("dump", "restore"):
-        guarded(migrate_dump if sys.argv[2] == "dump" else migrate_restore, sys.argv[3])
-        return t.done()
-    if len(sys.argv) != 1:
-        print("usage: restore-workloads.py [--migrate dump|restore DIR]", file=sys.stderr)
-        return 2
-    for case in CASES:
-        guarded(run_case, case)
-    for test in (test_wait, test_verify_difference, test_faults, test_refusals):
-        guarded(test)
-    return t.done()
+    return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
+                               MIGRATED, (30200, 200))
 
 
 if __name__ == "__main__":
