@@ -220,7 +220,11 @@ class Redis(App):
         return ["%d keys differ, first key:%d = %r" % (len(bad), bad[0], got[bad[0]])] if bad else []
 
     def check(self, old):
-        problems = []
+        try:
+            c = Resp(self.port)
+            problems = self._data_problems(c)
+        except (OSError, RuntimeError) as e:
+            return ["a new connection: %r" % e]
         if old is not None:
             try:
                 if old.call("PING") != "PONG":
@@ -228,16 +232,11 @@ class Redis(App):
                 if old.call("CLIENT", "GETNAME") != b"held-across-dump":
                     problems.append("the old connection lost its name")
                 old.call("SET", "written:after", "restore")
+                if c.call("GET", "written:after") != b"restore":
+                    problems.append("a write on the old connection is not seen by a new one")
             except (OSError, RuntimeError) as e:
                 problems.append("the old connection: %r" % e)
-        try:
-            c = Resp(self.port)
-            problems += self._data_problems(c)
-            if old is not None and c.call("GET", "written:after") != b"restore":
-                problems.append("a write on the old connection is not seen by a new one")
-            c.close()
-        except (OSError, RuntimeError) as e:
-            problems.append("a new connection: %r" % e)
+        c.close()
         return problems
 
 
