@@ -46,13 +46,15 @@ redis_dump() {
 	setsid redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
 		--logfile "$dir/redis.log" </dev/null >/dev/null 2>&1 &
 	pid=$!
+	# crib-dump kills it: no job-control notice of that, please.
+	disown "$pid"
 	until rcli ping >/dev/null 2>&1; do sleep 0.2; done
 	for i in $(seq 1 "$redis_keys"); do echo "SET key:$i value-$i"; done | rcli --pipe | tail -n 1
 	rcli set greeting "hello from before the checkpoint" >/dev/null
 	echo "== redis-server (pid $pid) holds $(rcli dbsize) keys; greeting: $(rcli get greeting)"
 	echo "== crib-dump -p $pid -o redis.crib"
 	crib-dump -p "$pid" -o "$redis_snap"
-	wait "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 	echo "== redis-server is gone; snapshot: $(stat -c %s "$redis_snap") bytes"
 }
 
