@@ -15,6 +15,9 @@ static const struct crib_field header_fields[] = {
 	CRIB_F(7, CRIB_FT_UINT, CRIB_FIELD_HEX, struct crib_header, flags, 0, NULL),
 	CRIB_F(8, CRIB_FT_TEXT, V, struct crib_header, hostname, 0, NULL),
 	CRIB_F(9, CRIB_FT_UINT, 0, struct crib_header, root_pid, 0, NULL),
+	CRIB_F(10, CRIB_FT_UINT, V, struct crib_header, monotonic_ns, 0, NULL),
+	CRIB_F(11, CRIB_FT_UINT, V, struct crib_header, boottime_ns, 0, NULL),
+	CRIB_F(12, CRIB_FT_TEXT, V, struct crib_header, boot_id, 0, NULL),
 };
 const struct crib_struct_desc crib_header_desc = CRIB_DESC("header", struct crib_header, header_fields);
 

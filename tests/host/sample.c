@@ -27,6 +27,9 @@ void sample_header(struct crib_header *hdr)
 		.time_ns = 1700000000123456789ull,
 		.hostname = "sample-host",
 		.root_pid = 100,
+		.monotonic_ns = 86400123456789ull,
+		.boottime_ns = 86405123456789ull,
+		.boot_id = "8f4c1d2e-0b7a-4c3e-9d61-5a2f0e7b9c14",
 	};
 }
 

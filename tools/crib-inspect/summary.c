@@ -88,6 +88,12 @@ static void print_header(const struct crib_header *h)
 	printf("  created:  %s by %s %s\n", when, h->tool_name, h->tool_version);
 	printf("  root pid: %" PRIu64 "   flags: 0x%" PRIx64 "%s\n", h->root_pid, h->flags,
 	       (h->flags & CRIB_HDR_NO_PAGES) ? " (no memory contents)" : "");
+	if (h->boot_id)
+		printf("  clocks:   monotonic %" PRIu64 ".%03u s, boottime %" PRIu64 ".%03u s, "
+		       "boot %s\n", h->monotonic_ns / 1000000000u,
+		       (unsigned int)(h->monotonic_ns % 1000000000u / 1000000u),
+		       h->boottime_ns / 1000000000u,
+		       (unsigned int)(h->boottime_ns % 1000000000u / 1000000u), h->boot_id);
 }
 
 static void flush_vmas(struct summary *s)

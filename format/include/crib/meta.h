@@ -25,6 +25,10 @@ struct crib_header {
 	uint64_t flags;			/* CRIB_HDR_* */
 	const char *hostname;
 	uint64_t root_pid;		/* root of the dumped process tree */
+	/* (1.2) The tree's clocks once it was stopped, and the boot it ran in. */
+	uint64_t monotonic_ns;		/* CLOCK_MONOTONIC as the tree saw it */
+	uint64_t boottime_ns;		/* CLOCK_BOOTTIME as the tree saw it */
+	const char *boot_id;		/* /proc/sys/kernel/random/boot_id */
 };
 
 struct crib_type_count {
