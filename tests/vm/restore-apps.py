@@ -375,6 +375,17 @@ def restore_app(app, snap, note, old):
     now = tree_of(app.root)
     t.eq(now, note["pids"], "%s: the same processes, with the same PIDs" % app.name)
     t.check(all(alive(p) for p in now), "%s: every process runs" % app.name)
+    # Across boots the tree gets a time namespace whose clocks go on from
+    # the dump's (spec §5.6); in the same boot it keeps ours.
+    ours = os.stat("/proc/self/ns/time").st_ino
+    theirs = os.stat("/proc/%d/ns/time" % app.root).st_ino
+    if old is None:
+        t.check(theirs != ours and read("/proc/%d/timens_offsets" % app.root).split() !=
+                ["monotonic", "0", "0", "boottime", "0", "0"],
+                "%s: from another boot, in a time namespace with its clocks" % app.name,
+                read("/proc/%d/timens_offsets" % app.root))
+    else:
+        t.eq(theirs, ours, "%s: in the same boot, in our time namespace" % app.name)
     problems = app.check(old)
     t.check(not problems, "%s: serves as before the dump" % app.name, "\n".join(problems))
     kill_tree(tree_of(app.root))

@@ -157,8 +157,18 @@ void tree_kill(struct dump_tree *tree);
 /* Free every job with what it read (and the shared tables). */
 void tree_free(struct dump_tree *tree);
 
+/* The tree's clocks once it is stopped, and its boot (clocks.c; spec §5.6). */
+struct dump_clocks {
+	uint64_t monotonic_ns;		/* as the tree's time namespace shows them */
+	uint64_t boottime_ns;
+	char boot_id[64];
+};
+
+/* Read them; refuses a tree whose processes are in two time namespaces. */
+int clocks_read(struct dump_tree *tree, struct dump_clocks *clocks);
+
 /* The snapshot stream (snapshot.c): the header and notes, the end. */
-int snapshot_open(struct dump_job *job, int out_fd, int level);
+int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump_clocks *clocks);
 int snapshot_close(struct dump_job *job);
 /* A dump that failed: the stream is left unfinished, so no reader takes it. */
 void snapshot_abort(struct dump_job *job);

@@ -171,12 +171,13 @@ static int write_one(struct dump_job *job)
 static int dump_frozen(struct dump_tree *tree, int out_fd, int level)
 {
 	struct dump_job *root = tree_root(tree);
+	struct dump_clocks clocks;
 	size_t i;
 
 	if (task_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
-	    events_share(tree) || mm_share(tree))
+	    events_share(tree) || mm_share(tree) || clocks_read(tree, &clocks))
 		return -1;
-	if (snapshot_open(root, out_fd, level))
+	if (snapshot_open(root, out_fd, level, &clocks))
 		return tree_fail_in(tree, root);
 	for (i = 0; i < tree->procs.n; i++)
 		tree->procs.items[i]->writer = root->writer;

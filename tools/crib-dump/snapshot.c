@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The snapshot stream (spec/format.md), which crib-restore's snapshot.c
- * reads back: opened with its header, what the snapshot came from, and
+ * reads back: opened with its header, what the snapshot came from and the
+ * tree's clocks, and
  * a note on where the records' paths come from; closed once every record
  * is written, or abandoned when the dump fails.
  */
@@ -25,7 +26,7 @@ static int write_path_note(struct dump_job *job)
 	return 0;
 }
 
-int snapshot_open(struct dump_job *job, int out_fd, int level)
+int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump_clocks *clocks)
 {
 	struct crib_header hdr = { 0 };
 	struct crib_error cerr;
@@ -42,6 +43,9 @@ int snapshot_open(struct dump_job *job, int out_fd, int level)
 	hdr.time_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	hdr.hostname = u.nodename;
 	hdr.root_pid = (uint64_t)job->pid;
+	hdr.monotonic_ns = clocks->monotonic_ns;
+	hdr.boottime_ns = clocks->boottime_ns;
+	hdr.boot_id = clocks->boot_id;
 	job->writer = crib_writer_open(out_fd, level, &hdr, &cerr);
 	if (!job->writer)
 		return tool_fail(&job->err, 0, "cannot start the snapshot: %s", cerr.msg);

@@ -476,6 +476,14 @@ struct restore_options {
 };
 
 /*
+ * A tree from another boot is born in a time namespace whose clocks go on
+ * from the dump's (clocks.c, spec §5.6); in the same boot, nothing.  Call
+ * before the root is created, from the thread that creates it.
+ */
+int clocks_prepare(const struct restore_tree *tree, const struct restore_options *opt,
+		   struct tool_error *err);
+
+/*
  * Create the processes of @tree and let them run.  Returns the root's PID,
  * or -1 with @err set and nothing left behind.
  */

@@ -45,6 +45,7 @@ static int take_header(struct restore_tree *tree, const struct crib_header *h)
 	tree->header.tool_name = dup_str(h->tool_name);
 	tree->header.tool_version = dup_str(h->tool_version);
 	tree->header.hostname = dup_str(h->hostname);
+	tree->header.boot_id = dup_str(h->boot_id);
 	return tree->header.kernel_release && tree->header.arch ? 0 : -1;
 }
 
@@ -611,6 +612,7 @@ void plan_free(struct restore_tree *tree)
 	free((char *)tree->header.tool_name);
 	free((char *)tree->header.tool_version);
 	free((char *)tree->header.hostname);
+	free((char *)tree->header.boot_id);
 	array_free(&tree->pipe_fds);
 	for (i = 0; i < tree->pipes.n; i++)
 		free(tree->pipes.items[i].data);

@@ -593,7 +593,7 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 	tr.ctx.park_base = files_park_base(tree);
 	if (files_make(tree, refill, tr.ctx.park_base, err) ||
 	    fault(&tr, FAULT_DESCRIPTIONS, "every open file description was made") ||
-	    prepare(&tr))
+	    prepare(&tr) || clocks_prepare(tree, opt, err))
 		goto out;
 	restore_verbose(opt, "%zu open file descriptions made, parked from %d\n",
 			tree->descs.n, tr.ctx.park_base);

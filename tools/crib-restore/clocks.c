@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tree's clocks (spec §5.6).  A tree dumped in another boot comes back
+ * in a time namespace of its own, whose CLOCK_MONOTONIC and CLOCK_BOOTTIME
+ * go on from their values at the dump: the deadlines its processes keep in
+ * those clocks (an event loop's timers, a timeout) stay as near as they
+ * were, instead of lying hours ahead or behind in a boot whose clocks
+ * started again from zero.
+ *
+ * crib-restore makes the namespace for its children (unshare(2) with
+ * CLONE_NEWTIME) and sets its offsets before the root is created; every
+ * process of the tree is born in it.  In the boot of the dump nothing is
+ * done: the clocks are the ones the tree ran on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crib-restore.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
+#endif
+
+#define NSEC_PER_SEC	1000000000LL
+#define BOOT_ID_PATH	"/proc/sys/kernel/random/boot_id"
+
+static int read_boot_id(char *id, size_t size, struct tool_error *err)
+{
+	int fd = open(BOOT_ID_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return tool_fail(err, errno, "cannot open %s", BOOT_ID_PATH);
+	n = read(fd, id, size - 1);
+	close(fd);
+	if (n <= 0)
+		return tool_fail(err, n ? errno : 0, "cannot read %s", BOOT_ID_PATH);
+	id[n] = '\0';
+	id[strcspn(id, "\n")] = '\0';
+	return 0;
+}
+
+/* @then less the clock's value now, in ns. */
+static int64_t offset_to(clockid_t clock, uint64_t then)
+{
+	struct timespec now;
+
+	clock_gettime(clock, &now);
+	return (int64_t)then - ((int64_t)now.tv_sec * NSEC_PER_SEC + now.tv_nsec);
+}
+
+/* One line of timens_offsets: seconds, and nanoseconds in [0, 1 s). */
+static int format_offset(char *buf, size_t size, const char *clock, int64_t ns)
+{
+	int64_t sec = ns / NSEC_PER_SEC, nsec = ns % NSEC_PER_SEC;
+
+	if (nsec < 0) {
+		sec--;
+		nsec += NSEC_PER_SEC;
+	}
+	return snprintf(buf, size, "%s %lld %lld\n", clock, (long long)sec, (long long)nsec);
+}
+
+static int set_offsets(const struct restore_tree *tree, const struct restore_options *opt,
+		       struct tool_error *err)
+{
+	int64_t mono = offset_to(CLOCK_MONOTONIC, tree->header.monotonic_ns);
+	int64_t boot = offset_to(CLOCK_BOOTTIME, tree->header.boottime_ns);
+	char text[128];
+	size_t len;
+	int fd;
+
+	len = (size_t)format_offset(text, sizeof(text), "monotonic", mono);
+	len += (size_t)format_offset(text + len, sizeof(text) - len, "boottime", boot);
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tool_fail(err, errno, "cannot open /proc/self/timens_offsets");
+	if (write(fd, text, len) != (ssize_t)len) {
+		tool_fail(err, errno, "cannot set the clocks of the new time namespace to "
+			  "those of the dump (monotonic %+lld ns, boottime %+lld ns)",
+			  (long long)mono, (long long)boot);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	restore_verbose(opt, "clocks: a time namespace with offsets monotonic %+lld ns, "
+			"boottime %+lld ns\n", (long long)mono, (long long)boot);
+	return 0;
+}
+
+int clocks_prepare(const struct restore_tree *tree, const struct restore_options *opt,
+		   struct tool_error *err)
+{
+	char now[64];
+
+	if (!tree->header.boot_id || !tree->header.monotonic_ns)
+		return 0;	/* a snapshot older than 1.2: the clocks of this boot */
+	if (read_boot_id(now, sizeof(now), err))
+		return -1;
+	if (!strcmp(now, tree->header.boot_id))
+		return 0;
+	if (unshare(CLONE_NEWTIME))
+		return tool_fail(err, errno, "the snapshot comes from another boot, and its "
+				 "clocks need a time namespace (CONFIG_TIME_NS)");
+	return set_offsets(tree, opt, err);
+}
