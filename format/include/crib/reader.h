@@ -50,6 +50,8 @@ struct crib_record {
 		struct crib_file file;
 		struct crib_pipe pipe;
 		struct crib_pipe_data pipe_data;
+		struct crib_ghost ghost;
+		struct crib_ghost_data ghost_data;
 		struct crib_socket socket;
 		struct crib_socket_queue socket_queue;
 		struct crib_sighand sighand;
