@@ -38,6 +38,7 @@ struct file_entry {
 	uint64_t type;		/* enum crib_file_type */
 	char *path;
 	uint64_t desc;		/* its description's number in the snapshot */
+	uint64_t ghost_id;	/* memfds and unlinked files: ghost.c */
 	struct shared_pipe *pipe;	/* pipes and FIFOs */
 };
 
@@ -144,15 +145,21 @@ static struct shared_pipe *find_pipe(struct shared_files *sf, const struct dump_
  * the first of it; its pipe numbered, and its description counted among
  * the pipe's readers or writers, likewise.
  */
-static int share_one(struct dump_tree *tree, struct shared_files *sf, struct file_entry *e,
-		     uint64_t *next)
+static int share_one(struct dump_tree *tree, pid_t job_pid, struct shared_files *sf,
+		     struct file_entry *e, uint64_t *next)
 {
 	uint64_t *number = &sf->desc_number[e->k.desc];
 	bool first = !*number;
 
+	char what[32];
+
 	if (first)
 		*number = ++*next;
 	e->desc = *number;
+	if (e->type == CRIB_FILE_REGULAR || e->type == CRIB_FILE_MEMFD) {
+		snprintf(what, sizeof(what), "fd/%d", e->k.fd);
+		return ghost_note(tree, job_pid, what, e->path, &e->ghost_id);
+	}
 	if (!is_pipe(e))
 		return 0;
 	e->pipe = find_pipe(sf, &e->k);
@@ -185,7 +192,7 @@ int files_share(struct dump_tree *tree)
 	for (i = 0; i < tree->procs.n; i++) {
 		job = tree->procs.items[i];
 		for (j = 0; job->files && j < job->files->n; j++)
-			if (share_one(tree, sf, &job->files->items[j], &next))
+			if (share_one(tree, job->pid, sf, &job->files->items[j], &next))
 				return -1;
 	}
 	return 0;
@@ -241,7 +248,7 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 		/* pipes and sockets have no path, only their "pipe:[inode]" name */
 		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ? "" : e->path,
 		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
-		.size = k->size, .mode = k->i_mode, .desc = e->desc,
+		.size = k->size, .mode = k->i_mode, .desc = e->desc, .ghost_id = e->ghost_id,
 	};
 
 	if (crib_write_file(job->writer, &f))
