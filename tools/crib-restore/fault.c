@@ -20,6 +20,7 @@ static const struct fault_site_name {
 	enum fault_site site;
 	uint32_t step;		/* FAULT_RESTORER: the enum rst_step */
 } sites[] = {
+	{ "ghosts",		FAULT_GHOSTS,		0 },
 	{ "fork",		FAULT_FORK,		0 },
 	{ "session",		FAULT_SESSION,		0 },
 	{ "files",		FAULT_FILES,		0 },
@@ -42,6 +43,7 @@ static const struct fault_site_name {
 	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
 	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
 	{ "registers",		FAULT_REGISTERS,	0 },
+	{ "seals",		FAULT_SEALS,		0 },
 	{ "resume",		FAULT_RESUME,		0 },
 	{ "unlock",		FAULT_UNLOCK,		0 },
 	{ "detach",		FAULT_DETACH,		0 },

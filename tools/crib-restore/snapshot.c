@@ -429,6 +429,10 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return take_proc_record(tree, rec, rec->u.pipe.pid, err);
 	case CRIB_REC_PIPE_DATA:
 		return take_pipe_data(tree, &rec->u.pipe_data, err);
+	case CRIB_REC_GHOST:
+		return ghost_take(tree, &rec->u.ghost, err);
+	case CRIB_REC_GHOST_DATA:
+		return ghost_take_data(tree, &rec->u.ghost_data, err);
 	case CRIB_REC_SIGHAND:
 		return take_proc_record(tree, rec, rec->u.sighand.pid, err);
 	case CRIB_REC_SIGPENDING:
@@ -613,6 +617,7 @@ void plan_free(struct restore_tree *tree)
 	array_free(&tree->pipes);
 	plan_free_sockets(tree);
 	shmem_free(tree);
+	ghosts_free(tree);
 	array_free(&tree->descs);
 	array_free(&tree->helpers);
 	if (tree->page_store > 0)
