@@ -13,7 +13,8 @@
  *     fd UNLINKED_FD + 1 O_RDONLY | O_APPEND at 0) and mapped MAP_SHARED
  *     read-only, then unlinked;
  *   the root's working directory LDIR/cwd.root, removed;
- *   an O_PATH descriptor and a directory descriptor of LDIR;
+ *   an O_PATH descriptor and a directory descriptor of LDIR/dir (where
+ *     nothing changes: LDIR's size does as the test writes into it);
  *   in the root, the coredump filter COREDUMP_FILTER (on a kernel with core
  *   dumps) and PR_SET_THP_DISABLE.
  *
@@ -55,7 +56,7 @@ static volatile uint64_t *shared;	/* crib-shared, 3 pages */
 static unsigned char *mapped;		/* crib-mapped, 2 pages */
 static const unsigned char *unlinked_map;	/* ghost.data, its first page */
 static int sealed_fd;
-static char ldir[900], data_path[1024], cwd_path[1024];
+static char ldir[900], data_path[1024], cwd_path[1024], dir_path[1024];
 
 static void place(int fd, int at)
 {
@@ -148,8 +149,11 @@ static void check_mm_attributes(void)
 
 static void make_dirs(void)
 {
-	place(open(ldir, O_PATH), OPATH_FD);
-	place(open(ldir, O_RDONLY | O_DIRECTORY), DIR_FD);
+	snprintf(dir_path, sizeof(dir_path), "%s/dir", ldir);
+	if (mkdir(dir_path, 0755))
+		tree_die("mkdir %s", dir_path);
+	place(open(dir_path, O_PATH), OPATH_FD);
+	place(open(dir_path, O_RDONLY | O_DIRECTORY), DIR_FD);
 	snprintf(cwd_path, sizeof(cwd_path), "%s/cwd.root", ldir);
 	if (mkdir(cwd_path, 0750) || chdir(cwd_path) || rmdir(cwd_path))
 		tree_die("making and removing %s", cwd_path);
@@ -244,8 +248,8 @@ static void check_dirs(void)
 	struct stat st;
 	ssize_t n;
 
-	check_name(OPATH_FD, ldir);
-	check_name(DIR_FD, ldir);
+	check_name(OPATH_FD, dir_path);
+	check_name(DIR_FD, dir_path);
 	if (!(fcntl(OPATH_FD, F_GETFL) & O_PATH))
 		tree_fail("fd %d is not O_PATH", OPATH_FD);
 	if (fstat(DIR_FD, &st) || !S_ISDIR(st.st_mode))
