@@ -3,7 +3,8 @@
 """Memfds, unlinked files and a removed working directory (the ghost
 workload): what crib-dump records of them, checked against procfs and
 against the files themselves; --ghost-limit; a restore whose unlinked
-file has lost its directory; a restore made to fail at each step, which
+file has lost its directory; a file unlinked while another link remains,
+refused; a restore made to fail at each step, which
 leaves no process and no file behind.  (restore-tree.py restores the
 workload and has it check itself.)  TAP."""
 import fcntl
@@ -169,6 +170,23 @@ def test_limit():
         g.stop()
 
 
+def test_other_link():
+    """A file unlinked under the name it was opened by while another link
+    remains is refused, naming the process, descriptor and path; the
+    process runs on."""
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    try:
+        os.link(w.path("file"), w.path("other"))
+        os.unlink(w.path("file"))
+        rc, err = dump(w.pid, w.path("snap.crib"))
+        t.check(rc == 1 and str(w.pid) in err and "fd/3" in err and
+                "file (deleted)" in err and "another link" in err,
+                "other link: refused, saying which descriptor and why", err)
+        t.check(state(w.pid) in "SR", "other link: the process runs on")
+    finally:
+        w.stop()
+
+
 def self_check(g):
     for name in ("check.root", "check.child"):
         try:
@@ -241,7 +259,7 @@ def guarded(test):
 
 def main():
     adopt_orphans()
-    for test in (test_dump, test_limit, test_restore_failures):
+    for test in (test_dump, test_limit, test_other_link, test_restore_failures):
         guarded(test)
     return t.done()
 

@@ -19,12 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
 
 #define DELETED_SUFFIX	" (deleted)"
 #define MEMFD_PREFIX	"/memfd:"
+#define HUGETLBFS_MAGIC	0x958458f6	/* include/uapi/linux/magic.h */
 
 struct ghost {
 	uint64_t id;
@@ -130,9 +132,30 @@ nomem:
 	return NULL;
 }
 
+/*
+ * What a ghost cannot be: a memfd of huge pages (it would come back as
+ * one of small pages), a file whose name was unlinked while another link
+ * remains (the snapshot would carry a copy, not the file its other name
+ * reaches).  NULL when it can.
+ */
+static const char *not_a_ghost(const char *source, const char *path, const struct stat *st)
+{
+	struct statfs sfs;
+	struct stat named;
+
+	if (is_memfd(path))
+		return statfs(source, &sfs) || sfs.f_type == HUGETLBFS_MAGIC ?
+			"a memfd of huge pages (MFD_HUGETLB)" : NULL;
+	if (st->st_nlink && ends_with(path, DELETED_SUFFIX) &&
+	    (stat(path, &named) || named.st_ino != st->st_ino || named.st_dev != st->st_dev))
+		return "a file unlinked under this name while another link to it remains";
+	return NULL;
+}
+
 int ghost_note(struct dump_tree *tree, pid_t pid, const char *what, const char *path,
 	       uint64_t *id)
 {
+	const char *why;
 	char source[96];
 	struct stat st;
 	struct ghost *g;
@@ -142,7 +165,13 @@ int ghost_note(struct dump_tree *tree, pid_t pid, const char *what, const char *
 	if (stat(source, &st))
 		return tool_fail(&tree->err, errno, "process %d: cannot stat %s (%s)", (int)pid,
 				 source, path);
-	if (!S_ISREG(st.st_mode) || (!is_memfd(path) && !ghost_path_unlinked(path, &st)))
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	why = not_a_ghost(source, path, &st);
+	if (why)
+		return tool_fail(&tree->err, 0, "process %d: cannot dump %s, %s: %s is not "
+				 "supported", (int)pid, what, path, why);
+	if (!is_memfd(path) && !ghost_path_unlinked(path, &st))
 		return 0;
 	if (!tree->ghosts) {
 		tree->ghosts = calloc(1, sizeof(*tree->ghosts));
