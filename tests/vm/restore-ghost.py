@@ -187,6 +187,49 @@ def test_other_link():
         w.stop()
 
 
+def test_missing_dir():
+    """A process with a file unlinked while open, dumped; its directory
+    gone at restore: refused, naming the descriptor, the file and the
+    directory; restored once the directory is back, the file unlinked
+    again with its contents and position."""
+    d = tempfile.mkdtemp(prefix="crib-ghost-dir-")
+    sub_dir = os.path.join(d, "sub")
+    os.makedirs(sub_dir)
+    w = Workload("idle", "@DIR@/ready", sub_dir + "/file")
+    try:
+        os.unlink(os.path.join(sub_dir, "file"))
+        rc, err = dump(w.pid, w.path("snap.crib"))
+        w.proc.wait()
+        if not t.eq(rc, 0, "missing directory: the process with an unlinked file is dumped"):
+            t.diag(err)
+            return
+        os.rename(sub_dir, sub_dir + ".away")
+        rc, err = restore(w.path("snap.crib"))
+        t.check(rc == 1 and "fd 3" in err and sub_dir + "/file" in err and
+                "directory %s is missing" % sub_dir in err,
+                "missing directory: refused, naming the descriptor, file and directory", err)
+        t.check(pid_free(w.pid), "missing directory: no process left")
+        os.rename(sub_dir + ".away", sub_dir)
+        rc, err = restore(w.path("snap.crib"))
+        if t.eq(rc, 0, "missing directory: restored once the directory is back"):
+            path = "/proc/%d/fd/3" % w.pid
+            st = os.stat(path)
+            t.eq((os.readlink(path), st.st_nlink, fdinfo(w.pid, 3)["pos"], os.listdir(sub_dir)),
+                 (sub_dir + "/file (deleted)", 0, "5", []),
+                 "missing directory: the file is unlinked again, at its position")
+        else:
+            t.diag(err)
+    finally:
+        try:
+            os.kill(w.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        wait_for(lambda: pid_free(w.pid) or state(w.pid) == "Z", 30, 0.05)
+        reap()
+        w.stop()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def self_check(g):
     for name in ("check.root", "check.child"):
         try:
@@ -259,7 +302,8 @@ def guarded(test):
 
 def main():
     adopt_orphans()
-    for test in (test_dump, test_limit, test_other_link, test_restore_failures):
+    for test in (test_dump, test_limit, test_other_link, test_missing_dir,
+                 test_restore_failures):
         guarded(test)
     return t.done()
 
