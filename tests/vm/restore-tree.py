@@ -367,6 +367,12 @@ class Ghost(Case):
     roles = ("root",)
     local = True        # a migration's DIR is on 9p: the unlinked file goes to LDIR
 
+    def prepare(self, notes):
+        """The directory its O_PATH and directory descriptors name, too."""
+        Case.prepare(self, notes)
+        if notes.get("local"):
+            os.makedirs(os.path.join(notes["local"], "dir"), exist_ok=True)
+
     def check(self, tree, notes):
         pids = tree.pids()
         inodes = {}
