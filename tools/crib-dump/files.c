@@ -5,7 +5,7 @@
  * position, inode, FD_CLOEXEC, the open file description it refers to and,
  * for a pipe, how many descriptions read and write it; this file names the
  * files, classifies them, refuses what cannot be represented yet, and
- * reads queued pipe data.
+ * reads queued pipe data.  Memfds and unlinked files are ghost.c's.
  *
  * Across the tree, descriptions and pipes are numbered in the order the
  * snapshot meets them (files_share()): descriptors sharing a description
@@ -143,14 +143,14 @@ static struct shared_pipe *find_pipe(struct shared_files *sf, const struct dump_
 /*
  * One descriptor, in snapshot order: its description numbered if it is
  * the first of it; its pipe numbered, and its description counted among
- * the pipe's readers or writers, likewise.
+ * the pipe's readers or writers, likewise; a memfd or unlinked file
+ * noted as a ghost (ghost.c).
  */
 static int share_one(struct dump_tree *tree, pid_t job_pid, struct shared_files *sf,
 		     struct file_entry *e, uint64_t *next)
 {
 	uint64_t *number = &sf->desc_number[e->k.desc];
 	bool first = !*number;
-
 	char what[32];
 
 	if (first)

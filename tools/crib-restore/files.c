@@ -9,7 +9,8 @@
  * its offset and status flags, in one process or several.
  *
  * A regular file, directory or device is opened again by its path, with
- * its flags, at its offset.  A pipe is made with pipe(): its first read
+ * its flags, at its offset; a memfd or unlinked file likewise, through
+ * the ghost crib-restore holds (ghost.c).  A pipe is made with pipe(): its first read
  * and first write description are the pipe's own, any other is opened
  * through /proc/self/fd/N as the dead process may have done; a FIFO is
  * opened again by its path, every description on its own.  Each then has
