@@ -209,6 +209,22 @@ static void check_memfds(bool root)
 		tree_fail("crib-sealed: a write was not refused");
 }
 
+/* The inode /proc/self/maps shows for the mapping at @addr, or 0. */
+static unsigned long mapped_inode(const void *addr)
+{
+	unsigned long start, inode = 0, found = 0;
+	char line[1200];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%*x %*s %*x %*s %lu", &start, &inode) == 2 &&
+		    start == (unsigned long)addr)
+			found = inode;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void check_unlinked(void)
 {
 	char want[1100], buf[PATTERN_LEN], tail[5] = "";
@@ -221,6 +237,9 @@ static void check_unlinked(void)
 	if (fstat(UNLINKED_FD, &st) || fstat(UNLINKED_FD + 1, &st2) || st.st_ino != st2.st_ino ||
 	    st.st_dev != st2.st_dev)
 		tree_fail("ghost.data: its two descriptors open two files");
+	if (mapped_inode(unlinked_map) != st.st_ino)
+		tree_fail("ghost.data: mapped as inode %lu, open as inode %lu",
+			  mapped_inode(unlinked_map), (unsigned long)st.st_ino);
 	if (st.st_nlink || st.st_size != UNLINKED_SIZE || (st.st_mode & 07777) != 0640)
 		tree_fail("ghost.data: %lu links, %lld bytes, mode %o", (unsigned long)st.st_nlink,
 			  (long long)st.st_size, st.st_mode & 07777);
