@@ -24,6 +24,7 @@ static const struct crib_field file_fields[] = {
 	CRIB_F(14, CRIB_FT_UINT, X, struct crib_file, sigmask, 0, NULL),
 	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_file, desc, 0, NULL),
 	CRIB_F(16, CRIB_FT_BOOL, 0, struct crib_file, eventfd_semaphore, 0, NULL),
+	CRIB_F(20, CRIB_FT_UINT, 0, struct crib_file, ghost_id, 0, NULL),
 };
 const struct crib_struct_desc crib_file_desc = CRIB_DESC("file", struct crib_file, file_fields);
 
@@ -70,6 +71,38 @@ static const struct crib_field epoll_item_fields[] = {
 };
 const struct crib_struct_desc crib_epoll_item_desc =
 	CRIB_DESC("epoll_item", struct crib_epoll_item, epoll_item_fields);
+static const struct crib_field ghost_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_ghost, ghost_id, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, 0, struct crib_ghost, kind, 0, NULL),
+	CRIB_F(3, CRIB_FT_PATH, 0, struct crib_ghost, path, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, 0, struct crib_ghost, size, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, X, struct crib_ghost, mode, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_ghost, uid, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_ghost, gid, 0, NULL),
+	CRIB_F(8, CRIB_FT_UINT, X, struct crib_ghost, seals, 0, NULL),
+	CRIB_F(9, CRIB_FT_UINT, X, struct crib_ghost, dev, 0, NULL),
+	CRIB_F(10, CRIB_FT_UINT, V, struct crib_ghost, inode, 0, NULL),
+};
+const struct crib_struct_desc crib_ghost_desc =
+	CRIB_DESC("ghost", struct crib_ghost, ghost_fields);
+
+static const struct crib_field ghost_data_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_ghost_data, ghost_id, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_ghost_data, offset, 0, NULL),
+	CRIB_F(3, CRIB_FT_BLOB, R | CRIB_FIELD_BULK, struct crib_ghost_data, data,
+	       CRIB_CHUNK_MAX, NULL),
+};
+const struct crib_struct_desc crib_ghost_data_desc =
+	CRIB_DESC("ghost_data", struct crib_ghost_data, ghost_data_fields);
+
+const char *crib_ghost_kind_name(uint64_t kind)
+{
+	switch (kind) {
+	case CRIB_GHOST_UNLINKED: return "unlinked";
+	case CRIB_GHOST_MEMFD: return "memfd";
+	default: return "unknown";
+	}
+}
 
 const char *crib_file_type_name(uint64_t type)
 {
@@ -133,4 +166,28 @@ int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t)
 int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e)
 {
 	return crib_writer_record(w, CRIB_REC_EPOLL_ITEM, e);
+}
+
+int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g)
+{
+	return crib_writer_record(w, CRIB_REC_GHOST, g);
+}
+
+int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t offset,
+			  const void *data, size_t len)
+{
+	struct crib_ghost_data d = { .ghost_id = ghost_id, .offset = offset };
+
+	while (len) {
+		size_t n = len < CRIB_CHUNK_MAX ? len : CRIB_CHUNK_MAX;
+
+		d.data.data = data;
+		d.data.len = n;
+		if (crib_writer_record(w, CRIB_REC_GHOST_DATA, &d))
+			return -1;
+		d.offset += n;
+		data = (const uint8_t *)data + n;
+		len -= n;
+	}
+	return 0;
 }

@@ -52,6 +52,7 @@ static const struct crib_field process_fields[] = {
 	CRIB_F(34, CRIB_FT_UINT, X, struct crib_process, exit_status, 0, NULL),
 	CRIB_F(35, CRIB_FT_UINT, 0, struct crib_process, stop_signal, 0, NULL),
 	CRIB_F(36, CRIB_FT_BOOL, 0, struct crib_process, child_subreaper, 0, NULL),
+	CRIB_F(37, CRIB_FT_BOOL, 0, struct crib_process, cwd_unlinked, 0, NULL),
 };
 const struct crib_struct_desc crib_process_desc =
 	CRIB_DESC("process", struct crib_process, process_fields);

@@ -248,6 +248,17 @@ bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 		if (!rec->u.shmem.shmem_id || !rec->u.shmem.size || rec->u.shmem.size % page_size)
 			why = "shmem: no id, or a size that is not a whole number of pages";
 		break;
+	case CRIB_REC_GHOST:
+		if (!rec->u.ghost.ghost_id)
+			why = "ghost: no id";
+		break;
+	case CRIB_REC_GHOST_DATA: {
+		const struct crib_ghost_data *d = &rec->u.ghost_data;
+
+		if (!d->data.len || d->offset > UINT64_MAX - d->data.len)
+			why = "ghost_data: empty, or past the largest offset";
+		break;
+	}
 	case CRIB_REC_PAGES: {
 		const struct crib_pages *p = &rec->u.pages;
 

@@ -57,7 +57,8 @@ static int write_process(struct crib_writer *w, uint64_t pid, uint64_t ppid, con
 		.sched_policy = 0, .sched_priority = 0, .nice = -5,
 		.umask = 022,
 		.rlimits = rlimits, .n_rlimits = 2,
-		.cwd = "/home/user", .root = "/", .exe = "/usr/bin/sample",
+		.cwd = pid == 101 ? "/tmp/gone" : "/home/user", .cwd_unlinked = pid == 101,
+		.root = "/", .exe = "/usr/bin/sample",
 		.no_new_privs = true, .dumpable = 1, .start_time = 123456789,
 		.child_subreaper = pid == 100,
 		.stop_signal = pid == 101 ? 19 : 0,	/* SIGSTOP */
@@ -181,14 +182,21 @@ static int write_memory(struct crib_writer *w, uint64_t pid, bool big)
 /* The child's address space: only shmem 1, at the same address, inherited. */
 static int write_child_memory(struct crib_writer *w, uint64_t pid)
 {
-	struct crib_mm mm = { .pid = pid, .exe = "/usr/bin/sample", .nr_vmas = 1 };
+	struct crib_mm mm = { .pid = pid, .exe = "/usr/bin/sample", .nr_vmas = 2 };
 	struct crib_vma shared = {
 		.pid = pid, .start = SHARED_START, .end = SHARED_START + SHARED_PAGES * 4096,
 		.prot = 3, .flags = CRIB_MAP_SHARED, .path = "/dev/zero (deleted)",
 		.inode = 2020, .kind = CRIB_VMA_SHARED_ANON, .vm_flags = 0x1000fb, .shmem_id = 1,
 	};
+	/* ghost 2, the unlinked log, mapped read-only */
+	struct crib_vma unlinked = {
+		.pid = pid, .start = SHARED_START + 0x100000, .end = SHARED_START + 0x101000,
+		.prot = 1, .flags = CRIB_MAP_SHARED, .path = "/tmp/scratch.log (deleted)",
+		.dev = 0x801, .inode = 779, .kind = CRIB_VMA_FILE, .vm_flags = 0xf1, .ghost_id = 2,
+	};
 
-	return crib_write_mm(w, &mm) || crib_write_vma(w, &shared) ? -1 : 0;
+	return crib_write_mm(w, &mm) || crib_write_vma(w, &shared) ||
+	       crib_write_vma(w, &unlinked) ? -1 : 0;
 }
 
 static int write_files(struct crib_writer *w, uint64_t pid)
@@ -219,6 +227,9 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		  .path = "anon_inode:[signalfd]", .sigmask = 0x4002, .desc = 8 },
 		{ .pid = pid, .fd = 12, .cloexec = true, .type = CRIB_FILE_EVENTPOLL, .flags = 02,
 		  .path = "anon_inode:[eventpoll]", .desc = 9 },
+		{ .pid = pid, .fd = 13, .type = CRIB_FILE_MEMFD, .flags = 0100002, .pos = 5,
+		  .path = "/memfd:sample (deleted)", .dev = 0x1, .inode = 1030, .size = 8192,
+		  .mode = 0100777, .desc = 10, .ghost_id = 1 },
 	};
 	struct crib_timerfd timer = {
 		.pid = pid, .fd = 10, .clockid = 1, .ticks = 2, .value_ns = 250000000,
@@ -259,7 +270,10 @@ static int write_child_files(struct crib_writer *w, uint64_t pid)
 		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
 		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
 		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 01, .inode = 4242,
-		  .mode = 010600, .desc = 10 },
+		  .mode = 010600, .desc = 11 },
+		{ .pid = pid, .fd = 5, .type = CRIB_FILE_REGULAR, .flags = 0102001, .pos = 11,
+		  .path = "/tmp/scratch.log (deleted)", .dev = 0x801, .inode = 779, .size = 11,
+		  .mode = 0100600, .desc = 12, .ghost_id = 2 },
 	};
 	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_WRITE,
 				  .pipe_size = 65536, .queued = 20 };
@@ -335,8 +349,23 @@ static int write_signals(struct crib_writer *w, uint64_t pid)
 int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
 {
 	struct crib_shmem shmem = { .shmem_id = 1, .size = SHARED_PAGES * SAMPLE_PAGE_SIZE };
+	struct crib_ghost memfd = {
+		.ghost_id = 1, .kind = CRIB_GHOST_MEMFD, .path = "sample", .size = 8192,
+		.mode = 0100777, .uid = 1000, .gid = 1000, .seals = 0x6 /* shrink, grow */,
+		.dev = 0x1, .inode = 1030,
+	};
+	struct crib_ghost unlinked = {
+		.ghost_id = 2, .kind = CRIB_GHOST_UNLINKED, .path = "/tmp/scratch.log", .size = 11,
+		.mode = 0100600, .uid = 1000, .gid = 1000, .dev = 0x801, .inode = 779,
+	};
 
 	if (crib_write_shmem(w, &shmem))
+		return -1;
+	/* The memfd's second page only: its first is a hole. */
+	if (crib_write_ghost(w, &memfd) ||
+	    crib_write_ghost_data(w, 1, 4096, "memfd bytes", 11) ||
+	    crib_write_ghost(w, &unlinked) ||
+	    crib_write_ghost_data(w, 2, 0, "log entries", 11))
 		return -1;
 	if (write_process(w, 100, 1, "sample", uid) || write_thread(w, 100, 100) ||
 	    write_thread(w, 100, 102) || write_memory(w, 100, big) || write_files(w, 100) ||
@@ -367,14 +396,16 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_PROCESS: return 3;
 	case CRIB_REC_THREAD: return 3;
 	case CRIB_REC_MM: return 2;
-	case CRIB_REC_VMA: return 6;
+	case CRIB_REC_VMA: return 7;
 	case CRIB_REC_PAGES: return big ? 4 : 3;
 	case CRIB_REC_SHMEM: return 1;
-	case CRIB_REC_FILE: return 12;
+	case CRIB_REC_FILE: return 14;
 	case CRIB_REC_PIPE: return 3;
 	case CRIB_REC_PIPE_DATA: return 1;
 	case CRIB_REC_TIMERFD: return 1;
 	case CRIB_REC_EPOLL_ITEM: return 2;
+	case CRIB_REC_GHOST: return 2;
+	case CRIB_REC_GHOST_DATA: return 2;
 	case CRIB_REC_SOCKET: return 2;
 	case CRIB_REC_SOCKET_QUEUE: return 3;
 	case CRIB_REC_SIGHAND: return 1;

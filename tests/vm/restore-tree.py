@@ -356,6 +356,35 @@ class DescsSingle(Case):
     roles = ("root",)
 
 
+class Ghost(Case):
+    """Memfds (shared with the child through a mapping and a descriptor,
+    mapped with no descriptor left, sealed), a file unlinked while open
+    twice and mapped, a removed working directory, O_PATH and directory
+    descriptors, the coredump filter and PR_SET_THP_DISABLE."""
+    argv = ("ghost", "@DIR@")
+    roles = ("root",)
+    local = True        # a migration's DIR is on 9p: the unlinked file goes to LDIR
+
+    def prepare(self, notes):
+        """The directory its O_PATH and directory descriptors name, too."""
+        Case.prepare(self, notes)
+        if notes.get("local"):
+            os.makedirs(os.path.join(notes["local"], "dir"), exist_ok=True)
+
+    def check(self, tree, notes):
+        pids = tree.pids()
+        inodes = {}
+        for role in ("root", "child"):
+            with open("/proc/%d/maps" % pids[role]) as f:
+                inodes[role] = [line.split()[4] for line in f
+                                if line.rstrip().endswith("/memfd:crib-shared (deleted)")]
+        t.check(len(inodes["root"]) == 1 and inodes["root"] == inodes["child"],
+                "ghost: the root and the child map one crib-shared memfd", inodes)
+        Case.check(self, tree, notes)
+        t.eq(answer(tree, "check.child"), "ok", "ghost: the child sees the root's writes "
+             "to the memfd, and the unlinked file, as they were")
+
+
 def snapshot_of(tree):
     return os.path.join(tree.dir, "snap.crib")
 
@@ -415,7 +444,7 @@ def run_case(case):
 
 
 MIGRATED = (Family("family"), Session("session"), Children("children"), Stream("stream"),
-            ForkServer("forkserver"), Shmem("shmem"), Descs("descs"))
+            ForkServer("forkserver"), Shmem("shmem"), Descs("descs"), Ghost("ghost"))
 CASES = MIGRATED + (DescsSingle("descs (one process)"),)
 
 

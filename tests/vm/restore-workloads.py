@@ -388,17 +388,18 @@ def test_verify_difference():
 
 
 # Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
-# passes them: the new process before the restorer, the restorer, the tracer.
-FAULT_STEPS = ("fork", "session", "files", "attributes", "start", "rseq", "unmap", "vdso", "map",
-               "fill", "protect", "mm", "sigaction", "itimer", "thread", "posix-timer",
-               "sigqueue", "rlimit", "thread-state", "creds", "done", "registers", "resume",
-               "unlock", "detach")
+# passes them: crib-restore before any process (the unlinked files made
+# again), the new process before the restorer, the restorer, the tracer.
+FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "attributes", "start", "rseq", "unmap",
+               "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer", "thread",
+               "posix-timer", "sigqueue", "rlimit", "thread-state", "creds", "done", "registers",
+               "seals", "resume", "unlock", "detach")
 
 
 def test_faults():
-    """A restore made to fail at each step after the process exists (fault
-    injection) says where, leaves no process and frees the PID and every TID;
-    the snapshot restores afterwards."""
+    """A restore made to fail at each step (fault injection) says where,
+    leaves no process and frees the PID and every TID; the snapshot
+    restores afterwards."""
     w = Workload("threads", "3", "@DIR@/ready")
     pid = w.pid
     exe = os.readlink("/proc/%d/exe" % pid)

@@ -6,6 +6,8 @@
  *   snapshot-extract memsum SNAPSHOT ADDR LEN   memsum.h checksum of the
  *       dumped memory [ADDR, ADDR + LEN), pages not dumped counting as zero
  *   snapshot-extract pipe SNAPSHOT PIPE_ID      the queued bytes, raw
+ *   snapshot-extract ghost SNAPSHOT GHOST_ID    the ghost's contents, raw, what
+ *       no chunk covers as zeros, up to its size
  *   snapshot-extract xstate-len SNAPSHOT TID    size of the thread's xstate
  *   snapshot-extract socket-queues SNAPSHOT     every socket_queue chunk, one
  *       line each: SOCK_ID QUEUE SEQ DATA-HEX SRC-FAMILY SRC-ADDR-HEX SRC-PORT
@@ -91,6 +93,28 @@ static int pipe_data(const char *path, uint64_t pipe_id)
 	return finish(r, ret);
 }
 
+static int ghost_data(const char *path, uint64_t ghost_id)
+{
+	struct crib_reader *r = open_snapshot(path);
+	uint64_t size = 0, at = 0;
+	struct crib_record rec;
+	int ret;
+
+	while ((ret = crib_reader_next(r, &rec)) > 0) {
+		if (rec.type == CRIB_REC_GHOST && rec.u.ghost.ghost_id == ghost_id)
+			size = rec.u.ghost.size;
+		if (rec.type != CRIB_REC_GHOST_DATA || rec.u.ghost_data.ghost_id != ghost_id)
+			continue;
+		for (; at < rec.u.ghost_data.offset; at++)
+			putchar(0);
+		fwrite(rec.u.ghost_data.data.data, 1, rec.u.ghost_data.data.len, stdout);
+		at += rec.u.ghost_data.data.len;
+	}
+	for (; at < size; at++)
+		putchar(0);
+	return finish(r, ret);
+}
+
 static int xstate_len(const char *path, uint64_t tid)
 {
 	struct crib_reader *r = open_snapshot(path);
@@ -145,12 +169,15 @@ int main(int argc, char **argv)
 		return memsum(argv[2], strtoull(argv[3], NULL, 16), strtoull(argv[4], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "pipe"))
 		return pipe_data(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc == 4 && !strcmp(argv[1], "ghost"))
+		return ghost_data(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc == 4 && !strcmp(argv[1], "xstate-len"))
 		return xstate_len(argv[2], strtoull(argv[3], NULL, 10));
 	if (argc == 3 && !strcmp(argv[1], "socket-queues"))
 		return socket_queues(argv[2]);
 	fprintf(stderr, "usage: snapshot-extract memsum SNAPSHOT ADDR LEN\n"
 		"       snapshot-extract pipe SNAPSHOT PIPE_ID\n"
+		"       snapshot-extract ghost SNAPSHOT GHOST_ID\n"
 		"       snapshot-extract xstate-len SNAPSHOT TID\n"
 		"       snapshot-extract socket-queues SNAPSHOT\n");
 	return 2;

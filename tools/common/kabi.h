@@ -31,6 +31,9 @@
 
 /* include/linux/sched/coredump.h: mm_struct.flags */
 #define MMF_DUMPABLE_MASK	0x3ULL
+#define MMF_DUMP_FILTER_SHIFT	2		/* the coredump filter, 9 bits */
+#define MMF_DUMP_FILTER_MASK	(0x1ffULL << MMF_DUMP_FILTER_SHIFT)
+#define MMF_DISABLE_THP_MASK	(1ULL << 24)	/* PR_SET_THP_DISABLE */
 /*
  * The mm flags that are the process's state: those a new mm takes over on
  * fork (MMF_INIT_MASK: dumpable, coredump filter, THP disabled, MDWE, KSM

@@ -45,6 +45,7 @@ struct dump_tree;
 struct shared_files;
 struct shared_memory;
 struct shared_sockets;
+struct ghost_table;
 
 /* One stopped thread of the frozen process. */
 struct frozen_thread {
@@ -124,13 +125,15 @@ struct dump_job {
  * Each is frozen, or a zombie.  What several of them share is numbered
  * once for the snapshot by the file of its kind: open file descriptions
  * and pipes (files.c), shared memory objects (mm.c), socket queues
- * (sockets.c).
+ * (sockets.c), memfds and unlinked files (ghost.c).
  */
 struct dump_tree {
 	ARRAY(struct dump_job *) procs;
 	struct shared_files *files;
 	struct shared_memory *memory;
 	struct shared_sockets *sockets;
+	struct ghost_table *ghosts;
+	uint64_t ghost_limit;		/* the largest unlinked file carried, bytes */
 	struct tool_error err;		/* the dump's first failure */
 };
 
@@ -202,6 +205,24 @@ void mm_free_shared(struct dump_tree *tree);
 
 /* The memory of every VMA that needs it; after mm_write(). */
 int pages_write(struct dump_job *job);
+
+/*
+ * Ghosts (ghost.c): memfds and files unlinked while open or mapped, whose
+ * contents the snapshot carries.  ghost_note() looks at the file that
+ * /proc/@pid/@what (fd/N, map_files/A-B) opens, procfs naming it @path:
+ * *@id is its ghost's number, made on first sight, or 0 when its path
+ * reaches it.  ghosts_write() writes every ghost with its contents,
+ * before the first process.
+ */
+int ghost_note(struct dump_tree *tree, pid_t pid, const char *what, const char *path,
+	       uint64_t *id);
+int ghosts_write(struct dump_tree *tree, struct crib_writer *w);
+void ghosts_free(struct dump_tree *tree);
+/* procfs's @path names a file with no link left: "PATH (deleted)". */
+struct stat;
+bool ghost_path_unlinked(const char *path, const struct stat *st);
+/* Drop procfs's " (deleted)" from @path; -1 when it has none. */
+int ghost_strip_deleted(char *path);
 
 /* Every descriptor as dump_files sends it, resuming when the ring buffer filled up. */
 int files_collect(struct dump_job *job, struct record_list *recs);

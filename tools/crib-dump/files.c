@@ -5,7 +5,7 @@
  * position, inode, FD_CLOEXEC, the open file description it refers to and,
  * for a pipe, how many descriptions read and write it; this file names the
  * files, classifies them, refuses what cannot be represented yet, and
- * reads queued pipe data.
+ * reads queued pipe data.  Memfds and unlinked files are ghost.c's.
  *
  * Across the tree, descriptions and pipes are numbered in the order the
  * snapshot meets them (files_share()): descriptors sharing a description
@@ -38,6 +38,7 @@ struct file_entry {
 	uint64_t type;		/* enum crib_file_type */
 	char *path;
 	uint64_t desc;		/* its description's number in the snapshot */
+	uint64_t ghost_id;	/* memfds and unlinked files: ghost.c */
 	struct shared_pipe *pipe;	/* pipes and FIFOs */
 };
 
@@ -142,17 +143,23 @@ static struct shared_pipe *find_pipe(struct shared_files *sf, const struct dump_
 /*
  * One descriptor, in snapshot order: its description numbered if it is
  * the first of it; its pipe numbered, and its description counted among
- * the pipe's readers or writers, likewise.
+ * the pipe's readers or writers, likewise; a memfd or unlinked file
+ * noted as a ghost (ghost.c).
  */
-static int share_one(struct dump_tree *tree, struct shared_files *sf, struct file_entry *e,
-		     uint64_t *next)
+static int share_one(struct dump_tree *tree, pid_t job_pid, struct shared_files *sf,
+		     struct file_entry *e, uint64_t *next)
 {
 	uint64_t *number = &sf->desc_number[e->k.desc];
 	bool first = !*number;
+	char what[32];
 
 	if (first)
 		*number = ++*next;
 	e->desc = *number;
+	if (e->type == CRIB_FILE_REGULAR || e->type == CRIB_FILE_MEMFD) {
+		snprintf(what, sizeof(what), "fd/%d", e->k.fd);
+		return ghost_note(tree, job_pid, what, e->path, &e->ghost_id);
+	}
 	if (!is_pipe(e))
 		return 0;
 	e->pipe = find_pipe(sf, &e->k);
@@ -185,7 +192,7 @@ int files_share(struct dump_tree *tree)
 	for (i = 0; i < tree->procs.n; i++) {
 		job = tree->procs.items[i];
 		for (j = 0; job->files && j < job->files->n; j++)
-			if (share_one(tree, sf, &job->files->items[j], &next))
+			if (share_one(tree, job->pid, sf, &job->files->items[j], &next))
 				return -1;
 	}
 	return 0;
@@ -263,7 +270,7 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ||
 			events_is_event_file(e->type) ? "" : e->path,
 		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
-		.size = k->size, .mode = k->i_mode, .desc = e->desc,
+		.size = k->size, .mode = k->i_mode, .desc = e->desc, .ghost_id = e->ghost_id,
 	};
 
 	events_fill_file(k, &f);

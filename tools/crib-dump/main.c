@@ -3,7 +3,7 @@
  * crib-dump: checkpoint a live process and its descendants into a CRIB
  * snapshot.
  *
- *   crib-dump -p PID [-o FILE] [--leave-running] [-v]
+ *   crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE] [-v]
  *
  * The processes are frozen for the whole dump and, once the snapshot is
  * complete, killed (or, with --leave-running, let go), all together.  If
@@ -28,12 +28,16 @@ struct options {
 	bool verbose;
 	bool quiet;
 	int level;		/* zstd compression level */
+	uint64_t ghost_limit;	/* bytes */
 };
+
+#define GHOST_LIMIT_DEFAULT	(1ull << 20)
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-dump -p PID [-o FILE] [--leave-running] [-l N] [-q] [-v]\n"
+		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE] [-l N]\n"
+		"                 [-q] [-v]\n"
 		"Checkpoint a running process and all its descendants into a CRIB\n"
 		"snapshot.  They are stopped for the whole dump and killed once the\n"
 		"snapshot is complete.\n"
@@ -43,6 +47,11 @@ static void usage(FILE *f)
 		"  -o, --output FILE   write the snapshot to FILE (default: standard output,\n"
 		"                      which must not be a terminal)\n"
 		"      --leave-running let the processes run on after the dump\n"
+		"      --ghost-limit SIZE\n"
+		"                      carry a file unlinked while open or mapped up to SIZE\n"
+		"                      bytes (a suffix K, M or G multiplies by 1024s; default\n"
+		"                      1M); a larger one stops the dump.  memfds are carried\n"
+		"                      whatever their size\n"
 		"  -l, --level N       zstd level, -131072 to 19 (default 3): lower is faster,\n"
 		"                      higher is smaller\n"
 		"  -q, --quiet         no progress meter\n"
@@ -62,13 +71,39 @@ static void usage(FILE *f)
 		"stopped ones stopped), 2 bad usage.\n");
 }
 
+/* A byte count, with an optional K, M or G (powers of 1024); 0 or -1. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long n;
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || n > UINT64_MAX >> shift)
+		return -1;
+	*out = (uint64_t)n << shift;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_LEAVE_RUNNING = 0x100 };
+	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
+		{ "ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT },
 		{ "level", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -95,6 +130,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LEAVE_RUNNING:
 			o->leave_running = true;
+			break;
+		case OPT_GHOST_LIMIT:
+			if (parse_size(optarg, &o->ghost_limit)) {
+				fprintf(stderr, "crib-dump: bad size '%s' for --ghost-limit\n", optarg);
+				return 2;
+			}
 			break;
 		case 'l':
 			errno = 0;
@@ -181,7 +222,7 @@ static int dump_frozen(struct dump_tree *tree, int out_fd, int level)
 		return tree_fail_in(tree, root);
 	for (i = 0; i < tree->procs.n; i++)
 		tree->procs.items[i]->writer = root->writer;
-	if (mm_write_shared(tree, root->writer))
+	if (mm_write_shared(tree, root->writer) || ghosts_write(tree, root->writer))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)
 		if (write_one(tree->procs.items[i]))
@@ -204,7 +245,7 @@ static int unlock_all(struct dump_job *job)
 
 int main(int argc, char **argv)
 {
-	struct options o = { .level = CRIB_LEVEL_DEFAULT };
+	struct options o = { .level = CRIB_LEVEL_DEFAULT, .ghost_limit = GHOST_LIMIT_DEFAULT };
 	struct dump_tree tree = { 0 };
 	struct dump_job model = { 0 };
 	struct progress progress;
@@ -219,6 +260,7 @@ int main(int argc, char **argv)
 	model.verbose = o.verbose;
 	model.lock_network = !o.leave_running;
 	model.progress = &progress;
+	tree.ghost_limit = o.ghost_limit;
 	progress_init(&progress, "crib-dump", o.quiet);
 
 	/* Load the programs first: it is slow, and the processes run meanwhile. */

@@ -372,6 +372,28 @@ static int claim(struct vma_entry *e, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* The memfds and unlinked files the tree maps. */
+static int mm_note_ghosts(struct dump_tree *tree)
+{
+	struct vma_entry *e;
+	struct dump_job *job;
+	char what[64];
+
+	for (size_t i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		for (size_t j = 0; job->vmas && j < job->vmas->n; j++) {
+			e = &job->vmas->items[j];
+			if (e->info.kind != CRIB_VMA_FILE)
+				continue;
+			snprintf(what, sizeof(what), "map_files/%llx-%llx",
+				 (unsigned long long)e->info.start, (unsigned long long)e->info.end);
+			if (ghost_note(tree, job->pid, what, e->path, &e->rec.ghost_id))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int mm_share(struct dump_tree *tree)
 {
 	struct shared_memory *sm = calloc(1, sizeof(*sm));
@@ -400,6 +422,8 @@ int mm_share(struct dump_tree *tree)
 			e->object->vmas++;
 		}
 	}
+	if (mm_note_ghosts(tree))
+		return -1;
 	for (i = 0; i < sm->objects.n; i++)
 		if (sm->objects.items[i]->vmas > 1)
 			sm->objects.items[i]->id = ++next;

@@ -161,6 +161,24 @@ static int write_zombie(struct dump_job *job)
 	return 0;
 }
 
+/*
+ * A working directory removed while the process was in it: procfs shows
+ * "PATH (deleted)"; the snapshot has PATH and says it was removed.
+ */
+static int cwd_unlinked(struct dump_job *job, char *cwd, bool *unlinked)
+{
+	char proc_path[64];
+	struct stat st;
+
+	snprintf(proc_path, sizeof(proc_path), "/proc/%d/cwd", (int)job->pid);
+	if (stat(proc_path, &st))
+		return tool_fail(&job->err, errno, "cannot stat %s", proc_path);
+	*unlinked = ghost_path_unlinked(cwd, &st);
+	if (*unlinked)
+		ghost_strip_deleted(cwd);
+	return 0;
+}
+
 int task_write(struct dump_job *job)
 {
 	const struct dump_task_rec *t = &job->task;
@@ -169,12 +187,14 @@ int task_write(struct dump_job *job)
 	char cwd[PATH_MAX], root[PATH_MAX], exe[PATH_MAX] = "";
 	char comm[DUMP_COMM_LEN + 1];
 	struct crib_process p;
+	bool unlinked = false;
 	unsigned int i;
 
 	if (job->zombie)
 		return write_zombie(job);
 	if (resolve_checked_path(job, "cwd", &t->cwd, cwd, sizeof(cwd)) ||
-	    resolve_checked_path(job, "root", &t->root, root, sizeof(root)))
+	    resolve_checked_path(job, "root", &t->root, root, sizeof(root)) ||
+	    cwd_unlinked(job, cwd, &unlinked))
 		return -1;
 	if (t->exe.present && resolve_checked_path(job, "exe", &t->exe, exe, sizeof(exe)))
 		return -1;
@@ -208,6 +228,7 @@ int task_write(struct dump_job *job)
 		/* a stop its parent was told of leaves no code: it was SIGSTOP or kin */
 		.stop_signal = t->stopped ? (t->stop_code ? t->stop_code : SIGSTOP) : 0,
 		.child_subreaper = t->child_subreaper,
+		.cwd_unlinked = unlinked,
 	};
 	if (crib_write_process(job->writer, &p))
 		return tool_fail(&job->err, 0, "writing the process record: %s",

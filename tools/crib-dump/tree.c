@@ -247,4 +247,5 @@ void tree_free(struct dump_tree *tree)
 	sockets_free_shared(tree);
 	files_free_shared(tree);
 	mm_free_shared(tree);
+	ghosts_free(tree);
 }

@@ -40,6 +40,8 @@ struct summary {
 	size_t n_procs;
 	bool procs_dropped;
 	uint64_t unknown;
+	uint64_t ghost_bytes;	/* of the ghost whose data is being read */
+	size_t ghost_chunks;
 };
 
 static const char *size_str(uint64_t bytes, char *buf, size_t len)
@@ -119,7 +121,9 @@ static void flush_vmas(struct summary *s)
 		       crib_vma_kind_name(v->vma.kind));
 		if (v->vma.shmem_id)	/* shared anonymous memory has no path */
 			printf("shmem %" PRIu64, v->vma.shmem_id);
-		else
+		else if (v->vma.ghost_id)
+			printf("ghost %" PRIu64 " ", v->vma.ghost_id);
+		if (!v->vma.shmem_id)
 			print_path(v->path);
 		putchar('\n');
 		mapped += size;
@@ -275,6 +279,8 @@ static void print_process(const struct crib_process *p)
 	       p->no_new_privs, p->dumpable, p->n_rlimits);
 	printf("  cwd ");
 	print_path(p->cwd);
+	if (p->cwd_unlinked)
+		printf(" (removed)");
 	printf("  root ");
 	print_path(p->root);
 	printf("  exe ");
@@ -320,6 +326,8 @@ static void print_file(const struct crib_file *f)
 		       f->eventfd_semaphore ? " (semaphore)" : "");
 	else if (f->type == CRIB_FILE_SIGNALFD)
 		printf("  mask 0x%" PRIx64, f->sigmask);
+	if (f->ghost_id)
+		printf("  ghost %" PRIu64, f->ghost_id);
 	printf("%s\n", f->cloexec ? "  (cloexec)" : "");
 }
 
@@ -347,6 +355,45 @@ static void print_epoll_item(const struct crib_epoll_item *e)
 	printf("  epoll fd %" PRIu64 ": watches fd %" PRIu64 " (pid %" PRIu64 " fd %" PRIu64
 	       "), events 0x%" PRIx64 ", data 0x%" PRIx64 "\n", e->fd, e->tfd, e->target_pid,
 	       e->target_fd, e->events, e->data);
+}
+
+/* F_SEAL_* by name, as fcntl(2) lists them. */
+static void print_seals(uint64_t seals)
+{
+	static const char *const names[] = { "seal", "shrink", "grow", "write", "future-write",
+					     "exec" };
+	bool first = true;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (seals & (1ull << i)) {
+			printf("%s%s", first ? ", seals " : ",", names[i]);
+			first = false;
+		}
+	if (seals >> 6)
+		printf("%s0x%" PRIx64, first ? ", seals " : ",", seals & ~(uint64_t)0x3f);
+}
+
+static void print_ghost(const struct crib_ghost *g)
+{
+	printf("ghost %" PRIu64 ": %s ", g->ghost_id, crib_ghost_kind_name(g->kind));
+	print_path(g->path);
+	printf(", %" PRIu64 " bytes, mode %06" PRIo64 ", owner %" PRIu64 ":%" PRIu64, g->size,
+	       g->mode, g->uid, g->gid);
+	print_seals(g->seals);
+	putchar('\n');
+}
+
+/* The contents of the ghost just printed, once all its chunks are read. */
+static void flush_ghost_data(struct summary *s)
+{
+	char a[16];
+
+	if (!s->ghost_chunks)
+		return;
+	printf("  contents: %s in %zu chunk%s\n", size_str(s->ghost_bytes, a, sizeof(a)),
+	       s->ghost_chunks, s->ghost_chunks == 1 ? "" : "s");
+	s->ghost_bytes = 0;
+	s->ghost_chunks = 0;
 }
 
 static void print_pipe(const struct crib_pipe *p)
@@ -566,6 +613,8 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 {
 	if (rec->type != CRIB_REC_VMA && rec->type != CRIB_REC_PAGES)
 		flush_vmas(s);
+	if (rec->type != CRIB_REC_GHOST_DATA)
+		flush_ghost_data(s);
 	switch (rec->type) {
 	case CRIB_REC_HEADER:
 		print_header(&rec->u.header);
@@ -601,6 +650,13 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		break;
 	case CRIB_REC_EPOLL_ITEM:
 		print_epoll_item(&rec->u.epoll_item);
+		break;
+	case CRIB_REC_GHOST:
+		print_ghost(&rec->u.ghost);
+		break;
+	case CRIB_REC_GHOST_DATA:
+		s->ghost_bytes += rec->u.ghost_data.data.len;
+		s->ghost_chunks++;
 		break;
 	case CRIB_REC_SOCKET:
 		print_socket(&rec->u.socket);

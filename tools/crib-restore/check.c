@@ -7,6 +7,8 @@
  * reason, while nothing exists yet.
  */
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -107,13 +109,41 @@ static int check_pipe(const struct restore_tree *tree, const struct plan_desc *d
 	return 0;
 }
 
+/* A descriptor or mapping of a ghost: the snapshot holds it, and it can be made. */
+static int check_ghost(const struct restore_tree *tree, uint64_t id, const char *what,
+		       struct tool_error *err)
+{
+	const struct plan_ghost *pg = ghost_find(tree, id);
+
+	if (!pg)
+		return tool_fail(err, 0, "%s is ghost %llu, which the snapshot does not hold",
+				 what, (unsigned long long)id);
+	if (ghost_check_dir(pg, err)) {
+		char text[sizeof(err->msg)];
+
+		snprintf(text, sizeof(text), "%s: %.*s", what, (int)sizeof(text) - 64, err->msg);
+		memcpy(err->msg, text, sizeof(err->msg));
+		return -1;
+	}
+	return 0;
+}
+
 static int check_file(const struct restore_tree *tree, const struct restore_plan *plan,
 		      const struct plan_fd *pf, struct tool_error *err)
 {
 	const struct plan_desc *d = &tree->descs.items[pf->desc];
 	const struct crib_file *f = d->file;
+	char what[96];
 	struct stat st;
 
+	if (f->ghost_id) {
+		snprintf(what, sizeof(what), "fd %llu (%s)", (unsigned long long)f->fd,
+			 f->path ? f->path : "");
+		if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_MEMFD)
+			return tool_fail(err, 0, "%s is a %s, not a file", what,
+					 crib_file_type_name(f->type));
+		return check_ghost(tree, f->ghost_id, what, err);
+	}
 	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO)
 		return check_pipe(tree, d, f, err);
 	if (events_is_event_file(f->type))
@@ -169,6 +199,12 @@ static int check_vma(const struct restore_tree *tree, const struct plan_vma *pv,
 	case CRIB_VMA_VSYSCALL:
 		return 0;
 	case CRIB_VMA_FILE:
+		if (v->ghost_id) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "the mapping at %#llx", (unsigned long long)v->start);
+			return check_ghost(tree, v->ghost_id, what, err);
+		}
 		break;
 	default:
 		return tool_fail(err, 0, "the %s mapping at %#llx cannot be restored",
@@ -190,8 +226,17 @@ static int check_dirs(const struct restore_plan *plan, struct tool_error *err)
 {
 	struct stat st;
 
-	if (stat(plan->proc.cwd, &st) || !S_ISDIR(st.st_mode))
+	char parent[PATH_MAX];
+
+	if (plan->proc.cwd_unlinked) {
+		/* made again, and removed, in the directory it was in */
+		snprintf(parent, sizeof(parent), "%s", plan->proc.cwd);
+		if (plan->proc.cwd[0] != '/' || stat(dirname(parent), &st) || !S_ISDIR(st.st_mode))
+			return tool_fail(err, 0, "cannot make the removed working directory %s "
+					 "again: its parent %s is missing", plan->proc.cwd, parent);
+	} else if (stat(plan->proc.cwd, &st) || !S_ISDIR(st.st_mode)) {
 		return tool_fail(err, 0, "the working directory %s is gone", plan->proc.cwd);
+	}
 	if (stat(plan->proc.root, &st) || !S_ISDIR(st.st_mode))
 		return tool_fail(err, 0, "the root directory %s is gone", plan->proc.root);
 	return 0;

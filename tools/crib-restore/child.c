@@ -153,12 +153,14 @@ static void open_mapped_files(const struct child *c, struct restore_fds *fds)
 		flags = (v->flags & CRIB_MAP_SHARED) && (v->vm_flags & VM_MAYWRITE) ?
 			O_RDWR : O_RDONLY;
 		for (j = 0; j < i; j++)
-			if (fds->vma[j] >= 0 && !strcmp(plan->vmas.items[j].v.path, v->path) &&
+			if (fds->vma[j] >= 0 && plan->vmas.items[j].v.ghost_id == v->ghost_id &&
+			    !strcmp(plan->vmas.items[j].v.path, v->path) &&
 			    (fcntl(fds->opened[fds->vma[j]], F_GETFL) & O_ACCMODE) == flags)
 				fds->vma[i] = fds->vma[j];
 		if (fds->vma[i] >= 0)
 			continue;
-		fds->opened[fds->n_opened] = open(v->path, flags);
+		fds->opened[fds->n_opened] = v->ghost_id ?
+			ghost_open(c->ctx->tree, v->ghost_id, flags) : open(v->path, flags);
 		if (fds->opened[fds->n_opened] < 0)
 			child_fail(c, errno, "cannot open %s to map it at %#llx", v->path,
 				   (unsigned long long)v->start);
@@ -214,6 +216,58 @@ static void settle_descriptors(const struct child *c, struct restore_fds *fds)
 	free(high);
 }
 
+/*
+ * A working directory that was removed while the process was in it: made
+ * again (at its path, or a new name beside it when that is taken),
+ * entered, and removed.
+ */
+static void enter_removed_cwd(const struct child *c)
+{
+	const char *cwd = c->plan->proc.cwd;
+	char path[PATH_MAX];
+	int i;
+
+	snprintf(path, sizeof(path), "%s", cwd);
+	for (i = 1; mkdir(path, 0700); i++) {
+		if (errno != EEXIST || i == 1000)
+			child_fail(c, errno, "cannot make the removed working directory %s again",
+				   cwd);
+		snprintf(path, sizeof(path), "%s.crib-ghost-%d", cwd, i);
+	}
+	if (chdir(path)) {
+		rmdir(path);
+		child_fail(c, errno, "cannot enter %s", path);
+	}
+	if (rmdir(path))
+		child_fail(c, errno, "cannot remove the working directory %s again", path);
+}
+
+/*
+ * What the mm flags say that a process sets: the coredump filter and
+ * PR_SET_THP_DISABLE.  The restorer keeps this process's mm, so what is
+ * set here stays.
+ */
+static void set_mm_flags(const struct child *c)
+{
+	uint64_t flags = c->plan->mm.flags;
+	char text[32];
+	int fd, len;
+
+	if (!c->plan->have_mm)
+		return;
+	len = snprintf(text, sizeof(text), "%#llx",
+		       (unsigned long long)((flags & MMF_DUMP_FILTER_MASK) >> MMF_DUMP_FILTER_SHIFT));
+	/* a kernel without core dumps (CONFIG_ELF_CORE) has no filter to set */
+	fd = open("/proc/self/coredump_filter", O_WRONLY | O_CLOEXEC);
+	if ((fd < 0 && errno != ENOENT) || (fd >= 0 && write(fd, text, (size_t)len) != len))
+		child_fail(c, errno, "cannot set the coredump filter %s", text);
+	if (fd >= 0)
+		close(fd);
+	if (prctl(PR_SET_THP_DISABLE, !!(flags & MMF_DISABLE_THP_MASK), 0, 0, 0))
+		child_fail(c, errno, "cannot %s transparent huge pages",
+			   flags & MMF_DISABLE_THP_MASK ? "disable" : "enable");
+}
+
 static void set_attributes(const struct child *c)
 {
 	const struct crib_process *p = &c->plan->proc;
@@ -228,7 +282,9 @@ static void set_attributes(const struct child *c)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
-	if (chdir(p->cwd))
+	if (p->cwd_unlinked)
+		enter_removed_cwd(c);
+	else if (chdir(p->cwd))
 		child_fail(c, errno, "cannot enter %s", p->cwd);
 	if (strcmp(p->root, "/") && chroot(p->root))
 		child_fail(c, errno, "cannot change root to %s", p->root);
@@ -245,6 +301,7 @@ static void set_attributes(const struct child *c)
 		child_fail(c, errno, "cannot set no_new_privs");
 	if (p->child_subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		child_fail(c, errno, "cannot become a child subreaper");
+	set_mm_flags(c);
 }
 
 static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area)

@@ -139,6 +139,12 @@ struct plan_shmem {
 	void *map;		/* the object, in crib-restore: filled as the pages come */
 };
 
+/* A memfd or unlinked file, carried whole (ghost.c). */
+struct plan_ghost {
+	struct crib_ghost g;	/* path owned by the tree */
+	int fd;			/* crib-restore's: its contents, then the file itself */
+};
+
 /* What the snapshot says of one process, as the restore needs it. */
 struct restore_plan {
 	struct crib_header header;	/* the tree's: strings owned by the tree */
@@ -196,6 +202,7 @@ struct restore_tree {
 	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
 	ARRAY(struct plan_socket) sockets;	/* one per descriptor of any process */
 	ARRAY(struct plan_shmem) shmems;
+	ARRAY(struct plan_ghost) ghosts;
 	ARRAY(struct plan_desc) descs;	/* files.c */
 	ARRAY(struct plan_helper) helpers;	/* tree.c */
 	ARRAY(struct crib_timerfd) timerfds;	/* events.c */
@@ -236,6 +243,25 @@ bool shmem_take_pages(struct restore_tree *tree, const struct plan_vma *pv, uint
 /* A descriptor of @sh's object, opened in this process; -1 with errno. */
 int shmem_open(const struct plan_shmem *sh);
 void shmem_free(struct restore_tree *tree);
+
+/*
+ * Ghosts (ghost.c): memfds and unlinked files.  Their records go into
+ * memfds as the snapshot is read; ghosts_make() makes the unlinked files
+ * again (created, filled, opened, unlinked) before the first process;
+ * ghost_open() opens one as a descriptor of its own; ghosts_seal() adds
+ * the memfds' seals once every process maps them.
+ */
+int ghost_take(struct restore_tree *tree, const struct crib_ghost *g, struct tool_error *err);
+int ghost_take_data(struct restore_tree *tree, const struct crib_ghost_data *d,
+		    struct tool_error *err);
+struct plan_ghost *ghost_find(const struct restore_tree *tree, uint64_t id);
+/* An unlinked file's directory is there to make it in again. */
+int ghost_check_dir(const struct plan_ghost *pg, struct tool_error *err);
+int ghosts_make(const struct restore_tree *tree, struct tool_error *err);
+/* A descriptor of ghost @id opened with @flags; -1 with errno. */
+int ghost_open(const struct restore_tree *tree, uint64_t id, int flags);
+int ghosts_seal(const struct restore_tree *tree, struct tool_error *err);
+void ghosts_free(struct restore_tree *tree);
 
 /* Socket records into the tree: see socket_plan.c. */
 int plan_take_socket(struct restore_tree *tree, struct restore_plan *owner,
@@ -389,6 +415,7 @@ const char *area_step_name(uint32_t step);
  */
 enum fault_site {
 	FAULT_NONE = 0,
+	FAULT_GHOSTS,		/* crib-restore, once the unlinked files are made again */
 	FAULT_DESCRIPTIONS,	/* crib-restore, once every description is made, epolls filled */
 	FAULT_FORK,		/* the child, once it forked its children */
 	FAULT_SESSION,		/* the child, once its session and group are made */
@@ -396,6 +423,7 @@ enum fault_site {
 	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
 	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
 	FAULT_REGISTERS,	/* the tracer, once the registers are set */
+	FAULT_SEALS,		/* the tracer, once the memfds are sealed */
 	FAULT_RESUME,		/* the tracer, once the connections left repair mode */
 	FAULT_UNLOCK,		/* the tracer, once the network lock is released */
 	FAULT_DETACH,		/* the tracer, once the first thread is let go */

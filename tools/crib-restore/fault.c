@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fault injection, a testing aid: CRIB_RESTORE_FAULT=SITE makes the
- * restore fail at SITE, one of the points it passes once the open file
- * descriptions are made, so tests can check that a failure anywhere leaves
- * nothing behind (no process, the PID and TIDs free) and loses nothing
- * (the snapshot still restores).  The sites, in the order a restore passes
- * them, are crib-restore's once every description is made (event files
- * and the items of epolls included), the child's steps, the restorer's
- * steps (enum rst_step) and the tracer's.
+ * restore fail at SITE, one of the points it passes once it starts making
+ * things, so tests can check that a failure anywhere leaves nothing behind
+ * (no process, no file, the PID and TIDs free) and loses nothing (the
+ * snapshot still restores).  The sites, in the order a restore passes
+ * them, are crib-restore's (the unlinked files made again; every open file
+ * description made, event files and the items of epolls included), the
+ * child's steps, the restorer's steps (enum rst_step) and the tracer's.
  * A child or restorer step fails in the root, or in the process
  * STEP@PID names.
  */
@@ -22,6 +22,7 @@ static const struct fault_site_name {
 	enum fault_site site;
 	uint32_t step;		/* FAULT_RESTORER: the enum rst_step */
 } sites[] = {
+	{ "ghosts",		FAULT_GHOSTS,		0 },
 	{ "descriptions",	FAULT_DESCRIPTIONS,	0 },
 	{ "fork",		FAULT_FORK,		0 },
 	{ "session",		FAULT_SESSION,		0 },
@@ -45,6 +46,7 @@ static const struct fault_site_name {
 	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
 	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
 	{ "registers",		FAULT_REGISTERS,	0 },
+	{ "seals",		FAULT_SEALS,		0 },
 	{ "resume",		FAULT_RESUME,		0 },
 	{ "unlock",		FAULT_UNLOCK,		0 },
 	{ "detach",		FAULT_DETACH,		0 },

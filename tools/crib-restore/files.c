@@ -9,7 +9,8 @@
  * its offset and status flags, in one process or several.
  *
  * A regular file, directory or device is opened again by its path, with
- * its flags, at its offset.  A pipe is made with pipe(): its first read
+ * its flags, at its offset; a memfd or unlinked file likewise, through
+ * the ghost crib-restore holds (ghost.c).  A pipe is made with pipe(): its first read
  * and first write description are the pipe's own, any other is opened
  * through /proc/self/fd/N as the dead process may have done; a FIFO is
  * opened again by its path, every description on its own.  Each then has
@@ -165,14 +166,17 @@ static int park(int fd, int at)
 	return ret;
 }
 
-static int open_file(const struct crib_file *f, int at, struct tool_error *err)
+static int open_file(const struct restore_tree *tree, const struct crib_file *f, int at,
+		     struct tool_error *err)
 {
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
+	int fd = f->ghost_id ? ghost_open(tree, f->ghost_id, flags) : open(f->path, flags);
 
-	if (park(open(f->path, flags), at) < 0)
+	if (park(fd, at) < 0)
 		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
 				 f->path);
-	if (f->type == CRIB_FILE_REGULAR && !(f->flags & O_PATH) &&
+	if ((f->type == CRIB_FILE_REGULAR || f->type == CRIB_FILE_MEMFD) &&
+	    !(f->flags & O_PATH) &&
 	    lseek(at, f->pos, SEEK_SET) != f->pos)
 		return tool_fail(err, errno, "cannot seek fd %llu, %s, to %lld",
 				 (unsigned long long)f->fd, f->path, (long long)f->pos);
@@ -366,7 +370,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		} else if (events_is_event_file(d->file->type)) {
 			if (events_make(tree, d, base + (int)i, err))
 				goto out;
-		} else if (open_file(d->file, base + (int)i, err)) {
+		} else if (open_file(tree, d->file, base + (int)i, err)) {
 			goto out;
 		}
 	}

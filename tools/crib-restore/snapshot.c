@@ -434,6 +434,10 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return events_take_timerfd(tree, &rec->u.timerfd, err);
 	case CRIB_REC_EPOLL_ITEM:
 		return events_take_epoll_item(tree, &rec->u.epoll_item, err);
+	case CRIB_REC_GHOST:
+		return ghost_take(tree, &rec->u.ghost, err);
+	case CRIB_REC_GHOST_DATA:
+		return ghost_take_data(tree, &rec->u.ghost_data, err);
 	case CRIB_REC_SIGHAND:
 		return take_proc_record(tree, rec, rec->u.sighand.pid, err);
 	case CRIB_REC_SIGPENDING:
@@ -619,6 +623,7 @@ void plan_free(struct restore_tree *tree)
 	array_free(&tree->pipes);
 	plan_free_sockets(tree);
 	shmem_free(tree);
+	ghosts_free(tree);
 	array_free(&tree->descs);
 	array_free(&tree->helpers);
 	array_free(&tree->timerfds);

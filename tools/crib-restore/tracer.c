@@ -403,7 +403,12 @@ static int set_registers(struct trace *tr)
 			if (set_thread_regs(tr, &plan->threads.items[i]))
 				return -1;
 	}
-	return fault(tr, FAULT_REGISTERS, "the registers were set");
+	if (fault(tr, FAULT_REGISTERS, "the registers were set"))
+		return -1;
+	/* Last, so that every mapping a seal would now refuse was made. */
+	if (ghosts_seal(tr->tree, tr->err))
+		return -1;
+	return fault(tr, FAULT_SEALS, "the memfds were sealed");
 }
 
 /*
@@ -591,7 +596,8 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 	if (!tr.ctx.ctl)
 		goto out;
 	tr.ctx.park_base = files_park_base(tree);
-	if (files_make(tree, refill, tr.ctx.park_base, err) ||
+	if (ghosts_make(tree, err) || fault(&tr, FAULT_GHOSTS, "the unlinked files were made") ||
+	    files_make(tree, refill, tr.ctx.park_base, err) ||
 	    fault(&tr, FAULT_DESCRIPTIONS, "every open file description was made") ||
 	    prepare(&tr) || clocks_prepare(tree, opt, err))
 		goto out;

@@ -49,6 +49,7 @@ struct crib_file {
 	uint64_t sigmask;		/* signalfd */
 	uint64_t desc;			/* 1.1: the open file description, 0 its own */
 	bool eventfd_semaphore;		/* 1.2: EFD_SEMAPHORE */
+	uint64_t ghost_id;		/* 1.2: the ghost it opens, 0 none */
 };
 
 enum crib_pipe_end {
@@ -95,11 +96,38 @@ struct crib_epoll_item {
 	uint64_t data;			/* epoll_event.data, as the process gave it */
 };
 
+enum crib_ghost_kind {
+	CRIB_GHOST_UNLINKED = 0,	/* a regular file unlinked while open or mapped */
+	CRIB_GHOST_MEMFD = 1,		/* memfd_create(2) */
+};
+
+/* 1.2: a file no path reaches, whose contents the snapshot carries. */
+struct crib_ghost {
+	uint64_t ghost_id;		/* from 1 */
+	uint64_t kind;			/* enum crib_ghost_kind */
+	const char *path;		/* the path it had, or the memfd's name */
+	uint64_t size;			/* st_size */
+	uint64_t mode;			/* st_mode */
+	uint64_t uid, gid;
+	uint64_t seals;			/* memfd: F_GET_SEALS */
+	uint64_t dev;
+	uint64_t inode;
+};
+
+/* 1.2: a run of a ghost's contents; what no chunk covers reads as zeros. */
+struct crib_ghost_data {
+	uint64_t ghost_id;
+	uint64_t offset;
+	struct crib_blob data;
+};
+
 extern const struct crib_struct_desc crib_file_desc;
 extern const struct crib_struct_desc crib_pipe_desc;
 extern const struct crib_struct_desc crib_pipe_data_desc;
 extern const struct crib_struct_desc crib_timerfd_desc;
 extern const struct crib_struct_desc crib_epoll_item_desc;
+extern const struct crib_struct_desc crib_ghost_desc;
+extern const struct crib_struct_desc crib_ghost_data_desc;
 
 const char *crib_file_type_name(uint64_t type);
 
@@ -110,5 +138,10 @@ int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id,
 			 const void *data, size_t len);
 int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t);
 int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e);
+int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g);
+/* @len bytes of a ghost's contents at @offset, split into chunks of at most CRIB_CHUNK_MAX. */
+int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t offset,
+			  const void *data, size_t len);
+const char *crib_ghost_kind_name(uint64_t kind);
 
 #endif /* CRIB_FILES_H */

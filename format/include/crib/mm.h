@@ -56,6 +56,7 @@ struct crib_vma {
 	uint64_t vm_flags;		/* kernel VM_* bits, informational */
 	uint64_t shmid;			/* sysv-shm only */
 	uint64_t shmem_id;		/* 1.1, shared-anon only: a shmem record; 0 its own */
+	uint64_t ghost_id;		/* 1.2, file only: the ghost it maps, 0 none */
 };
 
 /* A shared anonymous memory object mapped by several vmas (1.1). */

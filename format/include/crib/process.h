@@ -46,6 +46,7 @@ struct crib_process {
 	uint64_t exit_status;		/* a zombie's wait(2) status */
 	uint64_t stop_signal;		/* stopped by job control; 0 running */
 	bool child_subreaper;
+	bool cwd_unlinked;		/* 1.2: the working directory was removed */
 };
 
 /* A thread's credentials, when they are not its process's (1.1). */

@@ -52,6 +52,8 @@ struct crib_record {
 		struct crib_pipe_data pipe_data;
 		struct crib_timerfd timerfd;
 		struct crib_epoll_item epoll_item;
+		struct crib_ghost ghost;
+		struct crib_ghost_data ghost_data;
 		struct crib_socket socket;
 		struct crib_socket_queue socket_queue;
 		struct crib_sighand sighand;

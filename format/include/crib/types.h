@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	2	/* 1.2: event files (spec §2.2) */
+#define CRIB_VERSION_MINOR	2	/* 1.2: event files, memfds and unlinked files, clocks (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
@@ -59,6 +59,8 @@ enum crib_record_type {
 	CRIB_REC_PIPE_DATA	= 0x0302,
 	CRIB_REC_TIMERFD	= 0x0303,	/* 1.2 */
 	CRIB_REC_EPOLL_ITEM	= 0x0304,	/* 1.2 */
+	CRIB_REC_GHOST		= 0x0305,	/* 1.2 */
+	CRIB_REC_GHOST_DATA	= 0x0306,	/* 1.2 */
 	CRIB_REC_SOCKET		= 0x0400,
 	CRIB_REC_SOCKET_QUEUE	= 0x0401,
 	CRIB_REC_SIGHAND	= 0x0500,
