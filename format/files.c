@@ -53,7 +53,7 @@ static const struct crib_field timerfd_fields[] = {
 	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_timerfd, fd, 0, NULL),
 	CRIB_F(3, CRIB_FT_UINT, 0, struct crib_timerfd, clockid, 0, NULL),
 	CRIB_F(4, CRIB_FT_UINT, X, struct crib_timerfd, settime_flags, 0, NULL),
-	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_timerfd, ticks, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, V, struct crib_timerfd, ticks, 0, NULL),
 	CRIB_F(6, CRIB_FT_UINT, V, struct crib_timerfd, value_ns, 0, NULL),
 	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_timerfd, interval_ns, 0, NULL),
 };

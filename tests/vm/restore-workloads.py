@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
 from dumptest import (PAGE, Workload, alive, dump, fdinfo, not_traced,  # noqa: E402
-                      proc_maps, proc_status, read)
+                      proc_maps, proc_status, read, self_check)
 from restoretest import (guarded, main_with_migration, pid_free, reap,  # noqa: E402
                          redump_diff, restore, restore_from_pipe, running_exe)
 from tap import Tap  # noqa: E402
@@ -321,11 +321,38 @@ class Signals(Case):
                 read(in_dir(notes, "output")))
 
 
+def epoll_items(pid, fd):
+    """(tfd, events, data) of each item of an epoll, as fdinfo lists them."""
+    return sorted([int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)] for m in
+                  re.finditer(r"tfd:\s+(\d+) events:\s+([0-9a-f]+) data:\s+([0-9a-f]+)",
+                              read("/proc/%d/fdinfo/%d" % (pid, fd))))
+
+
+class Events(Case):
+    """Event files in epoll, and a child: migrated only (restore-events.py
+    checks them in one boot, more closely)."""
+    workload = ("events", "@DIR@")
+
+    def notes(self, w):
+        fds = {name: int(fd) for name, fd in
+               (line.split() for line in read(w.path("fds")).splitlines())}
+        return {"fds": fds, "items": epoll_items(w.pid, fds["epoll"]),
+                "child": int(read("/proc/%d/task/%d/children" % (w.pid, w.pid)).split()[0])}
+
+    def check(self, pid, notes):
+        t.check(alive(notes["child"]), "events: its child runs again")
+        t.eq(epoll_items(pid, notes["fds"]["epoll"]), notes["items"],
+             "events: every epoll item as it was (fdinfo)")
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "events: its own check passes (epoll wakes, counts, signal, timer on time)")
+        reap(notes["child"])
+
+
 # The workloads a migration carries from one boot to the next.
 MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), Maps("maps"), Pipe("pipe"),
-            Threads("threads"), Signals("signals"))
-# In one boot, also a process of an ordinary user.
-CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:]
+            Threads("threads"), Signals("signals"), Events("events"))
+# In one boot, also a process of an ordinary user; events has a test of its own.
+CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1]
 
 
 def test_wait():

@@ -13,9 +13,7 @@
  * the number it was added under, at another one, or not at all.  A file
  * no process of the tree holds cannot be restored: the dump is refused.
  */
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include <bpf/libbpf.h>
 
