@@ -365,8 +365,9 @@ def dump_app(app, snap):
     return note
 
 
-def restore_app(app, snap, note, old):
-    """Restore app from snap and check it; the processes are killed after."""
+def restore_app(app, snap, note, old, migrated=False):
+    """Restore app from snap and check it (migrated: dumped in another
+    boot); the processes are killed after."""
     rc, err = restore(snap)
     if not t.eq(rc, 0, "%s: crib-restore" % app.name):
         t.diag(err)
@@ -379,7 +380,7 @@ def restore_app(app, snap, note, old):
     # the dump's (spec §5.6); in the same boot it keeps ours.
     ours = os.stat("/proc/self/ns/time").st_ino
     theirs = os.stat("/proc/%d/ns/time" % app.root).st_ino
-    if old is None:
+    if migrated:
         t.check(theirs != ours and read("/proc/%d/timens_offsets" % app.root).split() !=
                 ["monotonic", "0", "0", "boottime", "0", "0"],
                 "%s: from another boot, in a time namespace with its clocks" % app.name,
@@ -418,7 +419,7 @@ def migrate_restore_one(cls, note):
     app = cls(note["dir"])
     if "body" in note:
         app.body = note["body"].encode()
-    restore_app(app, os.path.join(app.dir, "snap.crib"), note, None)
+    restore_app(app, os.path.join(app.dir, "snap.crib"), note, None, migrated=True)
 
 
 def run_all():

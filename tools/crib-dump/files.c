@@ -78,6 +78,9 @@ int files_collect(struct dump_job *job, struct record_list *recs)
 
 static uint64_t file_type(const struct dump_file_rec *k, const char *path)
 {
+	/* Not every anonymous file lacks type bits: 6.12's pidfds are S_IFREG. */
+	if (!strncmp(path, "anon_inode:", 11))
+		return events_file_type(k);
 	switch (k->i_mode & S_IFMT) {
 	case S_IFREG:
 		return strncmp(path, "/memfd:", 7) ? CRIB_FILE_REGULAR : CRIB_FILE_MEMFD;
@@ -104,8 +107,8 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	e->k = *k;
 	e->type = file_type(k, path);
 	if (e->type == CRIB_FILE_ANON_INODE)
-		return tool_fail(&job->err, 0, "cannot dump process %d, fd %d (%s): this kind of "
-				 "file is not supported yet", (int)job->pid, k->fd, path);
+		return tool_fail(&job->err, 0, "cannot dump fd %d (%s): this kind of file is not "
+				 "supported yet", k->fd, path);
 	if (!k->desc)
 		return tool_fail(&job->err, 0, "fd %d: the tree has more open files than the %d "
 				 "a dump numbers", k->fd, DUMP_MAX_DESCS);
