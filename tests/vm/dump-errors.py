@@ -55,26 +55,35 @@ def test_terminal():
         w.stop()
 
 
-# Python programs holding a socket crib-dump must refuse, as fd 3.
-REFUSED_SOCKETS = {
-    "descriptors in flight": (
+# Python programs holding a file crib-dump must refuse, as fd 3.
+REFUSED_FILES = {
+    "a socket with descriptors in flight": (
         "a, b = socket.socketpair()\n"
         "assert a.fileno() == 3\n"
         "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [1]))])\n",
         "fd 4: descriptors in flight (SCM_RIGHTS)"),
-    "an unsupported family": (
+    "a socket of an unsupported family": (
         "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n",
         "fd 3: AF_NETLINK sockets of type 3, protocol 0 are not supported"),
-    "a connection waiting to be accepted": (
+    "a listening socket with a connection waiting to be accepted": (
         "l = socket.socket()\n"
         "l.bind(('127.0.0.1', 0))\n"
         "l.listen(1)\n"
         "c = socket.create_connection(l.getsockname())\n",
         "fd 3: a listening socket with connections not yet accepted (1)"),
+    # On 6.12 a pidfd's inode is a regular file's (pidfs).
+    "a pidfd": (
+        "import os\n"
+        "assert os.pidfd_open(os.getpid()) == 3\n",
+        "cannot dump fd 3 (anon_inode:[pidfd]): this kind of file is not supported yet"),
+    "an inotify instance": (
+        "import ctypes\n"
+        "assert ctypes.CDLL(None).inotify_init() == 3\n",
+        "cannot dump fd 3 (anon_inode:inotify): this kind of file is not supported yet"),
 }
 
 
-def test_refused_socket(tmp, what, code, message):
+def test_refused_file(tmp, what, code, message):
     ready = os.path.join(tmp, "sock-ready")
     if os.path.exists(ready):
         os.unlink(ready)
@@ -88,7 +97,7 @@ def test_refused_socket(tmp, what, code, message):
             time.sleep(0.05)
         out = os.path.join(tmp, "sock.crib")
         rc, err = dump(p.pid, out)
-        t.eq(rc, 1, "a socket with %s: exit 1" % what)
+        t.eq(rc, 1, "%s: exit 1" % what)
         t.check(message in err, "... naming the descriptor and why", err)
         t.check(not os.path.exists(out), "... no snapshot file left")
         t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
@@ -181,8 +190,8 @@ tmpdir = os.environ.get("TMPDIR", "/tmp")
 for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
              test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
              test_foreign_timer] + \
-        [lambda w=w, c=c, m=m: test_refused_socket(tmpdir, w, c, m)
-         for w, (c, m) in REFUSED_SOCKETS.items()]:
+        [lambda w=w, c=c, m=m: test_refused_file(tmpdir, w, c, m)
+         for w, (c, m) in REFUSED_FILES.items()]:
     try:
         test()
     except Exception as e:
