@@ -12,7 +12,6 @@
  * of the tree is not.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,23 +108,6 @@ static int check_one_time_ns(struct dump_tree *tree)
 	return 0;
 }
 
-static int read_boot_id(struct dump_tree *tree, char *id, size_t size)
-{
-	const char *path = "/proc/sys/kernel/random/boot_id";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return tool_fail(&tree->err, errno, "cannot open %s", path);
-	n = read(fd, id, size - 1);
-	close(fd);
-	if (n <= 0)
-		return tool_fail(&tree->err, n ? errno : 0, "cannot read %s", path);
-	id[n] = '\0';
-	id[strcspn(id, "\n")] = '\0';
-	return 0;
-}
-
 static uint64_t clock_ns(clockid_t clock, int64_t shift)
 {
 	struct timespec ts;
@@ -142,7 +124,7 @@ int clocks_read(struct dump_tree *tree, struct dump_clocks *c)
 	snprintf(root, sizeof(root), "%d", (int)tree_root(tree)->pid);
 	if (check_one_time_ns(tree) || read_offsets(tree, root, &theirs) ||
 	    read_offsets(tree, "self", &ours) ||
-	    read_boot_id(tree, c->boot_id, sizeof(c->boot_id)))
+	    boot_id_read(c->boot_id, sizeof(c->boot_id), &tree->err))
 		return -1;
 	c->monotonic_ns = clock_ns(CLOCK_MONOTONIC, theirs.monotonic_ns - ours.monotonic_ns);
 	c->boottime_ns = clock_ns(CLOCK_BOOTTIME, theirs.boottime_ns - ours.boottime_ns);

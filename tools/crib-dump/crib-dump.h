@@ -23,6 +23,7 @@
 #include "array.h"
 #include "collect.h"
 #include "dump.h"
+#include "boot.h"
 #include "error.h"
 #include "progress.h"
 
@@ -164,7 +165,7 @@ void tree_free(struct dump_tree *tree);
 struct dump_clocks {
 	uint64_t monotonic_ns;		/* as the tree's time namespace shows them */
 	uint64_t boottime_ns;
-	char boot_id[64];
+	char boot_id[BOOT_ID_SIZE];
 };
 
 /* Read them; refuses a tree whose processes are in two time namespaces. */

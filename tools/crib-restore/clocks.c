@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "crib-restore.h"
 
 #ifndef CLONE_NEWTIME
@@ -27,23 +28,6 @@
 #endif
 
 #define NSEC_PER_SEC	1000000000LL
-#define BOOT_ID_PATH	"/proc/sys/kernel/random/boot_id"
-
-static int read_boot_id(char *id, size_t size, struct tool_error *err)
-{
-	int fd = open(BOOT_ID_PATH, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return tool_fail(err, errno, "cannot open %s", BOOT_ID_PATH);
-	n = read(fd, id, size - 1);
-	close(fd);
-	if (n <= 0)
-		return tool_fail(err, n ? errno : 0, "cannot read %s", BOOT_ID_PATH);
-	id[n] = '\0';
-	id[strcspn(id, "\n")] = '\0';
-	return 0;
-}
 
 /* @then less the clock's value now, in ns. */
 static int64_t offset_to(clockid_t clock, uint64_t then)
@@ -96,11 +80,11 @@ static int set_offsets(const struct restore_tree *tree, const struct restore_opt
 int clocks_prepare(const struct restore_tree *tree, const struct restore_options *opt,
 		   struct tool_error *err)
 {
-	char now[64];
+	char now[BOOT_ID_SIZE];
 
 	if (!tree->header.boot_id || !tree->header.monotonic_ns)
 		return 0;	/* a snapshot older than 1.2: the clocks of this boot */
-	if (read_boot_id(now, sizeof(now), err))
+	if (boot_id_read(now, sizeof(now), err))
 		return -1;
 	if (!strcmp(now, tree->header.boot_id))
 		return 0;
