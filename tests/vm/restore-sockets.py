@@ -61,9 +61,37 @@ def differences(snap, lines):
     return real
 
 
+TCP_FIN_WAIT1 = 4
+
+
+def fins_in_flight(pid):
+    """Sockets of pid in FIN_WAIT1: a FIN that crib-restore sent again
+    (tools/crib-restore/tcp.c) and its peer has not acknowledged yet.
+    Sent while the network lock still held the connection, it comes again
+    when the retransmission timer fires."""
+    inodes = set()
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in read(table).splitlines()[1:]:
+            f = line.split()
+            if int(f[3], 16) == TCP_FIN_WAIT1 and f[9] in inodes:
+                count += 1
+    return count
+
+
 def redump(name, pid, snap):
     """The restored process dumped again has no differences with its
-    snapshot but what no restore can set."""
+    snapshot but what no restore can set, once the FINs it sent again are
+    acknowledged."""
+    t.check(wait_for(lambda: not fins_in_flight(pid), 60),
+            "%s: every FIN sent again is acknowledged" % name)
     redump_diff(t, name, pid, snap, differences, " (but TCP IP_MULTICAST_TTL)")
 
 
