@@ -17,7 +17,10 @@
  *          the FIFO DIR/fifo opened for reading O_NONBLOCK, for reading
  *          (blocking), for writing (9 bytes queued), and O_RDWR (with
  *          --local LDIR, the FIFO is LDIR/fifo)
- * With --fork, a child forked after all that holds every one of them too.
+ *   stat   /proc/self/stat, 5 bytes read: a file of the root's own /proc
+ * With --fork, a child forked after all that holds every one of them too,
+ * and the root then opens /proc/CHILD/status: a file that exists only
+ * once the child does.
  *
  * Each writes DIR/pid.ROLE (root, child), the root DIR/ready.  SIGUSR1 to
  * the root: every descriptor has the flags and offset it had; a move of
@@ -33,16 +36,18 @@
 
 #include "tree.h"
 
-enum { A, B, C, P1R, P1W, P2R, P2W, P3R, P3W, P3R2, FR, FB, FW, FRW, NFDS };
+enum { A, B, C, P1R, P1W, P2R, P2W, P3R, P3W, P3R2, FR, FB, FW, FRW, STAT, NFDS };
 
 static const char *const names[NFDS] = {
 	"a", "b", "c", "p1 read", "p1 write", "p2 read", "p2 write", "p3 read", "p3 write",
 	"p3 read again", "fifo read O_NONBLOCK", "fifo read", "fifo write", "fifo O_RDWR",
+	"/proc/self/stat",
 };
 
 static int fds[NFDS];
 static int flags[NFDS];		/* F_GETFL when set up */
 static pid_t child_pid;
+static int child_status_fd = -1;	/* the root's /proc/CHILD/status */
 
 static void open_files(void)
 {
@@ -86,6 +91,9 @@ static void open_files(void)
 	if (fds[FR] < 0 || fds[FW] < 0 || fds[FB] < 0 || fds[FRW] < 0 ||
 	    write(fds[FW], "fifo data", 9) != 9)
 		tree_die("%s", path);
+	fds[STAT] = open("/proc/self/stat", O_RDONLY);
+	if (fds[STAT] < 0 || read(fds[STAT], path, 5) != 5)
+		tree_die("/proc/self/stat");
 	for (int i = 0; i < NFDS; i++)
 		flags[i] = fcntl(fds[i], F_GETFL);
 }
@@ -158,12 +166,31 @@ static void expect_empty(int i)
 		tree_fail("%s: a read of the empty pipe did not fail with EAGAIN", names[i]);
 }
 
+/* @fd reads, from its start, what /proc/@pid/@name has now: @pid's own file. */
+static void check_proc_file(int fd, pid_t pid, const char *name, const char *want_fmt)
+{
+	char buf[256], want[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	snprintf(want, sizeof(want), want_fmt, (int)pid);
+	if (n < 0)
+		tree_fail("/proc/%d/%s: %s", (int)pid, name, strerror(errno));
+	buf[n < 0 ? 0 : n] = '\0';
+	if (!strstr(buf, want))
+		tree_fail("/proc/%d/%s does not say \"%s\"", (int)pid, name, want);
+}
+
 static void root_check(void)
 {
 	off_t a_at = offset(A);
 
 	check_flags();
 	check_sharing(10);
+	if (offset(STAT) != 5)
+		tree_fail("/proc/self/stat at offset %lld, not 5", (long long)offset(STAT));
+	check_proc_file(fds[STAT], getpid(), "stat", "%d (descs)");
+	if (child_pid)
+		check_proc_file(child_status_fd, child_pid, "status", "\nPid:\t%d\n");
 	expect_read(P1R, "p1 data");
 	expect_empty(P1R);
 	expect_empty(P2R);
@@ -190,6 +217,7 @@ static void __attribute__((noreturn)) child(void)
 		if (tree_usr1) {
 			tree_usr1 = 0;
 			check_flags();
+			check_proc_file(fds[STAT], getppid(), "stat", "%d (descs)");
 			if (write(fds[A], "child", 5) != 5)
 				tree_fail("writing through a: %s", strerror(errno));
 			tree_report_to("check");
@@ -203,6 +231,7 @@ static void __attribute__((noreturn)) child(void)
 int main(int argc, char **argv)
 {
 	bool with_child = false;
+	char path[64];
 
 	if (argc >= 3 && !strcmp(argv[1], "--fork")) {
 		with_child = true;
@@ -226,6 +255,10 @@ int main(int argc, char **argv)
 			child();
 		if (tree_wait_file("pid", "child", 120))
 			tree_die("the child did not start");
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)child_pid);
+		child_status_fd = open(path, O_RDONLY);
+		if (child_status_fd < 0)
+			tree_die("%s", path);
 	}
 	tree_announce();
 	tree_ready();

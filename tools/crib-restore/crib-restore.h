@@ -190,6 +190,8 @@ struct plan_desc {
 	struct plan_pipe *pipe;		/* pipes and FIFOs */
 	uint64_t end;			/* enum crib_pipe_end */
 	size_t socket;			/* sockets: index into tree->sockets */
+	/* a path under /proc/PID/ of a process of the tree: opened once it exists */
+	const struct restore_plan *proc_owner;
 };
 
 /* Everything a snapshot says, as the restore needs it. */
@@ -318,6 +320,18 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 	       struct tool_error *err);
 int files_install(const struct restore_tree *tree, const struct restore_plan *plan, int base,
 		  struct tool_error *err);
+struct restore_ctx;
+/*
+ * A description under /proc/PID/, PID a process of the tree, is made by
+ * none of these: files_open_own_proc() opens it in process PID as soon
+ * as that exists, before it forks, so that what it forks inherits it;
+ * files_open_proc() opens it in any other process that holds it, once
+ * PID exists (each its own description, then).
+ */
+int files_open_own_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
+			struct tool_error *err);
+int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		    struct tool_error *err);
 /* The parked descriptor of @tree->sockets.items[@i]. */
 int files_socket_fd(const struct restore_tree *tree, int base, size_t i);
 
@@ -480,6 +494,9 @@ int tree_join_group(const struct restore_ctx *ctx, const struct restore_plan *pl
 		    struct tool_error *err);
 void tree_end_zombie(const struct restore_ctx *ctx, const struct restore_plan *plan)
 	__attribute__((noreturn));
+/* @plan's process exists: what is under /proc/PID/ for it may be opened. */
+void tree_mark_born(const struct restore_ctx *ctx, const struct restore_plan *plan);
+void tree_wait_born(const struct restore_ctx *ctx, const struct restore_plan *plan);
 
 /*
  * Create every socket of the tree, parked at or above @temp_base; @fds[i]

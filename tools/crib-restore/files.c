@@ -17,6 +17,11 @@
  * its status flags set.  The bytes a pipe held are written back once, and
  * an end no descriptor of the tree holds (closed by all) is closed again.
  * Sockets are made by sockets.c, event files by events.c.
+ *
+ * A file under /proc/PID/, where PID is a process of the tree (a program
+ * reading its own /proc/self/stat, say), cannot be opened before that
+ * process exists: that process opens it itself when it is born, before
+ * it forks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +55,23 @@ static const struct crib_pipe *pipe_record(const struct restore_tree *tree, uint
 		if (tree->pipe_fds.items[i].pid == pid && tree->pipe_fds.items[i].fd == fd)
 			return &tree->pipe_fds.items[i];
 	return NULL;
+}
+
+/* The process of the tree that a path under /proc/PID/ names, if any. */
+static const struct restore_plan *proc_owner(const struct restore_tree *tree,
+					     const struct crib_file *f)
+{
+	unsigned long long pid;
+	int end = 0;
+
+	if (f->ghost_id || !f->path || (f->type != CRIB_FILE_REGULAR &&
+					 f->type != CRIB_FILE_DIR &&
+					 f->type != CRIB_FILE_SYMLINK))
+		return NULL;
+	if (sscanf(f->path, "/proc/%llu%n", &pid, &end) != 1 || !end ||
+	    (f->path[end] != '/' && f->path[end] != '\0'))
+		return NULL;
+	return tree_find(tree, pid);
 }
 
 /*
@@ -88,6 +110,7 @@ static int find_desc(struct restore_tree *tree, const struct restore_plan *plan,
 		return tool_fail(err, 0, "out of memory");
 	d->file = f;
 	d->owner = plan;
+	d->proc_owner = proc_owner(tree, f);
 	if (pr) {
 		d->pipe = plan_find_pipe(tree, pr->pipe_id);
 		d->end = pr->end;
@@ -370,7 +393,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		} else if (events_is_event_file(d->file->type)) {
 			if (events_make(tree, d, base + (int)i, err))
 				goto out;
-		} else if (open_file(tree, d->file, base + (int)i, err)) {
+		} else if (!d->proc_owner && open_file(tree, d->file, base + (int)i, err)) {
 			goto out;
 		}
 	}
@@ -395,5 +418,39 @@ int files_install(const struct restore_tree *tree, const struct restore_plan *pl
 					 (unsigned long long)pf->fd);
 	}
 	close_range((unsigned int)base, (unsigned int)(base + (int)tree->descs.n - 1), 0);
+	return 0;
+}
+
+int files_open_own_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
+			struct tool_error *err)
+{
+	const struct restore_tree *tree = ctx->tree;
+	size_t i;
+
+	for (i = 0; i < tree->descs.n; i++)
+		if (tree->descs.items[i].proc_owner == plan &&
+		    open_file(tree, tree->descs.items[i].file, ctx->park_base + (int)i, err))
+			return -1;
+	return 0;
+}
+
+int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		    struct tool_error *err)
+{
+	const struct restore_tree *tree = ctx->tree;
+	const struct plan_desc *d;
+	size_t i;
+	int at;
+
+	for (i = 0; i < plan->fds.n; i++) {
+		d = &tree->descs.items[plan->fds.items[i].desc];
+		at = ctx->park_base + (int)plan->fds.items[i].desc;
+		/* not inherited from the process it names, nor opened for an earlier fd */
+		if (!d->proc_owner || fcntl(at, F_GETFD) >= 0)
+			continue;
+		tree_wait_born(ctx, d->proc_owner);
+		if (open_file(tree, d->file, at, err))
+			return -1;
+	}
 	return 0;
 }

@@ -38,8 +38,9 @@
 
 #include "crib-restore.h"
 
-/* One word per process and per helper: its group is made; and what failed. */
+/* Words per process and per helper: it exists, its group is made; and what failed. */
 struct ctl_slot {
+	uint32_t born;		/* processes: /proc/PID is there */
 	uint32_t made;
 	uint32_t joined;	/* helpers: members that joined */
 	char message[240];	/* a zombie's or a helper's failure */
@@ -321,6 +322,16 @@ static void ctl_wait(uint32_t *word, uint32_t want)
 }
 
 /* ---- in the processes, while they run crib-restore's code ---- */
+
+void tree_mark_born(const struct restore_ctx *ctx, const struct restore_plan *plan)
+{
+	ctl_set(&ctx->ctl->slots[plan->index].born, 1);
+}
+
+void tree_wait_born(const struct restore_ctx *ctx, const struct restore_plan *plan)
+{
+	ctl_wait(&ctx->ctl->slots[plan->index].born, 1);
+}
 
 static pid_t fork_with_pid(pid_t pid)
 {
