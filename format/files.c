@@ -144,18 +144,7 @@ int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id, const void *da
 {
 	struct crib_pipe_data d = { .pipe_id = pipe_id };
 
-	while (len) {
-		size_t n = len < CRIB_CHUNK_MAX ? len : CRIB_CHUNK_MAX;
-
-		d.data.data = data;
-		d.data.len = n;
-		if (crib_writer_record(w, CRIB_REC_PIPE_DATA, &d))
-			return -1;
-		d.offset += n;
-		data = (const uint8_t *)data + n;
-		len -= n;
-	}
-	return 0;
+	return crib_write_chunks(w, CRIB_REC_PIPE_DATA, &d, &d.data, &d.offset, 0, data, len);
 }
 
 int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t)
@@ -178,16 +167,5 @@ int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t off
 {
 	struct crib_ghost_data d = { .ghost_id = ghost_id, .offset = offset };
 
-	while (len) {
-		size_t n = len < CRIB_CHUNK_MAX ? len : CRIB_CHUNK_MAX;
-
-		d.data.data = data;
-		d.data.len = n;
-		if (crib_writer_record(w, CRIB_REC_GHOST_DATA, &d))
-			return -1;
-		d.offset += n;
-		data = (const uint8_t *)data + n;
-		len -= n;
-	}
-	return 0;
+	return crib_write_chunks(w, CRIB_REC_GHOST_DATA, &d, &d.data, &d.offset, 0, data, len);
 }

@@ -127,6 +127,16 @@ void crib_arena_free(struct crib_arena *a);
 void *crib_arena_alloc(struct crib_arena *a, size_t size);
 
 bool crib_struct_is_default(const struct crib_struct_desc *d, const void *s);
+
+/*
+ * @len bytes from @data written as records of @type, CRIB_CHUNK_MAX bytes
+ * at most each: @body is the record, @chunk its field that points at the
+ * bytes, and @counter its field that moves on with each record: by the
+ * chunk's length when @step is 0, else by @step.
+ */
+int crib_write_chunks(struct crib_writer *w, uint32_t type, const void *body,
+		      struct crib_blob *chunk, uint64_t *counter, uint64_t step,
+		      const void *data, size_t len);
 /* Encode a struct as a CBOR map; returns false with *err filled on a bad value. */
 bool crib_encode_struct(struct crib_buf *b, const struct crib_struct_desc *d, const void *s,
 			struct crib_error *err);

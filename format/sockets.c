@@ -142,16 +142,5 @@ int crib_write_socket_stream(struct crib_writer *w, uint64_t sock_id, uint64_t q
 		.sock_id = sock_id, .queue = queue, .chunks = &chunk, .n_chunks = 1,
 	};
 
-	while (len) {
-		size_t n = len < CRIB_CHUNK_MAX ? len : CRIB_CHUNK_MAX;
-
-		chunk.data.data = data;
-		chunk.data.len = n;
-		if (crib_writer_record(w, CRIB_REC_SOCKET_QUEUE, &q))
-			return -1;
-		q.seq++;
-		data = (const uint8_t *)data + n;
-		len -= n;
-	}
-	return 0;
+	return crib_write_chunks(w, CRIB_REC_SOCKET_QUEUE, &q, &chunk.data, &q.seq, 1, data, len);
 }

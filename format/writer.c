@@ -192,6 +192,24 @@ int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body)
 	return emit_record(w, type);
 }
 
+int crib_write_chunks(struct crib_writer *w, uint32_t type, const void *body,
+		      struct crib_blob *chunk, uint64_t *counter, uint64_t step,
+		      const void *data, size_t len)
+{
+	while (len) {
+		size_t n = len < CRIB_CHUNK_MAX ? len : CRIB_CHUNK_MAX;
+
+		chunk->data = data;
+		chunk->len = n;
+		if (crib_writer_record(w, type, body))
+			return -1;
+		*counter += step ? step : n;
+		data = (const uint8_t *)data + n;
+		len -= n;
+	}
+	return 0;
+}
+
 static int write_header(struct crib_writer *w, const struct crib_header *hdr)
 {
 	uint8_t pre[CRIB_PREAMBLE_LEN] = { 0 };
