@@ -71,6 +71,18 @@ static const struct crib_field epoll_item_fields[] = {
 };
 const struct crib_struct_desc crib_epoll_item_desc =
 	CRIB_DESC("epoll_item", struct crib_epoll_item, epoll_item_fields);
+
+static const struct crib_field inotify_watch_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_inotify_watch, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_inotify_watch, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, ID, struct crib_inotify_watch, wd, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, X, struct crib_inotify_watch, mask, 0, NULL),
+	CRIB_F(5, CRIB_FT_PATH, R, struct crib_inotify_watch, path, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, X, struct crib_inotify_watch, dev, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, V, struct crib_inotify_watch, inode, 0, NULL),
+};
+const struct crib_struct_desc crib_inotify_watch_desc =
+	CRIB_DESC("inotify_watch", struct crib_inotify_watch, inotify_watch_fields);
 static const struct crib_field ghost_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_ghost, ghost_id, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, 0, struct crib_ghost, kind, 0, NULL),
@@ -155,6 +167,11 @@ int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t)
 int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e)
 {
 	return crib_writer_record(w, CRIB_REC_EPOLL_ITEM, e);
+}
+
+int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_watch *iw)
+{
+	return crib_writer_record(w, CRIB_REC_INOTIFY_WATCH, iw);
 }
 
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g)

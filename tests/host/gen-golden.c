@@ -103,7 +103,8 @@ int main(int argc, char **argv)
 	free(snap);
 	ret |= write_variant(argv[1], "sample-volatile.crib", "1.0.1", 1700000999000000000ull, 1000);
 	ret |= write_variant(argv[1], "sample-changed.crib", "1.0.1", 1700000999000000000ull, 0);
-	ret |= write_raw(argv[1], "newer-minor.crib", 1, 3, 0x8abc);
+	ret |= write_raw(argv[1], "newer-minor.crib", CRIB_VERSION_MAJOR, CRIB_VERSION_MINOR + 1,
+			 0x8abc);
 	ret |= write_raw(argv[1], "newer-major.crib", 2, 0, 0);
 	ret |= write_raw(argv[1], "unknown-critical.crib", 1, 3, 0x0abc);
 	return ret ? 1 : 0;

@@ -230,6 +230,8 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		{ .pid = pid, .fd = 13, .type = CRIB_FILE_MEMFD, .flags = 0100002, .pos = 5,
 		  .path = "/memfd:sample (deleted)", .dev = 0x1, .inode = 1030, .size = 8192,
 		  .mode = 0100777, .desc = 10, .ghost_id = 1 },
+		{ .pid = pid, .fd = 14, .cloexec = true, .type = CRIB_FILE_INOTIFY, .flags = 04000,
+		  .path = "anon_inode:inotify", .desc = 11 },
 	};
 	struct crib_timerfd timer = {
 		.pid = pid, .fd = 10, .clockid = 1, .ticks = 2, .value_ns = 250000000,
@@ -242,6 +244,15 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		/* the eventfd, added under a descriptor since closed: dup(6) was 7 */
 		{ .pid = pid, .fd = 12, .tfd = 7, .target_pid = pid, .target_fd = 6,
 		  .events = 0x40000001, .data = 0xffffffffffffffff },
+	};
+	/* in the kernel's order, the newest watch first; wd 2 was removed */
+	struct crib_inotify_watch watches[] = {
+		/* IN_MODIFY | IN_ONESHOT */
+		{ .pid = pid, .fd = 14, .wd = 3, .mask = 0x80000002, .path = "/etc/sample.conf",
+		  .dev = 0x801, .inode = 881 },
+		/* IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_EXCL_UNLINK */
+		{ .pid = pid, .fd = 14, .wd = 1, .mask = 0x04000388, .path = "/home/user/drop",
+		  .dev = 0x801, .inode = 880 },
 	};
 	struct crib_pipe pipes[] = {
 		{ .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_READ, .pipe_size = 65536,
@@ -259,7 +270,11 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
 		if (crib_write_epoll_item(w, &items[i]))
 			return -1;
-	return 0;
+	for (size_t i = 0; i < sizeof(watches) / sizeof(watches[0]); i++)
+		if (crib_write_inotify_watch(w, &watches[i]))
+			return -1;
+	return crib_write_note(w, "crib-dump.inotify",
+			       "process 100, fd 14: 2 queued events not carried");
 }
 
 /* The child: the parent's fd 3, inherited, and the pipe's write end. */
@@ -270,10 +285,10 @@ static int write_child_files(struct crib_writer *w, uint64_t pid)
 		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
 		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
 		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 01, .inode = 4242,
-		  .mode = 010600, .desc = 11 },
+		  .mode = 010600, .desc = 12 },
 		{ .pid = pid, .fd = 5, .type = CRIB_FILE_REGULAR, .flags = 0102001, .pos = 11,
 		  .path = "/tmp/scratch.log (deleted)", .dev = 0x801, .inode = 779, .size = 11,
-		  .mode = 0100600, .desc = 12, .ghost_id = 2 },
+		  .mode = 0100600, .desc = 13, .ghost_id = 2 },
 	};
 	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_WRITE,
 				  .pipe_size = 65536, .queued = 20 };
@@ -399,11 +414,12 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_VMA: return 7;
 	case CRIB_REC_PAGES: return big ? 4 : 3;
 	case CRIB_REC_SHMEM: return 1;
-	case CRIB_REC_FILE: return 14;
+	case CRIB_REC_FILE: return 15;
 	case CRIB_REC_PIPE: return 3;
 	case CRIB_REC_PIPE_DATA: return 1;
 	case CRIB_REC_TIMERFD: return 1;
 	case CRIB_REC_EPOLL_ITEM: return 2;
+	case CRIB_REC_INOTIFY_WATCH: return 2;
 	case CRIB_REC_GHOST: return 2;
 	case CRIB_REC_GHOST_DATA: return 2;
 	case CRIB_REC_SOCKET: return 2;
@@ -411,7 +427,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_SIGHAND: return 1;
 	case CRIB_REC_SIGPENDING: return 1;
 	case CRIB_REC_TIMERS: return 1;
-	case CRIB_REC_NOTE: return 1;
+	case CRIB_REC_NOTE: return 2;
 	case SAMPLE_UNKNOWN_ANCILLARY: return 1;
 	default: return 0;
 	}

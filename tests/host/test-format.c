@@ -260,11 +260,16 @@ static void test_roundtrip(bool big)
 		if (rec.type == CRIB_REC_PROCESS && rec.u.process.pid == 103)
 			tap_check(&t, rec.u.process.zombie && rec.u.process.exit_status == 0x300 &&
 				  rec.u.process.ppid == 101, "roundtrip: a zombie and its status");
+		if (rec.type == CRIB_REC_INOTIFY_WATCH && rec.u.inotify_watch.wd == 3)
+			tap_check(&t, rec.u.inotify_watch.fd == 14 &&
+				  rec.u.inotify_watch.mask == 0x80000002 &&
+				  !strcmp(rec.u.inotify_watch.path, "/etc/sample.conf") &&
+				  rec.u.inotify_watch.inode == 881, "roundtrip: an inotify watch");
 		if (rec.type == CRIB_REC_SHMEM)
 			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
 				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
 		if (rec.type == CRIB_REC_TRAILER)
-			tap_check(&t, rec.u.trailer.n_counts == 21, "roundtrip: trailer lists 21 types");
+			tap_check(&t, rec.u.trailer.n_counts == 22, "roundtrip: trailer lists 22 types");
 	}
 	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
 		  ret ? crib_reader_error(r)->msg : "ok");
@@ -335,7 +340,7 @@ static void test_pipe(void)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 57,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 61,
 		  "pipe: streamed through a pipe, %" PRIu64 " records (%s)", pr.records,
 		  pr.ret ? pr.msg : "ok");
 }

@@ -357,6 +357,41 @@ static void print_epoll_item(const struct crib_epoll_item *e)
 	       e->target_fd, e->events, e->data);
 }
 
+/* IN_* of inotify_add_watch(2), by name as inotify(7) lists them. */
+static const struct {
+	uint64_t bit;
+	const char *name;
+} in_flags[] = {
+	{ 0x00000001, "ACCESS" }, { 0x00000002, "MODIFY" }, { 0x00000004, "ATTRIB" },
+	{ 0x00000008, "CLOSE_WRITE" }, { 0x00000010, "CLOSE_NOWRITE" }, { 0x00000020, "OPEN" },
+	{ 0x00000040, "MOVED_FROM" }, { 0x00000080, "MOVED_TO" }, { 0x00000100, "CREATE" },
+	{ 0x00000200, "DELETE" }, { 0x00000400, "DELETE_SELF" }, { 0x00000800, "MOVE_SELF" },
+	{ 0x01000000, "ONLYDIR" }, { 0x02000000, "DONT_FOLLOW" }, { 0x04000000, "EXCL_UNLINK" },
+	{ 0x10000000, "MASK_CREATE" }, { 0x20000000, "MASK_ADD" }, { 0x80000000, "ONESHOT" },
+};
+
+static void print_inotify_watch(const struct crib_inotify_watch *iw)
+{
+	uint64_t rest = iw->mask;
+	bool first = true;
+
+	printf("  inotify fd %" PRIu64 ": watch %" PRIu64 " on ", iw->fd, iw->wd);
+	print_path(iw->path);
+	printf(", mask 0x%" PRIx64 " (", iw->mask);
+	for (size_t i = 0; i < sizeof(in_flags) / sizeof(in_flags[0]); i++) {
+		if (!(iw->mask & in_flags[i].bit))
+			continue;
+		printf("%s%s", first ? "" : ",", in_flags[i].name);
+		rest &= ~in_flags[i].bit;
+		first = false;
+	}
+	if (rest)
+		printf("%s0x%" PRIx64, first ? "" : ",", rest);
+	else if (first)
+		putchar('-');
+	printf(")\n");
+}
+
 /* F_SEAL_* by name, as fcntl(2) lists them. */
 static void print_seals(uint64_t seals)
 {
@@ -650,6 +685,9 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		break;
 	case CRIB_REC_EPOLL_ITEM:
 		print_epoll_item(&rec->u.epoll_item);
+		break;
+	case CRIB_REC_INOTIFY_WATCH:
+		print_inotify_watch(&rec->u.inotify_watch);
 		break;
 	case CRIB_REC_GHOST:
 		print_ghost(&rec->u.ghost);

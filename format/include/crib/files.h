@@ -96,6 +96,20 @@ struct crib_epoll_item {
 	uint64_t data;			/* epoll_event.data, as the process gave it */
 };
 
+/*
+ * 1.3: one watch of an inotify instance.  The events it had queued are
+ * not carried (a note says how many were left behind).
+ */
+struct crib_inotify_watch {
+	uint64_t pid;
+	uint64_t fd;			/* the inotify instance */
+	uint64_t wd;			/* its watch descriptor */
+	uint64_t mask;			/* IN_* as inotify_add_watch() takes it */
+	const char *path;		/* the watched file or directory */
+	uint64_t dev;			/* st_dev of what it watched */
+	uint64_t inode;			/* and its st_ino */
+};
+
 enum crib_ghost_kind {
 	CRIB_GHOST_UNLINKED = 0,	/* a regular file unlinked while open or mapped */
 	CRIB_GHOST_MEMFD = 1,		/* memfd_create(2) */
@@ -126,6 +140,7 @@ extern const struct crib_struct_desc crib_pipe_desc;
 extern const struct crib_struct_desc crib_pipe_data_desc;
 extern const struct crib_struct_desc crib_timerfd_desc;
 extern const struct crib_struct_desc crib_epoll_item_desc;
+extern const struct crib_struct_desc crib_inotify_watch_desc;
 extern const struct crib_struct_desc crib_ghost_desc;
 extern const struct crib_struct_desc crib_ghost_data_desc;
 
@@ -138,6 +153,7 @@ int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id,
 			 const void *data, size_t len);
 int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t);
 int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e);
+int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_watch *iw);
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g);
 /* @len bytes of a ghost's contents at @offset, split into chunks of at most CRIB_CHUNK_MAX. */
 int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t offset,

@@ -52,6 +52,7 @@ struct crib_record {
 		struct crib_pipe_data pipe_data;
 		struct crib_timerfd timerfd;
 		struct crib_epoll_item epoll_item;
+		struct crib_inotify_watch inotify_watch;
 		struct crib_ghost ghost;
 		struct crib_ghost_data ghost_data;
 		struct crib_socket socket;
