@@ -73,6 +73,23 @@ extern struct epitem *bpf_iter_epoll_next(struct bpf_iter_epoll *it) __ksym;
 extern int bpf_iter_epoll_get_err(struct bpf_iter_epoll *it__iter) __ksym;
 extern void bpf_iter_epoll_destroy(struct bpf_iter_epoll *it) __ksym;
 
+/*
+ * Inotify (fs/notify/inotify/inotify_user.c): an iterator over an
+ * instance's watches, with its mutex held from new() to destroy() (only
+ * tried: -EAGAIN while a watch is added or removed).  A mark is valid
+ * until the next next() or destroy().  The path of a watch is from the
+ * root of its filesystem, and for sleepable programs only.
+ */
+extern int bpf_iter_inotify_new(struct bpf_iter_inotify *it, struct file *file) __ksym;
+extern struct inotify_inode_mark *bpf_iter_inotify_next(struct bpf_iter_inotify *it) __ksym;
+extern int bpf_iter_inotify_get_err(struct bpf_iter_inotify *it__iter) __ksym;
+extern __u32 bpf_iter_inotify_get_queued(struct bpf_iter_inotify *it__iter) __ksym;
+extern void bpf_iter_inotify_destroy(struct bpf_iter_inotify *it) __ksym;
+extern int bpf_inotify_watch_get_state(struct inotify_inode_mark *mark,
+				       struct bpf_crib_inotify_watch *state) __ksym;
+extern int bpf_inotify_watch_get_path(struct inotify_inode_mark *mark, char *buf,
+				      __u32 buf__sz) __ksym;
+
 /* Sockets (kernel/bpf/crib/sock.c) */
 extern struct sock *bpf_sock_from_task_fd(struct task_struct *task, int fd) __ksym;
 extern struct sock *bpf_sock_from_socket(struct socket *sock) __ksym;

@@ -51,6 +51,7 @@ enum dump_record_kind {
 	DUMP_REC_POSIX_TIMER = 9,
 	DUMP_REC_CHILD = 10,
 	DUMP_REC_EPOLL_ITEM = 11,
+	DUMP_REC_INOTIFY_WATCH = 12,
 };
 
 /* The event files dump_files recognises, by asking each kfunc in turn. */
@@ -60,6 +61,7 @@ enum dump_event_kind {
 	DUMP_EVENT_TIMERFD = 2,
 	DUMP_EVENT_SIGNALFD = 3,
 	DUMP_EVENT_EPOLL = 4,
+	DUMP_EVENT_INOTIFY = 5,
 };
 
 /* Which signal queue dump_sigqueue walks (dump_ctx.start). */
@@ -207,10 +209,11 @@ struct dump_file_rec {
 	__u32 event_flags;	/* eventfd: EFD_*; timerfd: TFD_TIMER_* of its last settime */
 	__s32 clockid;		/* timerfd */
 	__u64 count;		/* eventfd: the counter; timerfd: expirations not yet read;
-				 * epoll: how many files it watches */
+				 * epoll, inotify: how many files it watches */
 	__u64 sigmask;		/* signalfd: the signals it accepts, bit n - 1 for signal n */
 	__s64 value_ns;		/* timerfd: time left on its clock, 0 when disarmed or due */
 	__s64 interval_ns;	/* timerfd: its period, 0 for one shot */
+	__u64 queued;		/* inotify: events queued and not read */
 };
 
 /*
@@ -232,6 +235,24 @@ struct dump_epoll_item_rec {
 	__u32 events;		/* epoll_event.events */
 	__u32 desc;		/* the watched file's number, as dump_files numbers files */
 	__u64 data;		/* epoll_event.data */
+};
+
+/*
+ * One watch of an inotify, as dump_inotify reads it (a dump_epoll_ctx
+ * names the inotify).  The path is from the root of the watched inode's
+ * filesystem, which crib-dump finds among the mounts by its device.
+ */
+#define DUMP_WATCH_PATH_MAX 4096
+struct dump_inotify_watch_rec {
+	__u32 kind;		/* DUMP_REC_INOTIFY_WATCH */
+	__s32 wd;
+	__u64 index;		/* its place in the instance's watches, from 0 */
+	__u32 mask;		/* IN_* as inotify_add_watch() takes it */
+	__u32 dev_major;	/* the watched inode's filesystem */
+	__u32 dev_minor;
+	__s32 path_len;		/* with its NUL; or -errno when it has none */
+	__u64 ino;
+	char path[DUMP_WATCH_PATH_MAX];
 };
 
 /* One entry of sighand->action[], as struct k_sigaction lays it out. */
@@ -349,6 +370,7 @@ _Static_assert(sizeof(struct dump_vma_rec) % 8 == 0, "dump_vma size");
 _Static_assert(sizeof(struct dump_file_rec) % 8 == 0, "dump_file size");
 _Static_assert(sizeof(struct dump_epoll_item_rec) % 8 == 0, "dump_epoll_item size");
 _Static_assert(sizeof(struct dump_epoll_ctx) == sizeof(struct dump_ctx), "dump_epoll_ctx size");
+_Static_assert(sizeof(struct dump_inotify_watch_rec) % 8 == 0, "dump_inotify_watch size");
 _Static_assert(sizeof(struct dump_sighand_rec) % 8 == 0, "dump_sighand size");
 _Static_assert(sizeof(struct dump_sigqueue_rec) % 8 == 0, "dump_sigqueue size");
 _Static_assert(sizeof(struct dump_sigmask_rec) % 8 == 0, "dump_sigmask size");

@@ -20,7 +20,8 @@
  * are many, so dump_epoll sends them, one epoll at a time: each names the
  * watched file by the number dump_files gives it, so crib-dump finds which
  * descriptor of the tree holds it; a number no descriptor has is a file
- * outside the tree.
+ * outside the tree.  An inotify's watches are listed by dump_inotify, a
+ * sleepable program: naming the watched inode may sleep.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -102,7 +103,23 @@ static __always_inline int epoll_count(struct file *file, __u64 *count)
 	return err;
 }
 
-/* The kind and state of an event file; DUMP_BUSY for an epoll in use. */
+/* Watches of an inotify and its unread events, or -EAGAIN while its mutex is held. */
+static __always_inline int inotify_count(struct file *file, struct dump_file_rec *f)
+{
+	struct bpf_iter_inotify it;
+	int err;
+
+	f->count = 0;
+	bpf_iter_inotify_new(&it, file);
+	while (bpf_iter_inotify_next(&it))
+		f->count++;
+	f->queued = bpf_iter_inotify_get_queued(&it);
+	err = bpf_iter_inotify_get_err(&it);
+	bpf_iter_inotify_destroy(&it);
+	return err;
+}
+
+/* The kind and state of an event file; DUMP_BUSY for an epoll or inotify in use. */
 static __always_inline int read_event_file(struct file *file, struct dump_file_rec *f)
 {
 	struct bpf_crib_timerfd timer;
@@ -126,8 +143,15 @@ static __always_inline int read_event_file(struct file *file, struct dump_file_r
 		err = epoll_count(file, &f->count);
 		if (err == -EAGAIN)
 			return DUMP_BUSY;
-		if (!err)
+		if (!err) {
 			f->event = DUMP_EVENT_EPOLL;
+			return DUMP_OK;
+		}
+		err = inotify_count(file, f);
+		if (err == -EAGAIN)
+			return DUMP_BUSY;
+		if (!err)
+			f->event = DUMP_EVENT_INOTIFY;
 	}
 	return DUMP_OK;
 }
@@ -234,6 +258,58 @@ int dump_epoll(struct dump_epoll_ctx *ctx)
 	if (ret == DUMP_OK && err)
 		ret = err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
 	bpf_iter_epoll_destroy(&it);
+	bpf_put_file(file);
+	return ret;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} inotify_records SEC(".maps");
+
+SEC("crib.s")
+int dump_inotify(struct dump_epoll_ctx *ctx)
+{
+	struct bpf_crib_inotify_watch state;
+	struct dump_inotify_watch_rec *r;
+	struct inotify_inode_mark *mark;
+	struct bpf_iter_inotify it;
+	struct task_struct *task;
+	struct file *file;
+	__u64 index = 0;
+	int err, ret = DUMP_OK;
+
+	task = bpf_task_from_vpid(ctx->pid);
+	if (!task)
+		return DUMP_NO_TASK;
+	file = bpf_file_from_task_fd(task, ctx->fd);
+	bpf_task_release(task);
+	if (!file)
+		return DUMP_NO_ACCESS;
+	bpf_iter_inotify_new(&it, file);
+	while ((mark = bpf_iter_inotify_next(&it))) {
+		if (index++ < ctx->start)
+			continue;
+		r = bpf_ringbuf_reserve(&inotify_records, sizeof(*r), 0);
+		if (!r) {
+			ret = DUMP_NO_ROOM;
+			break;
+		}
+		r->kind = DUMP_REC_INOTIFY_WATCH;
+		r->index = index - 1;
+		err = bpf_inotify_watch_get_state(mark, &state);
+		r->wd = err ? -1 : state.wd;
+		r->mask = err ? 0 : state.mask;
+		r->dev_major = err ? 0 : state.dev_major;
+		r->dev_minor = err ? 0 : state.dev_minor;
+		r->ino = err ? 0 : state.ino;
+		r->path_len = bpf_inotify_watch_get_path(mark, r->path, sizeof(r->path));
+		bpf_ringbuf_submit(r, 0);
+	}
+	err = bpf_iter_inotify_get_err(&it);
+	if (ret == DUMP_OK && err)
+		ret = err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
+	bpf_iter_inotify_destroy(&it);
 	bpf_put_file(file);
 	return ret;
 }

@@ -8,8 +8,9 @@
 #           process-tree tests and the real servers (Redis, nginx, Python),
 #           each group in a boot of its own
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
-#           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0), and on
-#           the release kernel booted locked down, once per lockdown mode
+#           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0, which
+#           also runs the event-file dump and restore tests), and on the
+#           release kernel booted locked down, once per lockdown mode
 # Prints "N passed, N failed" last; exits non-zero when anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -162,6 +163,7 @@ test_kernel() {
 	guest_suite kernel kernel
 	if [ "${CRIB_DEBUG_KERNEL:-1}" != 0 ]; then
 		guest_suite kernel-debug --debug kernel
+		guest_suite vm-debug --debug debug
 	fi
 	# Lockdown cannot be lifted once set: a boot of its own for each mode.
 	for mode in integrity confidentiality; do

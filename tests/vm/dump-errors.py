@@ -76,10 +76,15 @@ REFUSED_FILES = {
         "import os\n"
         "assert os.pidfd_open(os.getpid()) == 3\n",
         "cannot dump fd 3 (anon_inode:[pidfd]): this kind of file is not supported yet"),
-    "an inotify instance": (
-        "import ctypes\n"
-        "assert ctypes.CDLL(None).inotify_init() == 3\n",
-        "cannot dump fd 3 (anon_inode:inotify): this kind of file is not supported yet"),
+    # The watch stays while the file is open; no path reaches it.
+    "an inotify watch on a file unlinked since": (
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None)\n"
+        "assert libc.inotify_init() == 3\n"
+        "f = open('/tmp/crib-watched', 'w')\n"
+        "assert libc.inotify_add_watch(3, b'/tmp/crib-watched', 2) == 1\n"
+        "os.unlink('/tmp/crib-watched')\n",
+        "fd 3 (inotify): "),
 }
 
 

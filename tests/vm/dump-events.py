@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """crib-dump on event files: the events workload (eventfds, a signalfd,
 timerfds, two epoll instances, one item under a closed descriptor, one
-whose file only a child holds) dumped with --leave-running, every value
-checked against /proc/PID/fdinfo; then an epoll watching a file no
-process of the tree holds, which the dump refuses.  TAP."""
+whose file only a child holds, an inotify with two watches and unread
+events) dumped with --leave-running, every value checked against
+/proc/PID/fdinfo; then an epoll watching a file no process of the tree
+holds, which the dump refuses.  TAP."""
 import os
 import re
 import subprocess
@@ -18,7 +19,7 @@ from dumptest import (Workload, dump, fdinfo, inspect_json, not_traced, read,  #
 from tap import Tap  # noqa: E402
 
 O_CLOEXEC = 0o2000000
-TYPES = {"eventfd": 7, "eventpoll": 8, "signalfd": 9, "timerfd": 10}
+TYPES = {"eventfd": 7, "eventpoll": 8, "signalfd": 9, "timerfd": 10, "inotify": 11}
 
 t = Tap()
 
@@ -44,7 +45,7 @@ def timer_ns(text):
 
 
 def anon_kind(pid, fd):
-    m = re.fullmatch(r"anon_inode:\[(\w+)\]", os.readlink("/proc/%d/fd/%d" % (pid, fd)))
+    m = re.fullmatch(r"anon_inode:\[?(\w+)\]?", os.readlink("/proc/%d/fd/%d" % (pid, fd)))
     return m.group(1) if m else None
 
 
@@ -107,6 +108,30 @@ def check_epolls(pid, fds, items):
             "epoll: the item whose file only the child holds names the child's descriptor")
 
 
+def inotify_watches(pid, fd):
+    """wd -> (inode, mask) of each watch, as fdinfo lists them."""
+    return {int(m.group(1), 16): (int(m.group(2), 16), int(m.group(3), 16)) for m in
+            re.finditer(r"inotify wd:([0-9a-f]+) ino:([0-9a-f]+) sdev:[0-9a-f]+ mask:([0-9a-f]+)",
+                        read("/proc/%d/fdinfo/%d" % (pid, fd)))}
+
+
+def check_inotify(pid, fd, doc):
+    """Each watch as fdinfo lists it, with a path that reaches its inode; a note for the
+    events left unread."""
+    want = inotify_watches(pid, fd)
+    got = {r["wd"]: r for r in records(doc, "inotify_watch") if r["pid"] == pid and r["fd"] == fd}
+    t.eq({wd: (r.get("inode"), r.get("mask", 0)) for wd, r in got.items()}, want,
+         "inotify fd %d: watch descriptor, inode and mask of %d watches as fdinfo" % (fd, len(want)))
+    ok = all(os.lstat(r["path"]).st_ino == r.get("inode") and
+             os.lstat(r["path"]).st_dev == r.get("dev") for r in got.values())
+    t.check(ok, "inotify fd %d: each watch's path reaches the watched inode" % fd,
+            [r["path"] for r in got.values()])
+    notes = [r["value"] for r in records(doc, "note") if r["name"] == "crib-dump.inotify"]
+    t.check(any(("process %d, fd %d: " % (pid, fd)) in n and "queued events not carried" in n
+                for n in notes), "inotify fd %d: a note says its unread events are not carried"
+            % fd, notes)
+
+
 def test_events():
     w = Workload("events", "@DIR@")
     try:
@@ -121,12 +146,13 @@ def test_events():
             t.diag(err)
             return
         doc = inspect_json(snap)
-        t.eq(doc["records"][0]["version"], [1, 2], "events: format 1.2")
+        t.eq(doc["records"][0]["version"], [1, 3], "events: format 1.3")
         files = {f["fd"]: f for f in records(doc, "file") if f["pid"] == w.pid}
         timers = {r["fd"]: r for r in records(doc, "timerfd") if r["pid"] == w.pid}
         check_files(w.pid, files, before)
         check_timers(w.pid, timers, before, after)
         check_epolls(w.pid, fds, records(doc, "epoll_item"))
+        check_inotify(w.pid, fds["inotify"], doc)
         t.check(not_traced(w.pid), "events: runs on untraced after the dump")
         t.eq(self_check(w.pid, w.path("check"), 60), "ok\n",
              "events: its own check passes after the dump")

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """crib-restore on event files: the events workload (eventfds, a signalfd,
 timerfds, two epoll instances, one item under a closed descriptor, one
-whose file only its child holds) dumped, killed and restored; the event
+whose file only its child holds, an inotify) dumped, killed and restored; the event
 files checked from outside against what they were (/proc/PID/fdinfo, the
 snapshot), a second dump compared with the first, and the workload's own
 check: the epoll wakes for the pipe, the socket and the inner epoll, the
 counts, the signal and the expiration read back, the timer fires when it
-says.  Then restores made to fail once the event files exist
+says, the inotify reports changes under its watch descriptors.  Then restores made to fail once the event files exist
 (CRIB_RESTORE_FAULT) leave nothing behind, and the snapshot still
 restores.  TAP."""
 import os
@@ -50,9 +50,12 @@ def event_state(pid, fds):
         info.pop("pos", None)
         info.pop("mnt_id", None)
         for key in list(info):
-            if key.startswith("tfd"):
+            if key.startswith("tfd") or key.startswith("inotify wd"):
                 info.pop(key)
         state[name] = info
+    state["inotify watches"] = sorted(
+        line for line in read("/proc/%d/fdinfo/%d" % (pid, fds["inotify"])).splitlines()
+        if line.startswith("inotify wd:"))
     state["epoll items"] = epoll_items(pid, fds["epoll"])
     state["inner items"] = epoll_items(pid, fds["inner"])
     return state

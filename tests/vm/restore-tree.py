@@ -478,14 +478,14 @@ def test_inspect():
 def test_dump_fails():
     """A dump that fails leaves every process of the tree as it was:
     running, or stopped where it was stopped, and none traced."""
-    w = Workload("family", "--inotify", "@DIR@")
+    w = Workload("family", "--pidfd", "@DIR@")
     pids = Tree(w.dir, w.pid, w).pids()
     os.kill(pids["c2"], signal.SIGSTOP)
     wait_for(lambda: state(pids["c2"]) == "T", 30, 0.05)
     try:
         rc, err = dump(w.pid, os.path.join(w.dir, "snap.crib"))
-        t.check(rc == 1 and "inotify" in err and str(pids["c1g2"]) in err,
-                "dump failure: refused, naming the inotify instance and its process", err)
+        t.check(rc == 1 and "pidfd" in err and str(pids["c1g2"]) in err,
+                "dump failure: refused, naming the pidfd and its process", err)
         got = {r: (state(p), traced(p)) for r, p in pids.items()}
         want = {r: ("T" if r == "c2" else got[r][0], False) for r in pids}
         t.check(got == want and all(got[r][0] in "SR" for r in pids if r != "c2"),

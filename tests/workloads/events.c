@@ -15,7 +15,10 @@
  * socket (edge-triggered), the eventfds (one under a descriptor since
  * closed, one with EPOLLEXCLUSIVE), the signalfd (EPOLLONESHOT), a
  * timerfd, a second epoll instance (watching an eventfd of its own), and
- * an eventfd only its child holds, with 1 in it.  The descriptors go to
+ * an eventfd only its child holds, with 1 in it.  And an inotify
+ * instance watching DIR/watched (IN_CREATE, IN_DELETE) and the file
+ * DIR/watched/file (IN_MODIFY, IN_ONESHOT) under watch descriptors 2 and
+ * 3 (1 was removed), with two events unread.  The descriptors go to
  * DIR/fds, as "name fd" lines, then DIR/ready.
  *
  * On SIGUSR1 it checks, and writes "ok" or what failed to DIR/check: the
@@ -24,7 +27,9 @@
  * one-shot signalfd reports once; the counts, the signal and the
  * expiration read back; the epoll knows its items by the descriptors
  * they were added under; the one-shot timer fires when timerfd_gettime()
- * said it would, within TIMER_SLACK_MS.
+ * said it would, within TIMER_SLACK_MS; the inotify watches report a
+ * file made and removed in the directory and a write to the file under
+ * their own descriptors, the file's watch once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +41,11 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +67,8 @@ struct fds {
 	int pipe[2], pair[2], semaphore, big, inner_efd, child_efd;
 	int signal, timer, periodic, absolute, expired;
 	int epoll, inner, closed;	/* closed: the number the big eventfd was added under */
+	int inotify, dir_wd, file_wd;
+	char watched[4096];		/* DIR/watched */
 };
 
 static void die(const char *what)
@@ -128,7 +137,43 @@ static void make_child_efd(struct fds *f)
 	}
 }
 
-static void set_up(struct fds *f)
+static void touch(const char *dir, const char *name)
+{
+	char path[4096 + 64];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die(path);
+	close(fd);
+}
+
+/* Watches 2 and 3, the first one removed, and two events left unread. */
+static void make_inotify(struct fds *f, const char *dir)
+{
+	char file[4096 + 16];
+	int wd;
+
+	snprintf(f->watched, sizeof(f->watched), "%s/watched", dir);
+	snprintf(file, sizeof(file), "%s/file", f->watched);
+	if (mkdir(f->watched, 0755) && errno != EEXIST)
+		die(f->watched);
+	touch(f->watched, "file");
+	f->inotify = inotify_init1(IN_NONBLOCK);
+	if (f->inotify < 0)
+		die("inotify_init1");
+	wd = inotify_add_watch(f->inotify, dir, IN_CREATE);
+	if (wd < 0 || inotify_rm_watch(f->inotify, wd))
+		die("inotify watch 1");
+	f->dir_wd = inotify_add_watch(f->inotify, f->watched, IN_CREATE | IN_DELETE);
+	f->file_wd = inotify_add_watch(f->inotify, file, IN_MODIFY | IN_ONESHOT);
+	if (f->dir_wd < 0 || f->file_wd < 0)
+		die("inotify_add_watch");
+	touch(f->watched, "queued");
+}
+
+static void set_up(struct fds *f, const char *dir)
 {
 	sigset_t mask;
 	int dup_big;
@@ -153,6 +198,7 @@ static void set_up(struct fds *f)
 		die("write eventfd");
 	make_timers(f);
 	make_child_efd(f);
+	make_inotify(f, dir);
 	kill(getpid(), SIGUSR2);
 
 	add(f->inner, f->inner_efd, EPOLLIN, 0x77);
@@ -181,10 +227,10 @@ static int write_fds(const struct fds *f, const char *dir)
 	snprintf(text, sizeof(text),
 		 "pipe_read %d\npipe_write %d\npair %d\npair_peer %d\nsemaphore %d\nbig %d\n"
 		 "inner_efd %d\nchild_efd %d\nsignal %d\ntimer %d\nperiodic %d\nabsolute %d\n"
-		 "expired %d\nepoll %d\ninner %d\nclosed %d\n",
+		 "expired %d\nepoll %d\ninner %d\nclosed %d\ninotify %d\n",
 		 f->pipe[0], f->pipe[1], f->pair[0], f->pair[1], f->semaphore, f->big,
 		 f->inner_efd, f->child_efd, f->signal, f->timer, f->periodic, f->absolute,
-		 f->expired, f->epoll, f->inner, f->closed);
+		 f->expired, f->epoll, f->inner, f->closed, f->inotify);
 	snprintf(path, sizeof(path), "%s/fds", dir);
 	if (write_ready(path, text))
 		return -1;
@@ -265,6 +311,49 @@ static void check_item_keys(const struct fds *f, struct check_report *r)
 		close(again);
 }
 
+/* The next event, which must be @mask on @wd (for @name, if given). */
+static void expect_event(const struct fds *f, int wd, uint32_t mask, const char *name,
+			 struct check_report *r)
+{
+	char buf[sizeof(struct inotify_event) + 256] __attribute__((aligned(8)));
+	const struct inotify_event *ev = (const void *)buf;
+	ssize_t n = read(f->inotify, buf, sizeof(struct inotify_event) + (name ? 16 : 0));
+
+	if (n < (ssize_t)sizeof(*ev)) {
+		check_fail(r, "inotify: no event %#x on watch %d", mask, wd);
+		return;
+	}
+	if (ev->wd != wd || ev->mask != mask || (name && strcmp(ev->name, name)))
+		check_fail(r, "inotify: event %#x on watch %d (%s), not %#x on %d (%s)", ev->mask,
+			   ev->wd, ev->len ? ev->name : "", mask, wd, name ? name : "");
+}
+
+static void check_inotify(const struct fds *f, struct check_report *r)
+{
+	char buf[4096], path[4096 + 16];
+	int fd;
+
+	/* what was queued at the dump, if it is still there, is not checked */
+	while (read(f->inotify, buf, sizeof(buf)) > 0)
+		;
+	touch(f->watched, "new");
+	expect_event(f, f->dir_wd, IN_CREATE, "new", r);
+	snprintf(path, sizeof(path), "%s/file", f->watched);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "x", 1) != 1 || write(fd, "y", 1) != 1)
+		check_fail(r, "cannot write %s", path);
+	if (fd >= 0)
+		close(fd);
+	expect_event(f, f->file_wd, IN_MODIFY, NULL, r);
+	expect_event(f, f->file_wd, IN_IGNORED, NULL, r);	/* IN_ONESHOT */
+	snprintf(path, sizeof(path), "%s/new", f->watched);
+	if (unlink(path))
+		check_fail(r, "cannot remove %s", path);
+	expect_event(f, f->dir_wd, IN_DELETE, "new", r);
+	if (read(f->inotify, buf, sizeof(buf)) != -1 || errno != EAGAIN)
+		check_fail(r, "inotify: more events than the changes made");
+}
+
 static long long ms_since(const struct timespec *t0)
 {
 	struct timespec now;
@@ -315,13 +404,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	check_on_request();
-	set_up(&f);
+	set_up(&f, argv[1]);
 	if (write_fds(&f, argv[1]))
 		return 1;
 	check_wait_for_request();
 	check_ready(&f, &report);
 	check_counts(&f, &report);
 	check_item_keys(&f, &report);
+	check_inotify(&f, &report);
 	check_timers(&f, &report);
 	return check_write(&report, argv[1]) ? 1 : 0;
 }

@@ -6,13 +6,13 @@
  *         |      +- c1g2
  *         +- c2 --- c2g1 (and two more threads)
  *
- *   family [--inotify] DIR
+ *   family [--pidfd] DIR
  *
  * Before its first fork the root fills a buffer that every process
  * inherits and none writes (its pages stay shared, copy-on-write); each
  * process then fills one of its own with its role's pattern.  Each writes
- * DIR/pid.ROLE, and the root DIR/ready once all have.  With --inotify,
- * c1g2 also holds an inotify instance, which crib-dump cannot dump.
+ * DIR/pid.ROLE, and the root DIR/ready once all have.  With --pidfd,
+ * c1g2 also holds a pidfd of itself, which crib-dump cannot dump.
  *
  * The second thread of c2g1 takes credentials of its own with the raw
  * system calls (libc would change every thread's): effective and fs ids
@@ -29,7 +29,6 @@
  */
 #include <pthread.h>
 #include <stdbool.h>
-#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -51,7 +50,7 @@ static struct kid kids[MAX_KIDS];
 static int n_kids;
 static pid_t parent_pid;
 static unsigned char *cow, *own;
-static bool want_inotify;
+static bool want_pidfd;
 static bool threaded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, answered = PTHREAD_COND_INITIALIZER;
@@ -237,8 +236,8 @@ static void spawn(const char *role, void (*body)(void))
 
 static void leaf(void)
 {
-	if (want_inotify && !strcmp(tree_role, "c1g2") && inotify_init1(0) < 0)
-		tree_die("inotify_init1");
+	if (want_pidfd && !strcmp(tree_role, "c1g2") && syscall(SYS_pidfd_open, getpid(), 0) < 0)
+		tree_die("pidfd_open");
 	live();
 }
 
@@ -272,13 +271,13 @@ static void c2(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "--inotify")) {
-		want_inotify = true;
+	if (argc == 3 && !strcmp(argv[1], "--pidfd")) {
+		want_pidfd = true;
 		argv++;
 		argc--;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: family [--inotify] DIR\n");
+		fprintf(stderr, "usage: family [--pidfd] DIR\n");
 		return 2;
 	}
 	tree_dir = argv[1];

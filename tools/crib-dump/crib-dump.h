@@ -111,6 +111,7 @@ struct dump_job {
 	struct vma_list *vmas;		/* mm.c */
 	struct file_list *files;	/* files.c */
 	struct epoll_items *epolls;	/* events.c: what its epolls watch */
+	struct inotify_watches *inotify;	/* inotify.c: its inotify watches */
 	struct socket_list *sockets;	/* sockets.c */
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
@@ -270,6 +271,15 @@ int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);
 int events_share(struct dump_tree *tree);
 int events_write_epolls(struct dump_job *job);
 void events_free(struct dump_job *job);
+
+/*
+ * Inotify watches (inotify.c): listed for each inotify instance with the
+ * process's files, each with a mounted path that reaches the watched
+ * inode; written with the epoll items, with a note for unread events.
+ */
+int inotify_read(struct dump_job *job, const struct dump_file_rec *k);
+int inotify_write(struct dump_job *job);
+void inotify_free(struct dump_job *job);
 
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);

@@ -40,6 +40,7 @@ uint64_t events_file_type(const struct dump_file_rec *k)
 	case DUMP_EVENT_TIMERFD: return CRIB_FILE_TIMERFD;
 	case DUMP_EVENT_SIGNALFD: return CRIB_FILE_SIGNALFD;
 	case DUMP_EVENT_EPOLL: return CRIB_FILE_EVENTPOLL;
+	case DUMP_EVENT_INOTIFY: return CRIB_FILE_INOTIFY;
 	default: return CRIB_FILE_ANON_INODE;
 	}
 }
@@ -47,7 +48,8 @@ uint64_t events_file_type(const struct dump_file_rec *k)
 bool events_is_event_file(uint64_t type)
 {
 	return type == CRIB_FILE_EVENTFD || type == CRIB_FILE_TIMERFD ||
-	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL;
+	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL ||
+	       type == CRIB_FILE_INOTIFY;
 }
 
 void events_fill_file(const struct dump_file_rec *k, struct crib_file *f)

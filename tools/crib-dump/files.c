@@ -255,7 +255,8 @@ int files_read(struct dump_job *job)
 		if (add_file(job, (const struct dump_file_rec *)recs.items + i, &list->items[i]))
 			goto out;
 	for (i = 0; i < list->n; i++)
-		if (events_read_epoll(job, &list->items[i].k))
+		if (events_read_epoll(job, &list->items[i].k) ||
+		    inotify_read(job, &list->items[i].k))
 			goto out;
 	ret = 0;
 out:
@@ -400,7 +401,7 @@ int files_write(struct dump_job *job)
 	for (i = 0; i < job->files->n; i++)
 		if (events_write_timerfd(job, &job->files->items[i].k))
 			return -1;
-	if (events_write_epolls(job))
+	if (events_write_epolls(job) || inotify_write(job))
 		return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;

@@ -238,6 +238,7 @@ void tree_free(struct dump_tree *tree)
 		timers_free(job);
 		signals_free(job);
 		events_free(job);
+		inotify_free(job);
 		files_free(job);
 		mm_free(job);
 		array_free(&job->rseq_areas);

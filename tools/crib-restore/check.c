@@ -297,7 +297,7 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 	size_t i;
 
 	if (check_machine(tree, err) || tree_check_pids(tree, err) || sockets_check(tree, err) ||
-	    events_check_items(tree, err))
+	    events_check_items(tree, err) || inotify_check(tree, err))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)
 		if (check_process(tree, tree->procs.items[i], err))

@@ -209,6 +209,7 @@ struct restore_tree {
 	ARRAY(struct plan_helper) helpers;	/* tree.c */
 	ARRAY(struct crib_timerfd) timerfds;	/* events.c */
 	ARRAY(struct crib_epoll_item) epoll_items;	/* events.c: as listed, every descriptor's */
+	ARRAY(struct crib_inotify_watch) inotify_watches;	/* inotify.c: paths owned */
 	uint64_t ext_sid;		/* the root's session when it leads none, as recorded */
 	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
 };
@@ -356,6 +357,18 @@ int events_highest_tfd(const struct restore_tree *tree);
 int events_make(const struct restore_tree *tree, const struct plan_desc *d, int at,
 		struct tool_error *err);
 int events_fill_epolls(const struct restore_tree *tree, int base, struct tool_error *err);
+
+/*
+ * Inotify watches (inotify.c): taken as the snapshot is read, checked
+ * (each of an inotify of the snapshot, its path there), and added when
+ * events_make() makes their instance, which inotify_make() returns.
+ */
+int inotify_take_watch(struct restore_tree *tree, const struct crib_inotify_watch *w,
+		       struct tool_error *err);
+int inotify_check(const struct restore_tree *tree, struct tool_error *err);
+int inotify_make(const struct restore_tree *tree, const struct plan_desc *d,
+		 struct tool_error *err);
+void inotify_free(struct restore_tree *tree);
 
 /*
  * The CRIB program that refills UDP receive queues, loaded by crib-restore

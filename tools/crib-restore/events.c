@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event files: eventfd, signalfd, timerfd and epoll, each made once per
- * open file description by files_make(), parked with the others.
+ * Event files: eventfd, signalfd, timerfd, epoll and inotify (inotify.c),
+ * each made once per open file description by files_make(), parked with
+ * the others.
  *
  * An eventfd gets its flags and its count back (written, as the count may
  * exceed what eventfd(2) takes), a signalfd its mask.  A timerfd is armed
@@ -40,7 +41,8 @@
 bool events_is_event_file(uint64_t type)
 {
 	return type == CRIB_FILE_EVENTFD || type == CRIB_FILE_TIMERFD ||
-	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL;
+	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL ||
+	       type == CRIB_FILE_INOTIFY;
 }
 
 int events_take_timerfd(struct restore_tree *tree, const struct crib_timerfd *t,
@@ -208,6 +210,11 @@ int events_make(const struct restore_tree *tree, const struct plan_desc *d, int 
 		break;
 	case CRIB_FILE_TIMERFD:
 		fd = make_timerfd(tree, d);
+		break;
+	case CRIB_FILE_INOTIFY:
+		fd = inotify_make(tree, d, err);
+		if (fd < 0)
+			return -1;
 		break;
 	default:
 		fd = epoll_create1(EPOLL_CLOEXEC);

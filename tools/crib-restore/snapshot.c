@@ -434,6 +434,8 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return events_take_timerfd(tree, &rec->u.timerfd, err);
 	case CRIB_REC_EPOLL_ITEM:
 		return events_take_epoll_item(tree, &rec->u.epoll_item, err);
+	case CRIB_REC_INOTIFY_WATCH:
+		return inotify_take_watch(tree, &rec->u.inotify_watch, err);
 	case CRIB_REC_GHOST:
 		return ghost_take(tree, &rec->u.ghost, err);
 	case CRIB_REC_GHOST_DATA:
@@ -628,6 +630,7 @@ void plan_free(struct restore_tree *tree)
 	array_free(&tree->helpers);
 	array_free(&tree->timerfds);
 	array_free(&tree->epoll_items);
+	inotify_free(tree);
 	if (tree->page_store > 0)
 		close(tree->page_store);
 	memset(tree, 0, sizeof(*tree));

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inotify watches: dump_files tells an inotify instance from other
+ * anonymous files and counts its watches and unread events; dump_inotify
+ * (a sleepable CRIB program) lists each watch with its descriptor, mask,
+ * inode and the path of that inode from the root of its filesystem.
+ *
+ * A watch holds an inode, not a mount, so the path a restore adds it by
+ * is found here: among the mounts the process sees (/proc/PID/mountinfo)
+ * of the inode's filesystem, the first whose root contains the path, and
+ * where a stat() of the result finds the very inode.  A watch no mounted
+ * path reaches stops the dump.  Unread events are not carried: a note
+ * says how many were left behind.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <bpf/libbpf.h>
+
+#include "crib-dump.h"
+#include "dump_files.skel.h"
+
+struct inotify_watch {
+	int fd;				/* the instance */
+	struct dump_inotify_watch_rec *k;
+	char *path;			/* where the watched inode is mounted */
+};
+
+struct inotify_watches {
+	ARRAY(struct inotify_watch) items;
+	ARRAY(char *) notes;		/* unread events left behind, per instance */
+};
+
+static uint64_t after_watch(const void *last)
+{
+	return ((const struct dump_inotify_watch_rec *)last)->index + 1;
+}
+
+static int collect_watches(struct dump_job *job, int fd, struct record_list *recs)
+{
+	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = fd };
+	struct collect_walk walk = {
+		.prog = job->progs.files->progs.dump_inotify,
+		.map_fd = bpf_map__fd(job->progs.files->maps.inotify_records),
+		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
+		.resume_after = after_watch, .pid = job->pid,
+	};
+	struct tool_error err = { 0 };
+
+	if (program_collect_all(&walk, recs, &err))
+		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): cannot list its "
+				 "watches: %s", (int)job->pid, fd, err.msg);
+	return 0;
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space, ...) in place. */
+static void unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * @fs_path (from the root of its filesystem) under the mount whose root
+ * is @root and mount point @point, in @out; false when @root does not
+ * contain it.
+ */
+static bool under_mount(const char *fs_path, const char *root, const char *point, char *out,
+			size_t size)
+{
+	size_t len = strlen(root);
+	const char *rest;
+
+	if (!strcmp(root, "/"))
+		rest = fs_path;
+	else if (!strncmp(fs_path, root, len) && (fs_path[len] == '/' || !fs_path[len]))
+		rest = fs_path + len;
+	else
+		return false;
+	if (!strcmp(point, "/"))
+		return snprintf(out, size, "%s", *rest ? rest : "/") < (int)size;
+	return snprintf(out, size, "%s%s", point, rest) < (int)size;
+}
+
+static bool is_inode(const char *path, dev_t dev, uint64_t ino)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* A mounted path of the watched inode, or NULL. */
+static char *mounted_path(pid_t pid, const struct dump_inotify_watch_rec *k)
+{
+	dev_t dev = makedev(k->dev_major, k->dev_minor);
+	char *line = NULL, *found = NULL;
+	char root[PATH_MAX], point[PATH_MAX], path[PATH_MAX], file[64];
+	unsigned int major, minor;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/mountinfo", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return NULL;
+	while (!found && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJOR:MINOR ROOT POINT ... */
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &major, &minor, root, point) != 4 ||
+		    major != k->dev_major || minor != k->dev_minor)
+			continue;
+		unescape(root);
+		unescape(point);
+		if (under_mount(k->path, root, point, path, sizeof(path)) &&
+		    is_inode(path, dev, k->ino))
+			found = strdup(path);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static struct inotify_watches *watches_of(struct dump_job *job)
+{
+	if (!job->inotify)
+		job->inotify = calloc(1, sizeof(*job->inotify));
+	if (!job->inotify)
+		tool_fail(&job->err, 0, "out of memory");
+	return job->inotify;
+}
+
+/* @k, a copy the watch list takes over, with the path a restore adds it by. */
+static int add_watch(struct dump_job *job, int fd, struct dump_inotify_watch_rec *k)
+{
+	struct inotify_watch *w = array_push(&job->inotify->items);
+
+	if (!w) {
+		free(k);
+		return tool_fail(&job->err, 0, "out of memory");
+	}
+	*w = (struct inotify_watch){ .fd = fd, .k = k };
+	if (k->wd < 0 || k->path_len <= 0)
+		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): a watch %s while the "
+				 "process was frozen", (int)job->pid, fd,
+				 k->wd < 0 ? "was being removed" : "lost every name of its inode");
+	k->path[sizeof(k->path) - 1] = '\0';
+	w->path = mounted_path(job->pid, k);
+	if (!w->path)
+		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): watch %d, on %s (inode "
+				 "%llu of device %u:%u): no mounted path reaches that inode",
+				 (int)job->pid, fd, k->wd, k->path, (unsigned long long)k->ino,
+				 k->dev_major, k->dev_minor);
+	return 0;
+}
+
+static int note_queued(struct dump_job *job, const struct dump_file_rec *k)
+{
+	char **note;
+
+	if (!k->queued)
+		return 0;
+	note = array_push(&job->inotify->notes);
+	if (!note || asprintf(note, "process %d, fd %d: %llu queued events not carried",
+			      (int)job->pid, k->fd, (unsigned long long)k->queued) < 0) {
+		if (note)
+			*note = NULL;
+		return tool_fail(&job->err, 0, "out of memory");
+	}
+	return 0;
+}
+
+int inotify_read(struct dump_job *job, const struct dump_file_rec *k)
+{
+	struct record_list recs = { .kind = DUMP_REC_INOTIFY_WATCH,
+				    .size = sizeof(struct dump_inotify_watch_rec) };
+	struct dump_inotify_watch_rec *copy;
+	size_t i;
+	int ret = -1;
+
+	if (k->event != DUMP_EVENT_INOTIFY)
+		return 0;
+	if (!watches_of(job) || collect_watches(job, k->fd, &recs))
+		goto out;
+	if (recs.n != k->count) {
+		tool_fail(&job->err, 0, "process %d, fd %d (inotify): %zu watches listed, %llu "
+			  "counted: they changed during the dump", (int)job->pid, k->fd, recs.n,
+			  (unsigned long long)k->count);
+		goto out;
+	}
+	for (i = 0; i < recs.n; i++) {
+		copy = malloc(sizeof(*copy));
+		if (!copy) {
+			tool_fail(&job->err, 0, "out of memory");
+			goto out;
+		}
+		*copy = ((const struct dump_inotify_watch_rec *)recs.items)[i];
+		if (add_watch(job, k->fd, copy))
+			goto out;
+	}
+	ret = note_queued(job, k);
+out:
+	record_list_free(&recs);
+	return ret;
+}
+
+int inotify_write(struct dump_job *job)
+{
+	const struct inotify_watch *w;
+	struct crib_inotify_watch iw;
+	size_t i;
+
+	for (i = 0; job->inotify && i < job->inotify->items.n; i++) {
+		w = &job->inotify->items.items[i];
+		iw = (struct crib_inotify_watch){
+			.pid = job->pid, .fd = (uint64_t)w->fd, .wd = (uint64_t)w->k->wd,
+			.mask = w->k->mask, .path = w->path,
+			.dev = makedev(w->k->dev_major, w->k->dev_minor), .inode = w->k->ino,
+		};
+		if (crib_write_inotify_watch(job->writer, &iw))
+			return tool_fail(&job->err, 0, "writing watch %d of inotify fd %d: %s",
+					 w->k->wd, w->fd, crib_writer_error(job->writer)->msg);
+	}
+	for (i = 0; job->inotify && i < job->inotify->notes.n; i++)
+		if (crib_write_note(job->writer, "crib-dump.inotify",
+				    job->inotify->notes.items[i]))
+			return tool_fail(&job->err, 0, "writing a note: %s",
+					 crib_writer_error(job->writer)->msg);
+	return 0;
+}
+
+void inotify_free(struct dump_job *job)
+{
+	size_t i;
+
+	if (!job->inotify)
+		return;
+	for (i = 0; i < job->inotify->items.n; i++) {
+		free(job->inotify->items.items[i].k);
+		free(job->inotify->items.items[i].path);
+	}
+	for (i = 0; i < job->inotify->notes.n; i++)
+		free(job->inotify->notes.items[i]);
+	array_free(&job->inotify->items);
+	array_free(&job->inotify->notes);
+	free(job->inotify);
+	job->inotify = NULL;
+}
