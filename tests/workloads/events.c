@@ -3,7 +3,7 @@
  * A workload waiting in epoll on event files of every kind, and a
  * self-check that they all behave as they did.
  *
- *   events DIR
+ *   events DIR [WATCHED]
  *
  * It holds: a pipe, a UNIX stream pair, an eventfd made with
  * EFD_SEMAPHORE holding 5, an eventfd holding more than 32 bits, a
@@ -16,9 +16,9 @@
  * closed, one with EPOLLEXCLUSIVE), the signalfd (EPOLLONESHOT), a
  * timerfd, a second epoll instance (watching an eventfd of its own), and
  * an eventfd only its child holds, with 1 in it.  And an inotify
- * instance watching DIR/watched (IN_CREATE, IN_DELETE) and the file
- * DIR/watched/file (IN_MODIFY, IN_ONESHOT) under watch descriptors 2 and
- * 3 (1 was removed), with two events unread.  The descriptors go to
+ * instance watching WATCHED (DIR/watched by default; IN_CREATE,
+ * IN_DELETE) and the file WATCHED/file (IN_MODIFY, IN_ONESHOT) under
+ * watch descriptors 2 and 3 (1 was removed), with two events unread.  The descriptors go to
  * DIR/fds, as "name fd" lines, then DIR/ready.
  *
  * On SIGUSR1 it checks, and writes "ok" or what failed to DIR/check: the
@@ -149,13 +149,16 @@ static void touch(const char *dir, const char *name)
 	close(fd);
 }
 
-/* Watches 2 and 3, the first one removed, and two events left unread. */
-static void make_inotify(struct fds *f, const char *dir)
+/* Watches 2 and 3 on @watched, the first one removed, and two events left unread. */
+static void make_inotify(struct fds *f, const char *dir, const char *watched)
 {
 	char file[4096 + 16];
 	int wd;
 
-	snprintf(f->watched, sizeof(f->watched), "%s/watched", dir);
+	if (watched)
+		snprintf(f->watched, sizeof(f->watched), "%s", watched);
+	else
+		snprintf(f->watched, sizeof(f->watched), "%s/watched", dir);
 	snprintf(file, sizeof(file), "%s/file", f->watched);
 	if (mkdir(f->watched, 0755) && errno != EEXIST)
 		die(f->watched);
@@ -173,7 +176,7 @@ static void make_inotify(struct fds *f, const char *dir)
 	touch(f->watched, "queued");
 }
 
-static void set_up(struct fds *f, const char *dir)
+static void set_up(struct fds *f, const char *dir, const char *watched)
 {
 	sigset_t mask;
 	int dup_big;
@@ -198,7 +201,7 @@ static void set_up(struct fds *f, const char *dir)
 		die("write eventfd");
 	make_timers(f);
 	make_child_efd(f);
-	make_inotify(f, dir);
+	make_inotify(f, dir, watched);
 	kill(getpid(), SIGUSR2);
 
 	add(f->inner, f->inner_efd, EPOLLIN, 0x77);
@@ -399,12 +402,12 @@ int main(int argc, char **argv)
 	struct check_report report = { 0 };
 	struct fds f;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: events DIR\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: events DIR [WATCHED]\n");
 		return 2;
 	}
 	check_on_request();
-	set_up(&f, argv[1]);
+	set_up(&f, argv[1], argv[2]);
 	if (write_fds(&f, argv[1]))
 		return 1;
 	check_wait_for_request();
