@@ -219,24 +219,36 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } epoll_records SEC(".maps");
 
+/* The file at descriptor ctx->fd of process ctx->pid, referenced; or NULL and why. */
+static __always_inline struct file *file_at(const struct dump_epoll_ctx *ctx, int *ret)
+{
+	struct task_struct *task;
+	struct file *file;
+
+	task = bpf_task_from_vpid(ctx->pid);
+	if (!task) {
+		*ret = DUMP_NO_TASK;
+		return NULL;
+	}
+	file = bpf_file_from_task_fd(task, ctx->fd);
+	bpf_task_release(task);
+	*ret = file ? DUMP_OK : DUMP_NO_ACCESS;
+	return file;
+}
+
 SEC("crib")
 int dump_epoll(struct dump_epoll_ctx *ctx)
 {
 	struct dump_epoll_item_rec *r;
 	struct bpf_iter_epoll it;
-	struct task_struct *task;
 	struct epitem *epi;
 	struct file *file;
 	__u64 index = 0;
-	int err, ret = DUMP_OK;
+	int ret;
 
-	task = bpf_task_from_vpid(ctx->pid);
-	if (!task)
-		return DUMP_NO_TASK;
-	file = bpf_file_from_task_fd(task, ctx->fd);
-	bpf_task_release(task);
+	file = file_at(ctx, &ret);
 	if (!file)
-		return DUMP_NO_ACCESS;
+		return ret;
 	bpf_iter_epoll_new(&it, file);
 	while ((epi = bpf_iter_epoll_next(&it))) {
 		if (index++ < ctx->start)
@@ -254,9 +266,8 @@ int dump_epoll(struct dump_epoll_ctx *ctx)
 		r->desc = desc_id(epi->ffd.file);
 		bpf_ringbuf_submit(r, 0);
 	}
-	err = bpf_iter_epoll_get_err(&it);
-	if (ret == DUMP_OK && err)
-		ret = err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
+	if (ret == DUMP_OK)
+		ret = iter_result(bpf_iter_epoll_get_err(&it));
 	bpf_iter_epoll_destroy(&it);
 	bpf_put_file(file);
 	return ret;
@@ -274,18 +285,13 @@ int dump_inotify(struct dump_epoll_ctx *ctx)
 	struct dump_inotify_watch_rec *r;
 	struct inotify_inode_mark *mark;
 	struct bpf_iter_inotify it;
-	struct task_struct *task;
 	struct file *file;
 	__u64 index = 0;
-	int err, ret = DUMP_OK;
+	int err, ret;
 
-	task = bpf_task_from_vpid(ctx->pid);
-	if (!task)
-		return DUMP_NO_TASK;
-	file = bpf_file_from_task_fd(task, ctx->fd);
-	bpf_task_release(task);
+	file = file_at(ctx, &ret);
 	if (!file)
-		return DUMP_NO_ACCESS;
+		return ret;
 	bpf_iter_inotify_new(&it, file);
 	while ((mark = bpf_iter_inotify_next(&it))) {
 		if (index++ < ctx->start)
@@ -306,9 +312,8 @@ int dump_inotify(struct dump_epoll_ctx *ctx)
 		r->path_len = bpf_inotify_watch_get_path(mark, r->path, sizeof(r->path));
 		bpf_ringbuf_submit(r, 0);
 	}
-	err = bpf_iter_inotify_get_err(&it);
-	if (ret == DUMP_OK && err)
-		ret = err == -EAGAIN ? DUMP_BUSY : DUMP_NO_ACCESS;
+	if (ret == DUMP_OK)
+		ret = iter_result(bpf_iter_inotify_get_err(&it));
 	bpf_iter_inotify_destroy(&it);
 	bpf_put_file(file);
 	return ret;

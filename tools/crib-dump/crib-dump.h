@@ -268,6 +268,14 @@ bool events_is_event_file(uint64_t type);
 void events_fill_file(const struct dump_file_rec *k, struct crib_file *f);
 int events_write_timerfd(struct dump_job *job, const struct dump_file_rec *k);
 int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);
+/*
+ * Every record @prog sends through @map for the event file at @fd (a
+ * dump_epoll_ctx names it), again from resume_after(the last) when the
+ * ring buffer filled.
+ */
+int events_collect(struct dump_job *job, const struct bpf_program *prog,
+		   const struct bpf_map *map, int fd, uint64_t (*resume_after)(const void *last),
+		   struct record_list *recs);
 int events_share(struct dump_tree *tree);
 int events_write_epolls(struct dump_job *job);
 void events_free(struct dump_job *job);

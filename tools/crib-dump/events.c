@@ -85,20 +85,21 @@ static uint64_t after_item(const void *last)
 	return ((const struct dump_epoll_item_rec *)last)->index + 1;
 }
 
-static int collect_items(struct dump_job *job, int fd, struct record_list *recs)
+int events_collect(struct dump_job *job, const struct bpf_program *prog,
+		   const struct bpf_map *map, int fd, uint64_t (*resume_after)(const void *last),
+		   struct record_list *recs)
 {
 	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = fd };
 	struct collect_walk walk = {
-		.prog = job->progs.files->progs.dump_epoll,
-		.map_fd = bpf_map__fd(job->progs.files->maps.epoll_records),
+		.prog = prog, .map_fd = bpf_map__fd(map),
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
-		.resume_after = after_item, .pid = job->pid,
+		.resume_after = resume_after, .pid = job->pid,
 	};
 	struct tool_error err = { 0 };
 
 	if (program_collect_all(&walk, recs, &err))
-		return tool_fail(&job->err, 0, "process %d, fd %d (eventpoll): cannot list the "
-				 "files it watches: %s", (int)job->pid, fd, err.msg);
+		return tool_fail(&job->err, 0, "process %d, fd %d: cannot list what it watches: %s",
+				 (int)job->pid, fd, err.msg);
 	return 0;
 }
 
@@ -117,7 +118,8 @@ int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k)
 		if (!job->epolls)
 			return tool_fail(&job->err, 0, "out of memory");
 	}
-	if (collect_items(job, k->fd, &recs))
+	if (events_collect(job, job->progs.files->progs.dump_epoll,
+			   job->progs.files->maps.epoll_records, k->fd, after_item, &recs))
 		goto out;
 	if (recs.n != k->count) {
 		tool_fail(&job->err, 0, "process %d, fd %d (eventpoll): %zu watched files "

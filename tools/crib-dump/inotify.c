@@ -40,23 +40,6 @@ static uint64_t after_watch(const void *last)
 	return ((const struct dump_inotify_watch_rec *)last)->index + 1;
 }
 
-static int collect_watches(struct dump_job *job, int fd, struct record_list *recs)
-{
-	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = fd };
-	struct collect_walk walk = {
-		.prog = job->progs.files->progs.dump_inotify,
-		.map_fd = bpf_map__fd(job->progs.files->maps.inotify_records),
-		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
-		.resume_after = after_watch, .pid = job->pid,
-	};
-	struct tool_error err = { 0 };
-
-	if (program_collect_all(&walk, recs, &err))
-		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): cannot list its "
-				 "watches: %s", (int)job->pid, fd, err.msg);
-	return 0;
-}
-
 /* Undo mountinfo's octal escapes (\040 for a space, ...) in place. */
 static void unescape(char *s)
 {
@@ -152,10 +135,16 @@ static int add_watch(struct dump_job *job, int fd, struct dump_inotify_watch_rec
 		return tool_fail(&job->err, 0, "out of memory");
 	}
 	*w = (struct inotify_watch){ .fd = fd, .k = k };
-	if (k->wd < 0 || k->path_len <= 0)
-		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): a watch %s while the "
-				 "process was frozen", (int)job->pid, fd,
-				 k->wd < 0 ? "was being removed" : "lost every name of its inode");
+	if (k->wd < 0)
+		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): a watch was being "
+				 "removed while the process was frozen", (int)job->pid, fd);
+	/* 9p without a cache, for one, keeps no dentry of a file nobody has open */
+	if (k->path_len <= 0)
+		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): watch %d, on inode "
+				 "%llu of device %u:%u: the kernel has no name for it (removed, or "
+				 "on a filesystem that keeps no names of unused files)",
+				 (int)job->pid, fd, k->wd, (unsigned long long)k->ino,
+				 k->dev_major, k->dev_minor);
 	k->path[sizeof(k->path) - 1] = '\0';
 	w->path = mounted_path(job->pid, k);
 	if (!w->path)
@@ -192,7 +181,9 @@ int inotify_read(struct dump_job *job, const struct dump_file_rec *k)
 
 	if (k->event != DUMP_EVENT_INOTIFY)
 		return 0;
-	if (!watches_of(job) || collect_watches(job, k->fd, &recs))
+	if (!watches_of(job) ||
+	    events_collect(job, job->progs.files->progs.dump_inotify,
+			   job->progs.files->maps.inotify_records, k->fd, after_watch, &recs))
 		goto out;
 	if (recs.n != k->count) {
 		tool_fail(&job->err, 0, "process %d, fd %d (inotify): %zu watches listed, %llu "
