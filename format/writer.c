@@ -240,16 +240,17 @@ static bool page_size_ok(uint64_t ps)
 }
 
 static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd, int level,
-				       const struct crib_header *hdr, struct crib_error *err)
+				       int threads, const struct crib_header *hdr,
+				       struct crib_error *err)
 {
 	struct crib_writer *w;
 	size_t r;
 
 	if (!write_fn || !hdr || level < ZSTD_minCLevel() || level > CRIB_LEVEL_MAX ||
-	    !page_size_ok(hdr->page_size)) {
+	    threads < 0 || threads > CRIB_THREADS_MAX || !page_size_ok(hdr->page_size)) {
 		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
-			       "bad writer arguments (level %d, page size %llu)", level,
-			       hdr ? (unsigned long long)hdr->page_size : 0ull);
+			       "bad writer arguments (level %d, %d threads, page size %llu)", level,
+			       threads, hdr ? (unsigned long long)hdr->page_size : 0ull);
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
@@ -275,6 +276,9 @@ static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd
 			       ZSTD_getErrorName(r));
 		goto out_free;
 	}
+	/* a libzstd built without threads refuses: it compresses in this one */
+	if (threads)
+		ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_nbWorkers, threads);
 	if (write_header(w, hdr)) {
 		if (err)
 			*err = w->err;
@@ -293,14 +297,21 @@ struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int
 					  const struct crib_header *hdr,
 					  struct crib_error *err)
 {
-	return writer_open(write_fn, ctx, -1, level, hdr, err);
+	return writer_open(write_fn, ctx, -1, level, 0, hdr, err);
 }
 
 struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
 				     struct crib_error *err)
 {
 	/* A NULL context makes the writer pass its own copy of fd. */
-	return writer_open(fd_write, NULL, fd, level, hdr, err);
+	return writer_open(fd_write, NULL, fd, level, 0, hdr, err);
+}
+
+struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
+					     const struct crib_header *hdr,
+					     struct crib_error *err)
+{
+	return writer_open(fd_write, NULL, fd, level, threads, hdr, err);
 }
 
 /* ---- generic records ---- */

@@ -320,7 +320,8 @@ static void *pipe_reader_main(void *arg)
 	return NULL;
 }
 
-static void test_pipe(void)
+/* The sample through a pipe, compressed in @threads worker threads (0: none). */
+static void test_pipe(int threads)
 {
 	struct pipe_reader pr = { 0 };
 	struct crib_header hdr;
@@ -334,15 +335,16 @@ static void test_pipe(void)
 	pr.fd = fds[0];
 	pthread_create(&th, NULL, pipe_reader_main, &pr);
 	sample_header(&hdr);
-	w = crib_writer_open(fds[1], 1, &hdr, NULL);
+	w = threads ? crib_writer_open_threads(fds[1], 1, threads, &hdr, NULL) :
+		      crib_writer_open(fds[1], 1, &hdr, NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
 	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 61,
-		  "pipe: streamed through a pipe, %" PRIu64 " records (%s)", pr.records,
-		  pr.ret ? pr.msg : "ok");
+		  "pipe: streamed through a pipe, compressed in %d worker threads, %" PRIu64
+		  " records (%s)", threads, pr.records, pr.ret ? pr.msg : "ok");
 }
 
 static void test_writer_errors(void)
@@ -359,6 +361,8 @@ static void test_writer_errors(void)
 	sample_header(&hdr);
 	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 22, &hdr, &err) &&
 		  err.code == CRIB_E_INVAL, "writer: level over the window limit refused");
+	tap_check(&t, !crib_writer_open_threads(-1, 1, CRIB_THREADS_MAX + 1, &hdr, &err) &&
+		  err.code == CRIB_E_INVAL, "writer: more worker threads than it takes refused");
 	hdr.page_size = 3000;
 	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err),
 		  "writer: page size that is not a power of two refused");
@@ -723,7 +727,8 @@ int main(void)
 	test_schema_tables();
 	test_roundtrip(false);
 	test_roundtrip(true);
-	test_pipe();
+	test_pipe(0);
+	test_pipe(2);
 	test_writer_errors();
 	test_hostile();
 	test_decoder();

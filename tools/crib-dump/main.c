@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"                      bytes (a suffix K, M or G multiplies by 1024s; default\n"
 		"                      1M); a larger one stops the dump.  memfds are carried\n"
 		"                      whatever their size\n"
-		"  -l, --level N       zstd level, -131072 to 19 (default 3): lower is faster,\n"
+		"  -l, --level N       zstd level, -131072 to 19 (default 1): lower is faster,\n"
 		"                      higher is smaller\n"
 		"  -q, --quiet         no progress meter\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"

@@ -26,6 +26,20 @@ static int write_path_note(struct dump_job *job)
 	return 0;
 }
 
+/*
+ * zstd compresses in worker threads, one per CPU, when there is more than
+ * one: the pages are read and the records made while earlier ones are
+ * compressed.
+ */
+static int compress_threads(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus <= 1)
+		return 0;
+	return cpus < CRIB_THREADS_MAX ? (int)cpus : CRIB_THREADS_MAX;
+}
+
 int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump_clocks *clocks)
 {
 	struct crib_header hdr = { 0 };
@@ -46,7 +60,7 @@ int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump
 	hdr.monotonic_ns = clocks->monotonic_ns;
 	hdr.boottime_ns = clocks->boottime_ns;
 	hdr.boot_id = clocks->boot_id;
-	job->writer = crib_writer_open(out_fd, level, &hdr, &cerr);
+	job->writer = crib_writer_open_threads(out_fd, level, compress_threads(), &hdr, &cerr);
 	if (!job->writer)
 		return tool_fail(&job->err, 0, "cannot start the snapshot: %s", cerr.msg);
 	return write_path_note(job);

@@ -24,8 +24,10 @@ struct crib_header;
 /* Writes up to len bytes; returns the count written, or -1 with errno set. */
 typedef ssize_t (*crib_write_fn)(void *ctx, const void *buf, size_t len);
 
-#define CRIB_LEVEL_DEFAULT	3
+/* Level 1 compresses about twice as fast as 3, into a snapshot a few percent larger. */
+#define CRIB_LEVEL_DEFAULT	1
 #define CRIB_LEVEL_MAX		19	/* higher levels need a window over the reader limit */
+#define CRIB_THREADS_MAX	64
 
 /*
  * Start a snapshot: writes the preamble and the header record.  The header's
@@ -34,6 +36,15 @@ typedef ssize_t (*crib_write_fn)(void *ctx, const void *buf, size_t len);
  */
 struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
 				     struct crib_error *err);
+/*
+ * The same, compressing in @threads worker threads while the caller goes
+ * on (0: in the caller's thread).  The stream is the same one zstd frame,
+ * its output in order; a libzstd built without threads compresses in the
+ * caller's thread.
+ */
+struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
+					     const struct crib_header *hdr,
+					     struct crib_error *err);
 struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
 					  const struct crib_header *hdr,
 					  struct crib_error *err);
