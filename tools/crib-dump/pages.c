@@ -2,10 +2,11 @@
 /*
  * Memory contents: only populated pages, found with the PAGEMAP_SCAN
  * ioctl of /proc/PID/pagemap (one call returns whole runs of pages that
- * match) and read from /proc/PID/mem in runs of at most one record
+ * match) and read with process_vm_readv() in runs of at most one record
  * (1 MiB), each written out before the next is read, so the image is never
- * held in memory.  /proc/PID/mem rather than process_vm_readv(): it also
- * reads pages of VMAs mapped without PROT_READ.  Pages that read as all
+ * held in memory.  process_vm_readv() copies once, straight from the
+ * process's pages; what it cannot read (a VMA mapped without PROT_READ)
+ * is read through /proc/PID/mem, which can.  Pages that read as all
  * zeros are recorded as zero runs, without data.
  *
  * Which pages: anonymous memory that is present or swapped out, including
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
@@ -129,13 +131,23 @@ static void clear_rseq_fields(const struct dump_job *job, unsigned char *buf, ui
 	}
 }
 
+/* Up to @len bytes at @addr of the process into @buf: at least one, or -1. */
+static ssize_t read_memory(struct dump_job *job, struct page_reader *pr, void *buf, size_t len,
+			   uint64_t addr)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t got = process_vm_readv(job->pid, &local, 1, &remote, 1, 0);
+
+	return got > 0 ? got : pread(pr->mem_fd, buf, len, (off_t)addr);
+}
+
 static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr, size_t n)
 {
 	size_t len = n * pr->page_size, done = 0;
 	ssize_t got;
 
 	while (done < len) {
-		got = pread(pr->mem_fd, pr->buf + done, len - done, (off_t)(addr + done));
+		got = read_memory(job, pr, pr->buf + done, len - done, addr + done);
 		if (got <= 0)
 			return tool_fail(&job->err, 0, "cannot read memory at %#llx: %s",
 					 (unsigned long long)(addr + done),
