@@ -269,13 +269,14 @@ void events_fill_file(const struct dump_file_rec *k, struct crib_file *f);
 int events_write_timerfd(struct dump_job *job, const struct dump_file_rec *k);
 int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);
 /*
- * Every record @prog sends through @map for the event file at @fd (a
+ * Every record @prog sends through @map for the event file @k (a
  * dump_epoll_ctx names it), again from resume_after(the last) when the
- * ring buffer filled.
+ * ring buffer filled: as many as dump_files counted (k->count), or the
+ * file changed and the dump fails.  @kind names the file in messages.
  */
 int events_collect(struct dump_job *job, const struct bpf_program *prog,
-		   const struct bpf_map *map, int fd, uint64_t (*resume_after)(const void *last),
-		   struct record_list *recs);
+		   const struct bpf_map *map, const struct dump_file_rec *k, const char *kind,
+		   uint64_t (*resume_after)(const void *last), struct record_list *recs);
 int events_share(struct dump_tree *tree);
 int events_write_epolls(struct dump_job *job);
 void events_free(struct dump_job *job);

@@ -86,10 +86,10 @@ static uint64_t after_item(const void *last)
 }
 
 int events_collect(struct dump_job *job, const struct bpf_program *prog,
-		   const struct bpf_map *map, int fd, uint64_t (*resume_after)(const void *last),
-		   struct record_list *recs)
+		   const struct bpf_map *map, const struct dump_file_rec *k, const char *kind,
+		   uint64_t (*resume_after)(const void *last), struct record_list *recs)
 {
-	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = fd };
+	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = k->fd };
 	struct collect_walk walk = {
 		.prog = prog, .map_fd = bpf_map__fd(map),
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
@@ -98,8 +98,12 @@ int events_collect(struct dump_job *job, const struct bpf_program *prog,
 	struct tool_error err = { 0 };
 
 	if (program_collect_all(&walk, recs, &err))
-		return tool_fail(&job->err, 0, "process %d, fd %d: cannot list what it watches: %s",
-				 (int)job->pid, fd, err.msg);
+		return tool_fail(&job->err, 0, "process %d, fd %d (%s): cannot list what it "
+				 "watches: %s", (int)job->pid, k->fd, kind, err.msg);
+	if (recs->n != k->count)
+		return tool_fail(&job->err, 0, "process %d, fd %d (%s): %zu watched files listed, "
+				 "%llu counted: it changed during the dump", (int)job->pid, k->fd,
+				 kind, recs->n, (unsigned long long)k->count);
 	return 0;
 }
 
@@ -119,14 +123,8 @@ int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k)
 			return tool_fail(&job->err, 0, "out of memory");
 	}
 	if (events_collect(job, job->progs.files->progs.dump_epoll,
-			   job->progs.files->maps.epoll_records, k->fd, after_item, &recs))
+			   job->progs.files->maps.epoll_records, k, "eventpoll", after_item, &recs))
 		goto out;
-	if (recs.n != k->count) {
-		tool_fail(&job->err, 0, "process %d, fd %d (eventpoll): %zu watched files "
-			  "listed, %llu counted: it changed during the dump", (int)job->pid, k->fd,
-			  recs.n, (unsigned long long)k->count);
-		goto out;
-	}
 	for (i = 0; i < recs.n; i++) {
 		item = array_push(&job->epolls->items);
 		if (!item) {

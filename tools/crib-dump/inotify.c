@@ -8,10 +8,12 @@
  * A watch holds an inode, not a mount, so the path a restore adds it by
  * is found here: among the mounts the process sees (/proc/PID/mountinfo)
  * of the inode's filesystem, the first whose root contains the path, and
- * where a stat() of the result finds the very inode.  A watch no mounted
+ * where a stat() of the result finds the very inode (the mounts are read
+ * once for all the watches of an instance).  A watch no mounted
  * path reaches stops the dump.  Unread events are not carried: a note
  * says how many were left behind.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,13 +28,27 @@
 
 struct inotify_watch {
 	int fd;				/* the instance */
-	struct dump_inotify_watch_rec *k;
-	char *path;			/* where the watched inode is mounted */
+	int wd;
+	uint32_t mask;
+	dev_t dev;			/* the watched inode */
+	uint64_t ino;
+	char *path;			/* where it is mounted */
 };
 
 struct inotify_watches {
 	ARRAY(struct inotify_watch) items;
 	ARRAY(char *) notes;		/* unread events left behind, per instance */
+};
+
+/* One line of /proc/PID/mountinfo: which filesystem, which of its directories, where. */
+struct mount {
+	unsigned int major, minor;
+	char *root;
+	char *point;
+};
+
+struct mount_table {
+	ARRAY(struct mount) items;
 };
 
 static uint64_t after_watch(const void *last)
@@ -57,26 +73,67 @@ static void unescape(char *s)
 	*out = '\0';
 }
 
-/*
- * @fs_path (from the root of its filesystem) under the mount whose root
- * is @root and mount point @point, in @out; false when @root does not
- * contain it.
- */
-static bool under_mount(const char *fs_path, const char *root, const char *point, char *out,
-			size_t size)
+static void mounts_free(struct mount_table *mt)
 {
-	size_t len = strlen(root);
+	for (size_t i = 0; i < mt->items.n; i++) {
+		free(mt->items.items[i].root);
+		free(mt->items.items[i].point);
+	}
+	array_free(&mt->items);
+}
+
+/* The mounts process @pid sees, read once for all the watches of an instance. */
+static int mounts_read(struct dump_job *job, struct mount_table *mt)
+{
+	char root[PATH_MAX], point[PATH_MAX], file[64], *line = NULL;
+	unsigned int major, minor;
+	struct mount *m;
+	size_t cap = 0;
+	int ret = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/mountinfo", (int)job->pid);
+	f = fopen(file, "re");
+	if (!f)
+		return tool_fail(&job->err, errno, "cannot read %s", file);
+	while (!ret && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJOR:MINOR ROOT POINT ... */
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &major, &minor, root, point) != 4)
+			continue;
+		unescape(root);
+		unescape(point);
+		m = array_push(&mt->items);
+		if (m) {
+			*m = (struct mount){ major, minor, strdup(root), strdup(point) };
+			if (!m->root || !m->point)
+				m = NULL;
+		}
+		if (!m)
+			ret = tool_fail(&job->err, 0, "out of memory");
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * @fs_path (from the root of its filesystem) under mount @m, in @out;
+ * false when the mount's root does not contain it.
+ */
+static bool under_mount(const char *fs_path, const struct mount *m, char *out, size_t size)
+{
+	size_t len = strlen(m->root);
 	const char *rest;
 
-	if (!strcmp(root, "/"))
+	if (!strcmp(m->root, "/"))
 		rest = fs_path;
-	else if (!strncmp(fs_path, root, len) && (fs_path[len] == '/' || !fs_path[len]))
+	else if (!strncmp(fs_path, m->root, len) && (fs_path[len] == '/' || !fs_path[len]))
 		rest = fs_path + len;
 	else
 		return false;
-	if (!strcmp(point, "/"))
+	if (!strcmp(m->point, "/"))
 		return snprintf(out, size, "%s", *rest ? rest : "/") < (int)size;
-	return snprintf(out, size, "%s%s", point, rest) < (int)size;
+	return snprintf(out, size, "%s%s", m->point, rest) < (int)size;
 }
 
 static bool is_inode(const char *path, dev_t dev, uint64_t ino)
@@ -87,33 +144,19 @@ static bool is_inode(const char *path, dev_t dev, uint64_t ino)
 }
 
 /* A mounted path of the watched inode, or NULL. */
-static char *mounted_path(pid_t pid, const struct dump_inotify_watch_rec *k)
+static char *mounted_path(const struct mount_table *mt, const struct dump_inotify_watch_rec *k)
 {
 	dev_t dev = makedev(k->dev_major, k->dev_minor);
-	char *line = NULL, *found = NULL;
-	char root[PATH_MAX], point[PATH_MAX], path[PATH_MAX], file[64];
-	unsigned int major, minor;
-	size_t cap = 0;
-	FILE *f;
+	const struct mount *m;
+	char path[PATH_MAX];
 
-	snprintf(file, sizeof(file), "/proc/%d/mountinfo", (int)pid);
-	f = fopen(file, "re");
-	if (!f)
-		return NULL;
-	while (!found && getline(&line, &cap, f) > 0) {
-		/* ID PARENT MAJOR:MINOR ROOT POINT ... */
-		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &major, &minor, root, point) != 4 ||
-		    major != k->dev_major || minor != k->dev_minor)
-			continue;
-		unescape(root);
-		unescape(point);
-		if (under_mount(k->path, root, point, path, sizeof(path)) &&
-		    is_inode(path, dev, k->ino))
-			found = strdup(path);
+	for (size_t i = 0; i < mt->items.n; i++) {
+		m = &mt->items.items[i];
+		if (m->major == k->dev_major && m->minor == k->dev_minor &&
+		    under_mount(k->path, m, path, sizeof(path)) && is_inode(path, dev, k->ino))
+			return strdup(path);
 	}
-	free(line);
-	fclose(f);
-	return found;
+	return NULL;
 }
 
 static struct inotify_watches *watches_of(struct dump_job *job)
@@ -125,16 +168,12 @@ static struct inotify_watches *watches_of(struct dump_job *job)
 	return job->inotify;
 }
 
-/* @k, a copy the watch list takes over, with the path a restore adds it by. */
-static int add_watch(struct dump_job *job, int fd, struct dump_inotify_watch_rec *k)
+/* The watch @k, with the path a restore adds it by. */
+static int add_watch(struct dump_job *job, const struct mount_table *mt, int fd,
+		     struct dump_inotify_watch_rec *k)
 {
-	struct inotify_watch *w = array_push(&job->inotify->items);
+	struct inotify_watch *w;
 
-	if (!w) {
-		free(k);
-		return tool_fail(&job->err, 0, "out of memory");
-	}
-	*w = (struct inotify_watch){ .fd = fd, .k = k };
 	if (k->wd < 0)
 		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): a watch was being "
 				 "removed while the process was frozen", (int)job->pid, fd);
@@ -146,7 +185,14 @@ static int add_watch(struct dump_job *job, int fd, struct dump_inotify_watch_rec
 				 (int)job->pid, fd, k->wd, (unsigned long long)k->ino,
 				 k->dev_major, k->dev_minor);
 	k->path[sizeof(k->path) - 1] = '\0';
-	w->path = mounted_path(job->pid, k);
+	w = array_push(&job->inotify->items);
+	if (!w)
+		return tool_fail(&job->err, 0, "out of memory");
+	*w = (struct inotify_watch){
+		.fd = fd, .wd = k->wd, .mask = k->mask,
+		.dev = makedev(k->dev_major, k->dev_minor), .ino = k->ino,
+		.path = mounted_path(mt, k),
+	};
 	if (!w->path)
 		return tool_fail(&job->err, 0, "process %d, fd %d (inotify): watch %d, on %s (inode "
 				 "%llu of device %u:%u): no mounted path reaches that inode",
@@ -175,7 +221,7 @@ int inotify_read(struct dump_job *job, const struct dump_file_rec *k)
 {
 	struct record_list recs = { .kind = DUMP_REC_INOTIFY_WATCH,
 				    .size = sizeof(struct dump_inotify_watch_rec) };
-	struct dump_inotify_watch_rec *copy;
+	struct mount_table mounts = { 0 };
 	size_t i;
 	int ret = -1;
 
@@ -183,26 +229,17 @@ int inotify_read(struct dump_job *job, const struct dump_file_rec *k)
 		return 0;
 	if (!watches_of(job) ||
 	    events_collect(job, job->progs.files->progs.dump_inotify,
-			   job->progs.files->maps.inotify_records, k->fd, after_watch, &recs))
+			   job->progs.files->maps.inotify_records, k, "inotify", after_watch,
+			   &recs) ||
+	    (recs.n && mounts_read(job, &mounts)))
 		goto out;
-	if (recs.n != k->count) {
-		tool_fail(&job->err, 0, "process %d, fd %d (inotify): %zu watches listed, %llu "
-			  "counted: they changed during the dump", (int)job->pid, k->fd, recs.n,
-			  (unsigned long long)k->count);
-		goto out;
-	}
-	for (i = 0; i < recs.n; i++) {
-		copy = malloc(sizeof(*copy));
-		if (!copy) {
-			tool_fail(&job->err, 0, "out of memory");
+	for (i = 0; i < recs.n; i++)
+		if (add_watch(job, &mounts, k->fd,
+			      (struct dump_inotify_watch_rec *)recs.items + i))
 			goto out;
-		}
-		*copy = ((const struct dump_inotify_watch_rec *)recs.items)[i];
-		if (add_watch(job, k->fd, copy))
-			goto out;
-	}
 	ret = note_queued(job, k);
 out:
+	mounts_free(&mounts);
 	record_list_free(&recs);
 	return ret;
 }
@@ -216,13 +253,12 @@ int inotify_write(struct dump_job *job)
 	for (i = 0; job->inotify && i < job->inotify->items.n; i++) {
 		w = &job->inotify->items.items[i];
 		iw = (struct crib_inotify_watch){
-			.pid = job->pid, .fd = (uint64_t)w->fd, .wd = (uint64_t)w->k->wd,
-			.mask = w->k->mask, .path = w->path,
-			.dev = makedev(w->k->dev_major, w->k->dev_minor), .inode = w->k->ino,
+			.pid = job->pid, .fd = (uint64_t)w->fd, .wd = (uint64_t)w->wd,
+			.mask = w->mask, .path = w->path, .dev = w->dev, .inode = w->ino,
 		};
 		if (crib_write_inotify_watch(job->writer, &iw))
 			return tool_fail(&job->err, 0, "writing watch %d of inotify fd %d: %s",
-					 w->k->wd, w->fd, crib_writer_error(job->writer)->msg);
+					 w->wd, w->fd, crib_writer_error(job->writer)->msg);
 	}
 	for (i = 0; job->inotify && i < job->inotify->notes.n; i++)
 		if (crib_write_note(job->writer, "crib-dump.inotify",
@@ -238,10 +274,8 @@ void inotify_free(struct dump_job *job)
 
 	if (!job->inotify)
 		return;
-	for (i = 0; i < job->inotify->items.n; i++) {
-		free(job->inotify->items.items[i].k);
+	for (i = 0; i < job->inotify->items.n; i++)
 		free(job->inotify->items.items[i].path);
-	}
 	for (i = 0; i < job->inotify->notes.n; i++)
 		free(job->inotify->notes.items[i]);
 	array_free(&job->inotify->items);

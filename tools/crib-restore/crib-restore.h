@@ -333,6 +333,8 @@ int files_open_own_proc(const struct restore_ctx *ctx, const struct restore_plan
 			struct tool_error *err);
 int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
 		    struct tool_error *err);
+/* Descriptor @fd of process @pid, once files_link() ran, or NULL. */
+const struct plan_fd *files_find_fd(const struct restore_tree *tree, uint64_t pid, uint64_t fd);
 /* The parked descriptor of @tree->sockets.items[@i]. */
 int files_socket_fd(const struct restore_tree *tree, int base, size_t i);
 

@@ -76,17 +76,6 @@ static const struct crib_timerfd *find_timerfd(const struct restore_tree *tree, 
 	return NULL;
 }
 
-/* The description of descriptor @fd of process @pid, or NULL. */
-static const struct plan_fd *find_fd(const struct restore_tree *tree, uint64_t pid, uint64_t fd)
-{
-	const struct restore_plan *plan = tree_find(tree, pid);
-
-	for (size_t i = 0; plan && i < plan->fds.n; i++)
-		if (plan->fds.items[i].fd == fd)
-			return &plan->fds.items[i];
-	return NULL;
-}
-
 static const char *describe_item(const struct crib_epoll_item *e, char *buf, size_t len)
 {
 	snprintf(buf, len, "process %llu, fd %llu (eventpoll), the item added as fd %llu",
@@ -103,8 +92,8 @@ int events_check_items(const struct restore_tree *tree, struct tool_error *err)
 
 	for (size_t i = 0; i < tree->epoll_items.n; i++) {
 		e = &tree->epoll_items.items[i];
-		ep = find_fd(tree, e->pid, e->fd);
-		target = find_fd(tree, e->target_pid, e->target_fd);
+		ep = files_find_fd(tree, e->pid, e->fd);
+		target = files_find_fd(tree, e->target_pid, e->target_fd);
 		if (!ep || tree->descs.items[ep->desc].file->type != CRIB_FILE_EVENTPOLL)
 			return tool_fail(err, 0, "%s: no such epoll in the snapshot",
 					 describe_item(e, what, sizeof(what)));
@@ -277,8 +266,8 @@ int events_fill_epolls(const struct restore_tree *tree, int base, struct tool_er
 
 	for (size_t i = 0; i < tree->epoll_items.n; i++) {
 		e = &tree->epoll_items.items[i];
-		ep = find_fd(tree, e->pid, e->fd);
-		target = find_fd(tree, e->target_pid, e->target_fd);
+		ep = files_find_fd(tree, e->pid, e->fd);
+		target = files_find_fd(tree, e->target_pid, e->target_fd);
 		d = &tree->descs.items[ep->desc];
 		/* every descriptor of an epoll lists its items: add them with the first */
 		if (d->owner->proc.pid != e->pid || d->file->fd != e->fd)

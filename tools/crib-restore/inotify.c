@@ -53,26 +53,16 @@ void inotify_free(struct restore_tree *tree)
 	array_free(&tree->inotify_watches);
 }
 
-static const struct crib_file *file_of(const struct restore_tree *tree, uint64_t pid, uint64_t fd)
-{
-	const struct restore_plan *plan = tree_find(tree, pid);
-
-	for (size_t i = 0; plan && i < plan->files.n; i++)
-		if (plan->files.items[i].fd == fd)
-			return &plan->files.items[i];
-	return NULL;
-}
-
 int inotify_check(const struct restore_tree *tree, struct tool_error *err)
 {
 	const struct crib_inotify_watch *w;
-	const struct crib_file *f;
+	const struct plan_fd *pf;
 	struct stat st;
 
 	for (size_t i = 0; i < tree->inotify_watches.n; i++) {
 		w = &tree->inotify_watches.items[i];
-		f = file_of(tree, w->pid, w->fd);
-		if (!f || f->type != CRIB_FILE_INOTIFY)
+		pf = files_find_fd(tree, w->pid, w->fd);
+		if (!pf || tree->descs.items[pf->desc].file->type != CRIB_FILE_INOTIFY)
 			return tool_fail(err, 0, "process %llu, fd %llu: an inotify watch of a file "
 					 "that is no inotify in the snapshot",
 					 (unsigned long long)w->pid, (unsigned long long)w->fd);
