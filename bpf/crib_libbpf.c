@@ -82,17 +82,22 @@ fail:
 	return ret;
 }
 
-int crib_prog_run(const struct bpf_program *prog, const void *ctx,
-		  size_t ctx_size, int *retval)
+int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		    .ctx_in = ctx,
 		    .ctx_size_in = ctx_size);
 	int ret;
 
-	ret = bpf_prog_test_run_opts(bpf_program__fd(prog), &opts);
+	ret = bpf_prog_test_run_opts(prog_fd, &opts);
 	if (ret < 0)
 		return -errno;
 	*retval = (int)opts.retval;
 	return 0;
+}
+
+int crib_prog_run(const struct bpf_program *prog, const void *ctx,
+		  size_t ctx_size, int *retval)
+{
+	return crib_prog_fd_run(bpf_program__fd(prog), ctx, ctx_size, retval);
 }

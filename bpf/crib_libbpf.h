@@ -29,5 +29,7 @@ int crib_libbpf_init(char *err, size_t err_size);
  */
 int crib_prog_run(const struct bpf_program *prog, const void *ctx,
 		  size_t ctx_size, int *retval);
+/* The same for a program known by its descriptor (loaded, or from a pin). */
+int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval);
 
 #endif /* CRIB_LIBBPF_H */

@@ -52,19 +52,19 @@ static int on_record(void *data, void *rec, size_t size)
 	return record_list_push(list, rec);
 }
 
-int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
+int program_collect_kinds(const struct crib_prog *prog, int map_fd, const void *ctx,
 			  size_t ctx_size, struct record_list **lists, size_t n_lists,
 			  struct tool_error *err)
 {
 	struct collect_state st = { .lists = lists, .n_lists = n_lists };
-	const char *name = bpf_program__name(prog);
+	const char *name = prog->name;
 	struct ring_buffer *rb;
 	int ret, retval;
 
 	rb = ring_buffer__new(map_fd, on_record, &st, NULL);
 	if (!rb)
 		return tool_fail(err, errno, "cannot open the ring buffer of %s", name);
-	ret = crib_prog_run(prog, ctx, ctx_size, &retval);
+	ret = crib_prog_fd_run(prog->fd, ctx, ctx_size, &retval);
 	if (ret) {
 		tool_fail(err, -ret, "running %s failed", name);
 		goto out;
@@ -84,7 +84,7 @@ out:
 	return ret;
 }
 
-int program_collect(const struct bpf_program *prog, int map_fd, const void *ctx,
+int program_collect(const struct crib_prog *prog, int map_fd, const void *ctx,
 		    size_t ctx_size, struct record_list *out, struct tool_error *err)
 {
 	return program_collect_kinds(prog, map_fd, ctx, ctx_size, &out, 1, err);
@@ -93,7 +93,7 @@ int program_collect(const struct bpf_program *prog, int map_fd, const void *ctx,
 int program_collect_all(const struct collect_walk *walk, struct record_list *out,
 			struct tool_error *err)
 {
-	const char *name = bpf_program__name(walk->prog);
+	const char *name = walk->prog->name;
 	int ret, busy = 0;
 	size_t before;
 

@@ -18,7 +18,11 @@
 
 #include "error.h"
 
-struct bpf_program;
+/* A loaded CRIB program: loaded by this process, or taken from a pin. */
+struct crib_prog {
+	const char *name;
+	int fd;
+};
 
 /* The records of one kind, in arrival order. */
 struct record_list {
@@ -34,16 +38,16 @@ struct record_list {
  * (enum dump_result), or -1 with @err set: a record of another kind, or
  * of the wrong size, is an error.
  */
-int program_collect(const struct bpf_program *prog, int map_fd, const void *ctx,
+int program_collect(const struct crib_prog *prog, int map_fd, const void *ctx,
 		    size_t ctx_size, struct record_list *out, struct tool_error *err);
 /* The same for a program that sends records of several kinds, one list each. */
-int program_collect_kinds(const struct bpf_program *prog, int map_fd, const void *ctx,
+int program_collect_kinds(const struct crib_prog *prog, int map_fd, const void *ctx,
 			  size_t ctx_size, struct record_list **lists, size_t n_lists,
 			  struct tool_error *err);
 
 /* A walk of a program over many objects of one process. */
 struct collect_walk {
-	const struct bpf_program *prog;
+	const struct crib_prog *prog;
 	int map_fd;
 	void *ctx;			/* the program's context ... */
 	size_t ctx_size;

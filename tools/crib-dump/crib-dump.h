@@ -27,8 +27,7 @@
 #include "error.h"
 #include "progress.h"
 
-struct bpf_map;
-struct bpf_program;
+struct bpf_object;
 struct dump_job;
 struct dump_task;
 struct dump_mm;
@@ -71,25 +70,72 @@ void freeze_release(struct freezer *fz);
 /* Kill the process while it is still stopped, so it never runs again. */
 void freeze_kill(struct freezer *fz);
 
-/* The loaded CRIB programs. */
+/* The program objects crib-dump loads (bpf/dump_*.bpf.c). */
+#define DUMP_OBJECTS	5
+
+/*
+ * The CRIB programs a dump runs and the ring buffers they send through,
+ * by descriptor.  They come from pins (pins.c) that an earlier dump left
+ * in bpffs, or are loaded by this process, which then leaves pins for
+ * the next.
+ */
 struct dump_programs {
-	struct dump_task *task;
-	struct dump_mm *mm;
-	struct dump_files *files;
-	struct dump_sockets *sockets;
-	struct dump_signals *signals;
+	struct crib_prog task, thread, children, vmas, files, epoll, inotify, sockets,
+			 socket_queue, sighand, sigqueue, timers;
+	int task_records, vma_records, file_records, epoll_records, inotify_records,
+	    socket_records, queue_records, signal_records;
+	struct bpf_object *objects[DUMP_OBJECTS];	/* loaded here, or NULL */
+	void *skeletons[DUMP_OBJECTS];
+	int pins_fd;		/* the directory of pins in use, locked, or -1 */
+	const char *source;	/* where they came from, for -v ... */
+	char why[160];		/* ... and, loaded, why not from pins */
 };
 
+/* The key of this build's programs among the pins: a hash of the objects. */
+void programs_key(char *key, size_t size);
+/*
+ * Take the programs from the pins, or load them (and leave pins for the
+ * next dump).  Returns 0, or -1 with @err set.
+ */
 int programs_load(struct dump_programs *progs, struct tool_error *err);
+/* The program slot named @name, or NULL. */
+struct crib_prog *programs_prog(struct dump_programs *progs, const char *name);
+/* The ring buffer slot named @name, or NULL. */
+int *programs_map(struct dump_programs *progs, const char *name);
+/* Every program and ring buffer has its descriptor. */
+bool programs_complete(const struct dump_programs *progs);
+/* Close the descriptors of every slot (not the objects). */
+void programs_close(struct dump_programs *progs);
 /*
  * Run @prog over the objects of the process (VMAs, descriptors) to the
  * end, into @out: program_collect_all() with a struct dump_ctx, the walk
  * resuming after the last record that arrived, as @resume_after says.
  */
-int programs_walk(struct dump_job *job, const struct bpf_program *prog,
-		  const struct bpf_map *map, uint64_t (*resume_after)(const void *last),
-		  struct record_list *out);
+int programs_walk(struct dump_job *job, const struct crib_prog *prog, int map_fd,
+		  uint64_t (*resume_after)(const void *last), struct record_list *out);
 void programs_unload(struct dump_programs *progs);
+
+/*
+ * Pins (pins.c): the programs of one build, pinned under
+ * /sys/fs/bpf/crib/KEY/ by root only.  A dump that uses them holds the
+ * directory's lock, since they share their maps; a second dump at the
+ * same time loads its own.
+ */
+#define PINS_ROOT	"/sys/fs/bpf/crib"
+
+/*
+ * Bind @progs to the pins of @key, locked and their maps emptied of what
+ * an earlier dump left.  Returns 0, or -1: no usable pins (progs->why says).
+ */
+int pins_take(struct dump_programs *progs, const char *key);
+/*
+ * Pin the programs and maps @progs loaded, under @key, and keep them
+ * locked for this dump; pins of other builds are removed.  Failing to pin
+ * is no error (the next dump loads again): returns 0 pinned, -1 not
+ * (progs->why says why).
+ */
+int pins_publish(struct dump_programs *progs, const char *key);
+void pins_release(struct dump_programs *progs);
 
 /* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
 int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
@@ -274,8 +320,8 @@ int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);
  * ring buffer filled: as many as dump_files counted (k->count), or the
  * file changed and the dump fails.  @kind names the file in messages.
  */
-int events_collect(struct dump_job *job, const struct bpf_program *prog,
-		   const struct bpf_map *map, const struct dump_file_rec *k, const char *kind,
+int events_collect(struct dump_job *job, const struct crib_prog *prog, int map_fd,
+		   const struct dump_file_rec *k, const char *kind,
 		   uint64_t (*resume_after)(const void *last), struct record_list *recs);
 int events_share(struct dump_tree *tree);
 int events_write_epolls(struct dump_job *job);

@@ -85,13 +85,13 @@ static uint64_t after_item(const void *last)
 	return ((const struct dump_epoll_item_rec *)last)->index + 1;
 }
 
-int events_collect(struct dump_job *job, const struct bpf_program *prog,
-		   const struct bpf_map *map, const struct dump_file_rec *k, const char *kind,
+int events_collect(struct dump_job *job, const struct crib_prog *prog, int map_fd,
+		   const struct dump_file_rec *k, const char *kind,
 		   uint64_t (*resume_after)(const void *last), struct record_list *recs)
 {
 	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = k->fd };
 	struct collect_walk walk = {
-		.prog = prog, .map_fd = bpf_map__fd(map),
+		.prog = prog, .map_fd = map_fd,
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
 		.resume_after = resume_after, .pid = job->pid,
 	};
@@ -122,8 +122,7 @@ int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k)
 		if (!job->epolls)
 			return tool_fail(&job->err, 0, "out of memory");
 	}
-	if (events_collect(job, job->progs.files->progs.dump_epoll,
-			   job->progs.files->maps.epoll_records, k, "eventpoll", after_item, &recs))
+	if (events_collect(job, &job->progs.epoll, job->progs.epoll_records, k, "eventpoll", after_item, &recs))
 		goto out;
 	for (i = 0; i < recs.n; i++) {
 		item = array_push(&job->epolls->items);

@@ -72,8 +72,7 @@ static uint64_t after_file(const void *last)
 
 int files_collect(struct dump_job *job, struct record_list *recs)
 {
-	return programs_walk(job, job->progs.files->progs.dump_files,
-			     job->progs.files->maps.file_records, after_file, recs);
+	return programs_walk(job, &job->progs.files, job->progs.file_records, after_file, recs);
 }
 
 static uint64_t file_type(const struct dump_file_rec *k, const char *path)

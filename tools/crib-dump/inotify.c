@@ -228,8 +228,7 @@ int inotify_read(struct dump_job *job, const struct dump_file_rec *k)
 	if (k->event != DUMP_EVENT_INOTIFY)
 		return 0;
 	if (!watches_of(job) ||
-	    events_collect(job, job->progs.files->progs.dump_inotify,
-			   job->progs.files->maps.inotify_records, k, "inotify", after_watch,
+	    events_collect(job, &job->progs.inotify, job->progs.inotify_records, k, "inotify", after_watch,
 			   &recs) ||
 	    (recs.n && mounts_read(job, &mounts)))
 		goto out;

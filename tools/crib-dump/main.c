@@ -25,6 +25,7 @@ struct options {
 	pid_t pid;
 	const char *output;	/* NULL: stdout */
 	bool leave_running;
+	bool preload;		/* only load and pin the programs */
 	bool verbose;
 	bool quiet;
 	int level;		/* zstd compression level */
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE] [-l N]\n"
 		"                 [-q] [-v]\n"
+		"       crib-dump --preload [-v]\n"
 		"Checkpoint a running process and all its descendants into a CRIB\n"
 		"snapshot.  They are stopped for the whole dump and killed once the\n"
 		"snapshot is complete.\n"
@@ -54,6 +56,9 @@ static void usage(FILE *f)
 		"                      whatever their size\n"
 		"  -l, --level N       zstd level, -131072 to 19 (default 1): lower is faster,\n"
 		"                      higher is smaller\n"
+		"      --preload       only load the dump programs and pin them in bpffs\n"
+		"                      (" PINS_ROOT "), for the dumps that follow;\n"
+		"                      the first dump does the same if they are not there\n"
 		"  -q, --quiet         no progress meter\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"
 		"  -h, --help          this text\n"
@@ -98,12 +103,13 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT };
+	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT, OPT_PRELOAD };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
 		{ "ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT },
+		{ "preload", no_argument, NULL, OPT_PRELOAD },
 		{ "level", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -130,6 +136,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LEAVE_RUNNING:
 			o->leave_running = true;
+			break;
+		case OPT_PRELOAD:
+			o->preload = true;
 			break;
 		case OPT_GHOST_LIMIT:
 			if (parse_size(optarg, &o->ghost_limit)) {
@@ -161,7 +170,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return 2;
 		}
 	}
-	if (!o->pid || optind != argc) {
+	if (o->preload ? o->pid || o->output : !o->pid) {
+		usage(stderr);
+		return 2;
+	}
+	if (optind != argc) {
 		usage(stderr);
 		return 2;
 	}
@@ -243,6 +256,23 @@ static int unlock_all(struct dump_job *job)
 	return 0;
 }
 
+/* --preload: the programs loaded and pinned, or found pinned already. */
+static int preload(const struct options *o)
+{
+	struct dump_programs progs;
+	struct tool_error err = { 0 };
+
+	if (programs_load(&progs, &err)) {
+		fprintf(stderr, "crib-dump: %s\n", err.msg);
+		return 1;
+	}
+	if (o->verbose)
+		fprintf(stderr, "crib-dump: programs %s%s%s%s\n", progs.source,
+			progs.why[0] ? " (" : "", progs.why, progs.why[0] ? ")" : "");
+	programs_unload(&progs);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .level = CRIB_LEVEL_DEFAULT, .ghost_limit = GHOST_LIMIT_DEFAULT };
@@ -254,6 +284,8 @@ int main(int argc, char **argv)
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
+	if (o.preload)
+		return preload(&o);
 	out_fd = open_output(&o);
 	if (out_fd < 0)
 		return o.output ? 1 : 2;
@@ -265,6 +297,10 @@ int main(int argc, char **argv)
 
 	/* Load the programs first: it is slow, and the processes run meanwhile. */
 	ret = programs_load(&model.progs, &tree.err);
+	if (!ret)
+		dump_verbose(&model, "programs %s%s%s%s\n", model.progs.source,
+			     model.progs.why[0] ? " (" : "", model.progs.why,
+			     model.progs.why[0] ? ")" : "");
 	if (!ret)
 		ret = tree_freeze(&tree, &model, o.pid);
 	if (!ret) {

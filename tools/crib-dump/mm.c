@@ -60,8 +60,7 @@ static uint64_t after_vma(const void *last)
 
 int mm_collect_vmas(struct dump_job *job, struct record_list *recs)
 {
-	return programs_walk(job, job->progs.mm->progs.dump_vmas,
-			     job->progs.mm->maps.vma_records, after_vma, recs);
+	return programs_walk(job, &job->progs.vmas, job->progs.vma_records, after_vma, recs);
 }
 
 static uint64_t vma_kind(const struct dump_job *job, const struct dump_vma_rec *v,

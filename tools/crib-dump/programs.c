@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Loading the dump_* CRIB programs, and walks over a process with them. */
+/*
+ * The dump_* CRIB programs: taken from the pins an earlier dump left
+ * (pins.c), or loaded, and walks over a process with them.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -16,6 +21,115 @@
 #include "dump_sockets.skel.h"
 #include "dump_signals.skel.h"
 #include "dump_task.skel.h"
+
+#define SLOT(field)	offsetof(struct dump_programs, field)
+
+/* Every program crib-dump runs, by its name in the objects. */
+static const struct {
+	const char *name;
+	size_t offset;
+} prog_slots[] = {
+	{ "dump_task", SLOT(task) },		{ "dump_thread", SLOT(thread) },
+	{ "dump_children", SLOT(children) },	{ "dump_vmas", SLOT(vmas) },
+	{ "dump_files", SLOT(files) },		{ "dump_epoll", SLOT(epoll) },
+	{ "dump_inotify", SLOT(inotify) },	{ "dump_sockets", SLOT(sockets) },
+	{ "dump_socket_queue", SLOT(socket_queue) },
+	{ "dump_sighand", SLOT(sighand) },	{ "dump_sigqueue", SLOT(sigqueue) },
+	{ "dump_timers", SLOT(timers) },
+};
+
+/* Every ring buffer crib-dump reads. */
+static const struct {
+	const char *name;
+	size_t offset;
+} map_slots[] = {
+	{ "task_records", SLOT(task_records) },
+	{ "vma_records", SLOT(vma_records) },
+	{ "file_records", SLOT(file_records) },
+	{ "epoll_records", SLOT(epoll_records) },
+	{ "inotify_records", SLOT(inotify_records) },
+	{ "socket_records", SLOT(socket_records) },
+	{ "queue_records", SLOT(queue_records) },
+	{ "signal_records", SLOT(signal_records) },
+};
+
+#define N_SLOTS(a)	(sizeof(a) / sizeof((a)[0]))
+
+static struct crib_prog *prog_at(struct dump_programs *progs, size_t i)
+{
+	return (struct crib_prog *)((char *)progs + prog_slots[i].offset);
+}
+
+static int *map_at(struct dump_programs *progs, size_t i)
+{
+	return (int *)((char *)progs + map_slots[i].offset);
+}
+
+struct crib_prog *programs_prog(struct dump_programs *progs, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_SLOTS(prog_slots); i++)
+		if (!strcmp(prog_slots[i].name, name))
+			return prog_at(progs, i);
+	return NULL;
+}
+
+int *programs_map(struct dump_programs *progs, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_SLOTS(map_slots); i++)
+		if (!strcmp(map_slots[i].name, name))
+			return map_at(progs, i);
+	return NULL;
+}
+
+bool programs_complete(const struct dump_programs *progs)
+{
+	struct dump_programs *p = (struct dump_programs *)progs;
+	size_t i;
+
+	for (i = 0; i < N_SLOTS(prog_slots); i++)
+		if (prog_at(p, i)->fd < 0)
+			return false;
+	for (i = 0; i < N_SLOTS(map_slots); i++)
+		if (*map_at(p, i) < 0)
+			return false;
+	return true;
+}
+
+/* Every slot named and empty. */
+static void programs_init(struct dump_programs *progs)
+{
+	size_t i;
+
+	memset(progs, 0, sizeof(*progs));
+	for (i = 0; i < N_SLOTS(prog_slots); i++)
+		*prog_at(progs, i) = (struct crib_prog){ prog_slots[i].name, -1 };
+	for (i = 0; i < N_SLOTS(map_slots); i++)
+		*map_at(progs, i) = -1;
+	progs->pins_fd = -1;
+}
+
+/* The skeletons' embedded objects, in the order of progs->objects. */
+static const void *(*const object_bytes[DUMP_OBJECTS])(size_t *size) = {
+	dump_task__elf_bytes, dump_mm__elf_bytes, dump_files__elf_bytes,
+	dump_sockets__elf_bytes, dump_signals__elf_bytes,
+};
+
+void programs_key(char *key, size_t size)
+{
+	uint64_t hash = 0;
+	const void *bytes;
+	size_t i, len;
+
+	for (i = 0; i < DUMP_OBJECTS; i++) {
+		bytes = object_bytes[i](&len);
+		hash = crib_xxh64(bytes, len, hash);
+	}
+	snprintf(key, size, "%016llx", (unsigned long long)hash);
+}
 
 /* One program object, loaded by a thread of its own. */
 struct object_load {
@@ -61,30 +175,40 @@ static void *load_signals(void)
 	return dump_signals__open_and_load();
 }
 
+/* Each object's struct bpf_object, the first member of a skeleton after its own. */
+static void note_objects(struct dump_programs *progs)
+{
+	progs->objects[0] = progs->skeletons[0] ? ((struct dump_task *)progs->skeletons[0])->obj : NULL;
+	progs->objects[1] = progs->skeletons[1] ? ((struct dump_mm *)progs->skeletons[1])->obj : NULL;
+	progs->objects[2] = progs->skeletons[2] ? ((struct dump_files *)progs->skeletons[2])->obj : NULL;
+	progs->objects[3] = progs->skeletons[3] ? ((struct dump_sockets *)progs->skeletons[3])->obj : NULL;
+	progs->objects[4] = progs->skeletons[4] ? ((struct dump_signals *)progs->skeletons[4])->obj : NULL;
+}
+
 /*
  * Most of a small dump's time is the kernel verifying the programs: each
  * object is loaded by a thread of its own, so that the verifier runs on
  * every CPU at once.  libbpf takes objects loaded in parallel; what they
  * share, the CRIB section handlers, is registered before.
  */
-int programs_load(struct dump_programs *progs, struct tool_error *err)
+static int load_objects(struct dump_programs *progs, struct tool_error *err)
 {
-	struct object_load loads[] = {
-		{ .open_and_load = load_task, .skel = (void **)&progs->task },
-		{ .open_and_load = load_mm, .skel = (void **)&progs->mm },
-		{ .open_and_load = load_files, .skel = (void **)&progs->files },
-		{ .open_and_load = load_sockets, .skel = (void **)&progs->sockets },
-		{ .open_and_load = load_signals, .skel = (void **)&progs->signals },
+	struct object_load loads[DUMP_OBJECTS] = {
+		{ .open_and_load = load_task, .skel = &progs->skeletons[0] },
+		{ .open_and_load = load_mm, .skel = &progs->skeletons[1] },
+		{ .open_and_load = load_files, .skel = &progs->skeletons[2] },
+		{ .open_and_load = load_sockets, .skel = &progs->skeletons[3] },
+		{ .open_and_load = load_signals, .skel = &progs->skeletons[4] },
 	};
-	size_t i, n = sizeof(loads) / sizeof(loads[0]);
 	char msg[256];
 	int failed = 0;
+	size_t i;
 
 	if (crib_libbpf_init(msg, sizeof(msg)))
 		return tool_fail(err, 0, "%s", msg);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < DUMP_OBJECTS; i++)
 		loads[i].started = !pthread_create(&loads[i].thread, NULL, load_object, &loads[i]);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < DUMP_OBJECTS; i++) {
 		if (loads[i].started)
 			pthread_join(loads[i].thread, NULL);
 		else
@@ -92,20 +216,62 @@ int programs_load(struct dump_programs *progs, struct tool_error *err)
 		if (!failed && loads[i].err)
 			failed = loads[i].err;
 	}
-	if (!failed)
-		return 0;
-	tool_fail(err, failed, "cannot load the dump programs");
-	programs_unload(progs);
-	return -1;
+	note_objects(progs);
+	if (failed)
+		return tool_fail(err, failed, "cannot load the dump programs");
+	return 0;
 }
 
-int programs_walk(struct dump_job *job, const struct bpf_program *prog,
-		  const struct bpf_map *map, uint64_t (*resume_after)(const void *last),
-		  struct record_list *out)
+/* The slots, from the loaded objects: descriptors of their own, as pins give. */
+static int bind_objects(struct dump_programs *progs, struct tool_error *err)
+{
+	struct crib_prog *slot;
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int *map_slot;
+	size_t i;
+
+	for (i = 0; i < DUMP_OBJECTS; i++) {
+		bpf_object__for_each_program(prog, progs->objects[i]) {
+			slot = programs_prog(progs, bpf_program__name(prog));
+			if (slot && slot->fd < 0)
+				slot->fd = dup(bpf_program__fd(prog));
+		}
+		bpf_object__for_each_map(map, progs->objects[i]) {
+			map_slot = programs_map(progs, bpf_map__name(map));
+			if (map_slot && *map_slot < 0)
+				*map_slot = dup(bpf_map__fd(map));
+		}
+	}
+	if (!programs_complete(progs))
+		return tool_fail(err, errno, "the dump programs lack a program or a map");
+	return 0;
+}
+
+int programs_load(struct dump_programs *progs, struct tool_error *err)
+{
+	char key[32];
+
+	programs_init(progs);
+	programs_key(key, sizeof(key));
+	if (!pins_take(progs, key)) {
+		progs->source = "pinned";
+		return 0;
+	}
+	if (load_objects(progs, err) || bind_objects(progs, err)) {
+		programs_unload(progs);
+		return -1;
+	}
+	progs->source = pins_publish(progs, key) ? "loaded" : "loaded and pinned";
+	return 0;
+}
+
+int programs_walk(struct dump_job *job, const struct crib_prog *prog, int map_fd,
+		  uint64_t (*resume_after)(const void *last), struct record_list *out)
 {
 	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
 	struct collect_walk walk = {
-		.prog = prog, .map_fd = bpf_map__fd(map),
+		.prog = prog, .map_fd = map_fd,
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
 		.resume_after = resume_after, .pid = job->pid,
 	};
@@ -113,12 +279,30 @@ int programs_walk(struct dump_job *job, const struct bpf_program *prog,
 	return program_collect_all(&walk, out, &job->err);
 }
 
+void programs_close(struct dump_programs *progs)
+{
+	size_t i;
+
+	for (i = 0; i < N_SLOTS(prog_slots); i++) {
+		if (prog_at(progs, i)->fd >= 0)
+			close(prog_at(progs, i)->fd);
+		prog_at(progs, i)->fd = -1;
+	}
+	for (i = 0; i < N_SLOTS(map_slots); i++) {
+		if (*map_at(progs, i) >= 0)
+			close(*map_at(progs, i));
+		*map_at(progs, i) = -1;
+	}
+}
+
 void programs_unload(struct dump_programs *progs)
 {
-	dump_sockets__destroy(progs->sockets);
-	dump_signals__destroy(progs->signals);
-	dump_files__destroy(progs->files);
-	dump_mm__destroy(progs->mm);
-	dump_task__destroy(progs->task);
-	memset(progs, 0, sizeof(*progs));
+	programs_close(progs);
+	pins_release(progs);
+	dump_sockets__destroy(progs->skeletons[3]);
+	dump_signals__destroy(progs->skeletons[4]);
+	dump_files__destroy(progs->skeletons[2]);
+	dump_mm__destroy(progs->skeletons[1]);
+	dump_task__destroy(progs->skeletons[0]);
+	programs_init(progs);
 }

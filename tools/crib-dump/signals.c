@@ -78,8 +78,7 @@ static int read_sighand(struct dump_job *job, struct signal_state *s)
 	const struct dump_sigaction *a;
 	int ret, sig;
 
-	ret = program_collect(job->progs.signals->progs.dump_sighand,
-			      bpf_map__fd(job->progs.signals->maps.signal_records), &ctx, sizeof(ctx),
+	ret = program_collect(&job->progs.sighand, job->progs.signal_records, &ctx, sizeof(ctx),
 			      &recs, &job->err);
 	if (ret < 0)
 		goto out;
@@ -133,8 +132,7 @@ static int bpf_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_wh
 					   .size = sizeof(struct dump_sigqueue_rec) };
 	q->masks = (struct record_list){ .kind = DUMP_REC_SIGMASK,
 					 .size = sizeof(struct dump_sigmask_rec) };
-	ret = program_collect_kinds(job->progs.signals->progs.dump_sigqueue,
-				    bpf_map__fd(job->progs.signals->maps.signal_records), &ctx,
+	ret = program_collect_kinds(&job->progs.sigqueue, job->progs.signal_records, &ctx,
 				    sizeof(ctx), lists, 2, &job->err);
 	if (ret < 0)
 		return -1;

@@ -20,8 +20,8 @@ int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list 
 {
 	struct dump_socket_ctx ctx = { .pid = pid, .fd = fd };
 	struct collect_walk walk = {
-		.prog = job->progs.sockets->progs.dump_sockets,
-		.map_fd = bpf_map__fd(job->progs.sockets->maps.socket_records),
+		.prog = &job->progs.sockets,
+		.map_fd = job->progs.socket_records,
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
 		.resume_after = after_socket, .pid = pid,
 	};

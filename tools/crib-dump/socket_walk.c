@@ -86,10 +86,9 @@ static int on_queue_record(void *data, void *rec, size_t size)
 static int run_queue_program(struct dump_job *job, struct ring_buffer *rb,
 			     const struct dump_queue_ctx *ctx, struct skb_list *l)
 {
-	const struct bpf_program *prog = job->progs.sockets->progs.dump_socket_queue;
 	int ret, retval;
 
-	ret = crib_prog_run(prog, ctx, sizeof(*ctx), &retval);
+	ret = crib_prog_fd_run(job->progs.socket_queue.fd, ctx, sizeof(*ctx), &retval);
 	if (ret)
 		return tool_fail(&job->err, -ret, "running dump_socket_queue failed");
 	ret = ring_buffer__consume(rb);
@@ -110,7 +109,7 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 	size_t before;
 	int ret;
 
-	rb = ring_buffer__new(bpf_map__fd(job->progs.sockets->maps.queue_records),
+	rb = ring_buffer__new(job->progs.queue_records,
 			      on_queue_record, l, NULL);
 	if (!rb)
 		return tool_fail(&job->err, errno, "cannot open the ring buffer of dump_socket_queue");

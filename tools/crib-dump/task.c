@@ -23,8 +23,7 @@ int task_read(struct dump_job *job)
 	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
 	int ret;
 
-	ret = program_collect(job->progs.task->progs.dump_task,
-			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, sizeof(ctx),
+	ret = program_collect(&job->progs.task, job->progs.task_records, &ctx, sizeof(ctx),
 			      &recs, &job->err);
 	if (ret < 0)
 		goto out;

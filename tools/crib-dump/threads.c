@@ -33,8 +33,7 @@ static int read_thread_kernel_state(struct dump_job *job, pid_t tid,
 	struct dump_ctx ctx = { .pid = tid, .tgid = job->pid };
 	int ret;
 
-	ret = program_collect(job->progs.task->progs.dump_thread,
-			      bpf_map__fd(job->progs.task->maps.task_records), &ctx, sizeof(ctx),
+	ret = program_collect(&job->progs.thread, job->progs.task_records, &ctx, sizeof(ctx),
 			      &recs, &job->err);
 	if (ret < 0)
 		goto out;

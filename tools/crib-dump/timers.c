@@ -348,8 +348,7 @@ int timers_read(struct dump_job *job)
 	if (!ts)
 		return tool_fail(&job->err, 0, "out of memory");
 	job->timers = ts;
-	ret = program_collect_kinds(job->progs.signals->progs.dump_timers,
-				    bpf_map__fd(job->progs.signals->maps.signal_records), &ctx,
+	ret = program_collect_kinds(&job->progs.timers, job->progs.signal_records, &ctx,
 				    sizeof(ctx), lists, 2, &job->err);
 	if (ret < 0)
 		goto out;

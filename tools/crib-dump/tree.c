@@ -87,8 +87,7 @@ static int freeze_children(struct dump_tree *tree, struct dump_job *parent)
 	int ret = -1;
 	size_t i;
 
-	if (programs_walk(parent, parent->progs.task->progs.dump_children,
-			  parent->progs.task->maps.task_records, after_child, &kids)) {
+	if (programs_walk(parent, &parent->progs.children, parent->progs.task_records, after_child, &kids)) {
 		tree_fail_in(tree, parent);
 		goto out;
 	}
