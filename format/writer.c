@@ -3,12 +3,19 @@
  * Streaming writer: preamble, then one zstd frame carrying the record
  * stream, the trailer last.  Memory is bounded by one record buffer, one
  * zstd output buffer and the zstd context.
+ *
+ * A writer told to store bulk records (crib_writer_store_bulk()) writes
+ * each pages record with data in a zstd frame of its own made of raw
+ * blocks: the bytes as they are, behind a 3-byte header every 128 KiB.
+ * Any zstd decoder reads it; no CPU goes into compressing memory that
+ * would be written to a fast disk as fast as it compresses.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -29,6 +36,9 @@ struct crib_writer {
 	size_t body_entries;
 	uint64_t last_key;
 	bool in_record;
+
+	bool store_bulk;		/* pages with data in frames of raw blocks */
+	bool frame_open;		/* records went into a zstd frame not ended */
 
 	uint64_t page_size;
 	struct crib_xxh64 hash;		/* preamble and records before the trailer */
@@ -83,6 +93,80 @@ static int sink_all(struct crib_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
+/* @n pieces, in order; the file descriptor sink takes them in one writev(). */
+static int sink_iov(struct crib_writer *w, struct iovec *iov, int n)
+{
+	ssize_t done;
+
+	if (w->write_fn != fd_write) {
+		for (; n; iov++, n--)
+			if (sink_all(w, iov->iov_base, iov->iov_len))
+				return -1;
+		return 0;
+	}
+	while (n) {
+		done = writev(w->fd, iov, n);
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done <= 0)
+			return fail(w, CRIB_E_IO, "write: %s",
+				    done < 0 ? strerror(errno) : "short write");
+		while (n && (size_t)done >= iov->iov_len) {
+			done -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + done;
+			iov->iov_len -= (size_t)done;
+		}
+	}
+	return 0;
+}
+
+#define RAW_BLOCK_MAX	(128 * 1024)	/* RFC 8878 Block_Maximum_Size */
+#define RAW_BLOCKS_MAX	((CRIB_LIMIT_RECORD + RAW_BLOCK_MAX - 1) / RAW_BLOCK_MAX)
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
+}
+
+/*
+ * @data as one zstd frame of raw blocks (RFC 8878 §3.1.1): a single
+ * segment of known size, so no window descriptor, then the blocks, then
+ * the content checksum every frame carries (§3 of the spec).
+ */
+static int write_raw_frame(struct crib_writer *w, const uint8_t *data, size_t len)
+{
+	uint8_t header[9], blocks[RAW_BLOCKS_MAX][3], sum[4];
+	struct iovec iov[2 * RAW_BLOCKS_MAX + 2];
+	size_t off = 0, n, b = 0;
+	uint32_t bh;
+	int k = 0;
+
+	put_le32(header, ZSTD_MAGICNUMBER);
+	header[4] = 2 << 6 | 1 << 5 | 1 << 2;	/* 4-byte content size, single segment, checksum */
+	put_le32(header + 5, (uint32_t)len);
+	iov[k++] = (struct iovec){ header, sizeof(header) };
+	do {
+		n = len - off < RAW_BLOCK_MAX ? len - off : RAW_BLOCK_MAX;
+		bh = (uint32_t)n << 3 | (off + n == len);	/* Raw_Block, Last_Block */
+		blocks[b][0] = bh & 0xff;
+		blocks[b][1] = (bh >> 8) & 0xff;
+		blocks[b][2] = bh >> 16;
+		iov[k++] = (struct iovec){ blocks[b++], 3 };
+		iov[k++] = (struct iovec){ (void *)(data + off), n };
+		off += n;
+	} while (off < len);
+	put_le32(sum, (uint32_t)crib_xxh64(data, len, 0));
+	iov[k++] = (struct iovec){ sum, sizeof(sum) };
+	return sink_iov(w, iov, k);
+}
+
 /* Feed bytes to zstd; mode ZSTD_e_end also finishes the frame. */
 static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_EndDirective mode)
 {
@@ -98,7 +182,14 @@ static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_En
 		if (out.pos && sink_all(w, w->out, out.pos))
 			return -1;
 	} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
+	w->frame_open = mode != ZSTD_e_end;
 	return 0;
+}
+
+/* Bulk data stored, in a frame of its own after the frame before is ended. */
+static bool stored(const struct crib_writer *w, uint32_t type)
+{
+	return w->store_bulk && type == CRIB_REC_PAGES && w->rec.len > RAW_BLOCK_MAX;
 }
 
 static int count_type(struct crib_writer *w, uint32_t type)
@@ -141,7 +232,11 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 		w->stream_bytes += w->rec.len;
 		w->records++;
 	}
-	return compress(w, w->rec.data, w->rec.len, ZSTD_e_continue);
+	if (!stored(w, type))
+		return compress(w, w->rec.data, w->rec.len, ZSTD_e_continue);
+	if (w->frame_open && compress(w, NULL, 0, ZSTD_e_end))
+		return -1;
+	return write_raw_frame(w, w->rec.data, w->rec.len);
 }
 
 static bool usable(struct crib_writer *w)
@@ -312,6 +407,11 @@ struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
 					     struct crib_error *err)
 {
 	return writer_open(fd_write, NULL, fd, level, threads, hdr, err);
+}
+
+void crib_writer_store_bulk(struct crib_writer *w)
+{
+	w->store_bulk = true;
 }
 
 /* ---- generic records ---- */

@@ -320,8 +320,95 @@ static void *pipe_reader_main(void *arg)
 	return NULL;
 }
 
-/* The sample through a pipe, compressed in @threads worker threads (0: none). */
-static void test_pipe(int threads)
+/* The big sample's pages read back from @snap are the ones written; -1: unreadable. */
+static int stored_pages_check(const uint8_t *snap, size_t len, uint64_t *records)
+{
+	struct crib_record rec;
+	struct crib_reader *r = crib_reader_open_mem(snap, len, NULL);
+	const uint8_t *d;
+	uint64_t page;
+	int ret, bad = 0;
+	size_t i;
+
+	if (!r)
+		return -1;
+	*records = 0;
+	while ((ret = crib_reader_next(r, &rec)) > 0) {
+		(*records)++;
+		if (rec.type != CRIB_REC_PAGES)
+			continue;
+		d = rec.u.pages.data.data;
+		for (i = 0; i < rec.u.pages.data.len; i++) {
+			page = rec.u.pages.addr + (i / SAMPLE_PAGE_SIZE) * SAMPLE_PAGE_SIZE;
+			bad |= d[i] != sample_page_byte(page, i % SAMPLE_PAGE_SIZE);
+		}
+	}
+	crib_reader_close(r);
+	return ret < 0 ? -1 : bad;
+}
+
+/* Frames of the compressed section, and of those the frames of raw blocks over 128 KiB. */
+static void count_frames(const uint8_t *snap, size_t len, int *frames, int *stored)
+{
+	size_t off = 16, n;
+	unsigned long long content;
+
+	*frames = *stored = 0;
+	while (off < len) {
+		n = ZSTD_findFrameCompressedSize(snap + off, len - off);
+		if (ZSTD_isError(n))
+			break;
+		content = ZSTD_getFrameContentSize(snap + off, n);
+		(*frames)++;
+		*stored += content != ZSTD_CONTENTSIZE_UNKNOWN && content > 128 * 1024 &&
+			   n >= content;
+		off += n;
+	}
+}
+
+/*
+ * Bulk records stored (crib_writer_store_bulk()): the big sample's pages
+ * records in frames of raw blocks, through a memory sink and a pipe (the
+ * writev() path); the reader reads them as any frame, and a byte changed
+ * in stored data is caught.
+ */
+static void test_stored(void)
+{
+	struct membuf mb = { 0 }, plain = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	uint64_t records = 0, plain_records = 0;
+	int frames, stored, ret;
+
+	sample_header(&hdr);
+	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
+	if (w)
+		crib_writer_store_bulk(w);
+	ret = w ? sample_write(w, true) : -1;
+	ret |= crib_writer_close(w, NULL);
+	if (!tap_check(&t, ret == 0, "stored: the big sample written with stored pages"))
+		return;
+	count_frames(mb.data, mb.len, &frames, &stored);
+	tap_check(&t, stored == 2 && frames >= 4, "stored: its two pages records over 128 KiB in "
+		  "frames of raw blocks of their own (%d of %d frames)", stored, frames);
+	w = crib_writer_open_sink(membuf_write, &plain, 1, &hdr, NULL);
+	ret = w ? sample_write(w, true) : -1;
+	ret |= crib_writer_close(w, NULL);
+	ret |= stored_pages_check(mb.data, mb.len, &records);
+	ret |= stored_pages_check(plain.data, plain.len, &plain_records);
+	tap_check(&t, ret == 0 && records > 0 && records == plain_records && mb.len > plain.len,
+		  "stored: read back record for record as the compressed sample (%" PRIu64
+		  " records; %zu bytes stored, %zu compressed)", records, mb.len, plain.len);
+	/* a byte of page data, well inside the first stored frame */
+	mb.data[mb.len / 3] ^= 0x40;
+	tap_check(&t, stored_pages_check(mb.data, mb.len, &records) < 0,
+		  "stored: a changed byte of stored data is refused");
+	free(mb.data);
+	free(plain.data);
+}
+
+/* The sample through a pipe, compressed in @threads worker threads (0: none), pages stored or not. */
+static void test_pipe(int threads, bool store)
 {
 	struct pipe_reader pr = { 0 };
 	struct crib_header hdr;
@@ -337,14 +424,17 @@ static void test_pipe(int threads)
 	sample_header(&hdr);
 	w = threads ? crib_writer_open_threads(fds[1], 1, threads, &hdr, NULL) :
 		      crib_writer_open(fds[1], 1, &hdr, NULL);
+	if (w && store)
+		crib_writer_store_bulk(w);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
 	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 61,
-		  "pipe: streamed through a pipe, compressed in %d worker threads, %" PRIu64
-		  " records (%s)", threads, pr.records, pr.ret ? pr.msg : "ok");
+		  "pipe: streamed through a pipe, compressed in %d worker threads%s, %" PRIu64
+		  " records (%s)", threads, store ? ", pages stored" : "", pr.records,
+		  pr.ret ? pr.msg : "ok");
 }
 
 static void test_writer_errors(void)
@@ -727,8 +817,10 @@ int main(void)
 	test_schema_tables();
 	test_roundtrip(false);
 	test_roundtrip(true);
-	test_pipe(0);
-	test_pipe(2);
+	test_pipe(0, false);
+	test_pipe(2, false);
+	test_pipe(2, true);
+	test_stored();
 	test_writer_errors();
 	test_hostile();
 	test_decoder();

@@ -58,6 +58,7 @@ class Case:
     user = None
     verify = False      # crib-restore --verify
     from_pipe = False   # the snapshot through a pipe
+    dump_args = ()      # crib-dump's options
 
     def __init__(self, name):
         self.name = name
@@ -90,7 +91,7 @@ def note_original(case, w):
 
 def dump_original(case, w, snap):
     """Dump (which kills w) and collect it; True when dumped."""
-    rc, err = dump(w.pid, snap)
+    rc, err = dump(w.pid, snap, *case.dump_args)
     if not t.eq(rc, 0, "%s: dumped" % case.name):
         t.diag(err)
         w.stop()
@@ -207,7 +208,8 @@ class Heap(Case):
     def check(self, pid, notes):
         time.sleep(2.5)
         t.check(alive(pid) and not os.path.exists(in_dir(notes, "ready.bad")),
-                "heap: the workload's own checksum of 16 MiB still matches after restore")
+                "%s: the workload's own checksum of 16 MiB still matches after restore" %
+                self.name)
 
 
 def check_maps_memory(pid, base, n):
@@ -360,9 +362,16 @@ class Events(Case):
         reap(notes["child"])
 
 
+class HeapFast(Heap):
+    """Pages stored, not compressed, and read back through a pipe."""
+    dump_args = ("--fast",)
+    from_pipe = True
+
+
 # The workloads a migration carries from one boot to the next.
-MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), Maps("maps"), Pipe("pipe"),
-            Threads("threads"), Signals("signals"), Events("events"))
+MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fast"),
+            Maps("maps"), Pipe("pipe"), Threads("threads"), Signals("signals"),
+            Events("events"))
 # In one boot, also a process of an ordinary user; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1]
 

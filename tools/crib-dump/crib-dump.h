@@ -219,7 +219,15 @@ struct dump_clocks {
 int clocks_read(struct dump_tree *tree, struct dump_clocks *clocks);
 
 /* The snapshot stream (snapshot.c): the header and notes, the end. */
-int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump_clocks *clocks);
+/* Where and how the snapshot is written. */
+struct dump_output {
+	int fd;
+	int level;		/* zstd level */
+	bool fast;		/* memory pages stored, not compressed */
+};
+
+int snapshot_open(struct dump_job *job, const struct dump_output *out,
+		  const struct dump_clocks *clocks);
 int snapshot_close(struct dump_job *job);
 /* A dump that failed: the stream is left unfinished, so no reader takes it. */
 void snapshot_abort(struct dump_job *job);

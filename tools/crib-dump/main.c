@@ -29,6 +29,7 @@ struct options {
 	bool verbose;
 	bool quiet;
 	int level;		/* zstd compression level */
+	bool fast;		/* pages stored, not compressed */
 	uint64_t ghost_limit;	/* bytes */
 };
 
@@ -37,8 +38,8 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE] [-l N]\n"
-		"                 [-q] [-v]\n"
+		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE]\n"
+		"                 [--fast | --compact [-l N]] [-q] [-v]\n"
 		"       crib-dump --preload [-v]\n"
 		"Checkpoint a running process and all its descendants into a CRIB\n"
 		"snapshot.  They are stopped for the whole dump and killed once the\n"
@@ -54,6 +55,10 @@ static void usage(FILE *f)
 		"                      bytes (a suffix K, M or G multiplies by 1024s; default\n"
 		"                      1M); a larger one stops the dump.  memfds are carried\n"
 		"                      whatever their size\n"
+		"      --fast          store memory pages as they are, not compressed: the\n"
+		"                      fastest dump where the output is fast (a tmpfs, a\n"
+		"                      local disk), as large as the memory\n"
+		"      --compact       compress memory pages with zstd too (the default)\n"
 		"  -l, --level N       zstd level, -131072 to 19 (default 1): lower is faster,\n"
 		"                      higher is smaller\n"
 		"      --preload       only load the dump programs and pin them in bpffs\n"
@@ -103,7 +108,7 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT, OPT_PRELOAD };
+	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT, OPT_PRELOAD, OPT_FAST, OPT_COMPACT };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -111,6 +116,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT },
 		{ "preload", no_argument, NULL, OPT_PRELOAD },
 		{ "level", required_argument, NULL, 'l' },
+		{ "fast", no_argument, NULL, OPT_FAST },
+		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -136,6 +143,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_LEAVE_RUNNING:
 			o->leave_running = true;
+			break;
+		case OPT_FAST:
+			o->fast = true;
+			break;
+		case OPT_COMPACT:
+			o->fast = false;
 			break;
 		case OPT_PRELOAD:
 			o->preload = true;
@@ -222,7 +235,7 @@ static int write_one(struct dump_job *job)
  * stops the dump before megabytes of memory have been written.  The
  * processes come in pre-order, after what they share.
  */
-static int dump_frozen(struct dump_tree *tree, int out_fd, int level)
+static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 {
 	struct dump_job *root = tree_root(tree);
 	struct dump_clocks clocks;
@@ -231,7 +244,7 @@ static int dump_frozen(struct dump_tree *tree, int out_fd, int level)
 	if (task_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
 	    events_share(tree) || mm_share(tree) || clocks_read(tree, &clocks))
 		return -1;
-	if (snapshot_open(root, out_fd, level, &clocks))
+	if (snapshot_open(root, out, &clocks))
 		return tree_fail_in(tree, root);
 	for (i = 0; i < tree->procs.n; i++)
 		tree->procs.items[i]->writer = root->writer;
@@ -307,7 +320,7 @@ int main(int argc, char **argv)
 		dump_verbose(&model, "stopped %zu processes, from %d down\n", tree.procs.n,
 			     (int)o.pid);
 		progress_begin(&progress, (unsigned int)tree.procs.n);
-		ret = dump_frozen(&tree, out_fd, o.level);
+		ret = dump_frozen(&tree, &(struct dump_output){ out_fd, o.level, o.fast });
 		progress_end(&progress);
 		if (!ret && !o.leave_running)
 			ret = tree_each(&tree, repair_all);

@@ -40,7 +40,8 @@ static int compress_threads(void)
 	return cpus < CRIB_THREADS_MAX ? (int)cpus : CRIB_THREADS_MAX;
 }
 
-int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump_clocks *clocks)
+int snapshot_open(struct dump_job *job, const struct dump_output *out,
+		  const struct dump_clocks *clocks)
 {
 	struct crib_header hdr = { 0 };
 	struct crib_error cerr;
@@ -60,9 +61,12 @@ int snapshot_open(struct dump_job *job, int out_fd, int level, const struct dump
 	hdr.monotonic_ns = clocks->monotonic_ns;
 	hdr.boottime_ns = clocks->boottime_ns;
 	hdr.boot_id = clocks->boot_id;
-	job->writer = crib_writer_open_threads(out_fd, level, compress_threads(), &hdr, &cerr);
+	job->writer = crib_writer_open_threads(out->fd, out->level, compress_threads(), &hdr,
+					       &cerr);
 	if (!job->writer)
 		return tool_fail(&job->err, 0, "cannot start the snapshot: %s", cerr.msg);
+	if (out->fast)
+		crib_writer_store_bulk(job->writer);
 	return write_path_note(job);
 }
 

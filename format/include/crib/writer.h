@@ -48,6 +48,12 @@ struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
 struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
 					  const struct crib_header *hdr,
 					  struct crib_error *err);
+/*
+ * From now on, write every pages record with data in a zstd frame of raw
+ * blocks (stored, not compressed), ending the frame before it: what a
+ * fast disk takes faster than zstd compresses.  Any reader reads it.
+ */
+void crib_writer_store_bulk(struct crib_writer *w);
 
 /* One record of a type from the registry, body being its C struct. */
 int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body);
