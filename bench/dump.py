@@ -8,9 +8,11 @@
     descriptors) through the CRIB programs and through procfs, on
     bench-target processes with many VMAs or many descriptors: dump-facts
     first checks that both ways read the same facts, then times them.
-(b) crib-dump against criu dump of one process with 64 MiB and 512 MiB of
-    touched memory, both left running, both writing to tmpfs: wall time
-    and snapshot size.
+(b) crib-dump (default, compact; and --fast) against criu dump of one
+    process with 64 MiB and 512 MiB of touched memory, both left running,
+    both writing to tmpfs: wall time and snapshot size; and of a process
+    with no touched memory, for the fixed cost, crib-dump with its
+    programs pinned (warm) and with no pins (cold).
 
 Prints the results as markdown and writes them to FILE.  --quick runs
 tiny cases once each (a functional check, not a measurement).  See
@@ -38,8 +40,9 @@ FACT_BUDGET, QUICK_FACT_BUDGET = 12, 0
 # (b): (MiB of touched memory, measured rounds, whether a warm-up round
 # comes first).  The 64 MiB round warms both tools up for 512 MiB, whose
 # dumps take minutes under emulation.
-MEM_CASES = [(64, 5, True), (512, 3, False)]
-QUICK_MEM_CASES = [(4, 1, True)]
+MEM_CASES = [(0, 7, True), (64, 7, True), (512, 7, False)]
+QUICK_MEM_CASES = [(0, 1, True), (4, 1, True)]
+PINS = "/sys/fs/bpf/crib"
 MSGS = benchlib.Messages("dump.py")
 fail = MSGS.fail
 log = MSGS.log
@@ -131,12 +134,12 @@ def measure_facts(case, budget):
 
 # ---- (b) crib-dump and criu dump --------------------------------------------
 
-def crib_dump(target):
+def crib_dump(target, *extra):
     """Whole-command time, frozen time (from its "stopped" line to its
     "done" line, which comes once the process is let go), size, user and
     system CPU time, path."""
     path = os.path.join(WORK, "out", "snapshot.crib")
-    argv = ["crib-dump", "-p", str(target.pid), "--leave-running", "-v", "-o", path]
+    argv = ["crib-dump", "-p", str(target.pid), "--leave-running", "-v", "-o", path] + list(extra)
     elapsed, frozen, usage = benchlib.timed_crib_dump(MSGS, argv)
     target.check_running("crib-dump")
     return (elapsed, frozen, os.stat(path).st_size, usage.ru_utime, usage.ru_stime, path)
@@ -218,11 +221,24 @@ def clean_out():
     os.makedirs(os.path.join(WORK, "out"))
 
 
+def crib_fast(target):
+    return crib_dump(target, "--fast")
+
+
+def crib_cold(target):
+    """crib-dump with no pinned programs: it loads (and pins) them."""
+    shutil.rmtree(PINS, ignore_errors=True)
+    return crib_dump(target)
+
+
 def measure_dumps(case):
     mib, rounds, warmup = case
     log("dumps: %d MiB of touched memory" % mib)
     target = Target("dump-%d" % mib, mem=mib)
-    results = {"crib": [], "criu": []}
+    tools = [("crib", crib_dump), ("crib_fast", crib_fast), ("criu", criu_dump)]
+    if mib == 0:
+        tools.append(("crib_cold", crib_cold))
+    results = {name: [] for name, _ in tools}
     try:
         if warmup:
             # Unmeasured; the snapshot is verified.
@@ -230,13 +246,19 @@ def measure_dumps(case):
             snap = crib_dump(target)[-1]
             run(["crib-inspect", "--verify", snap], "crib-inspect --verify")
             clean_out()
+            snap = crib_fast(target)[-1]
+            run(["crib-inspect", "--verify", snap], "crib-inspect --verify")
+            clean_out()
             criu_dump(target)
         for r in range(rounds):
             log("dumps: %d MiB, round %d of %d" % (mib, r + 1, rounds))
-            order = [("crib", crib_dump), ("criu", criu_dump)]
-            for name, dump in order if r % 2 == 0 else reversed(order):
+            # each tool first in turn; a cold dump leaves the pins for the next
+            order = tools[r % len(tools):] + tools[:r % len(tools)]
+            for name, dump in order:
                 clean_out()
                 results[name].append(dump(target)[:-1])
+            if not os.path.isdir(PINS):
+                crib_dump(target)
     finally:
         clean_out()
         target.stop()
@@ -244,6 +266,8 @@ def measure_dumps(case):
     for name, runs in results.items():
         for i, key in enumerate(("time", "frozen", "size", "user", "sys")):
             row[name + "_" + key] = statistics.median(x[i] for x in runs)
+        row[name + "_min"] = min(x[0] for x in runs)
+        row[name + "_max"] = max(x[0] for x in runs)
     return row
 
 
@@ -268,6 +292,77 @@ def context(quick, fact_rows):
                              "the guest's clock), (b) with the guest's clock." % tsc])
 
 
+def spread(r, name):
+    """min / median / max of a tool's whole times."""
+    return "%.2f / **%.2f** / %.2f s" % (r[name + "_min"], r[name + "_time"], r[name + "_max"])
+
+
+def verdict(ok):
+    return "met" if ok else "missed"
+
+
+def dump_report(rows):
+    out = ["", "## (b) crib-dump versus criu dump", "",
+           "Each tool's wall time, whole command (start to exit, start-up included; "
+           "min / **median** / max of the rounds), the median frozen time (from freezing "
+           "the process to letting it go, the snapshot complete: crib-dump's own "
+           "account, CRIU's stats file), and the size of what it wrote (crib: the "
+           "snapshot file; CRIU: its image directory). `crib` is the default (pages "
+           "compressed, zstd -1 in worker threads), `crib --fast` stores the pages as "
+           "they are. crib-dump's programs are pinned (warm) unless the row says cold; "
+           "CRIU is warm too (its first dump of the boot is the unmeasured warm-up).", "",
+           "| touched memory | rounds | tool | whole | frozen | output | criu whole / tool whole "
+           "| criu frozen / tool frozen |",
+           "|---:|---:|---|---:|---:|---:|---:|---:|"]
+    names = [("crib", "crib"), ("crib_fast", "crib --fast"), ("crib_cold", "crib, cold"),
+             ("criu", "criu")]
+    for r in rows:
+        for name, label in names:
+            if name + "_time" not in r:
+                continue
+            out.append("| %d MiB | %d | %s | %s | %.2f s | %s | %.2fx | %.2fx |" % (
+                r["mib"], r["rounds"], label, spread(r, name), r[name + "_frozen"],
+                mib(r[name + "_size"]), r["criu_time"] / r[name + "_time"],
+                r["criu_frozen"] / r[name + "_frozen"] if r[name + "_frozen"] else 0))
+    out += ["", "Median CPU time of each tool (user / system).", "",
+            "| touched memory | crib | crib --fast | criu |", "|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append("| %d MiB | %.2f / %.2f s | %.2f / %.2f s | %.2f / %.2f s |" % (
+            r["mib"], r["crib_user"], r["crib_sys"], r["crib_fast_user"], r["crib_fast_sys"],
+            r["criu_user"], r["criu_sys"]))
+    by = {r["mib"]: r for r in rows}
+    sizes = sorted(m for m in by if m)
+    if len(sizes) >= 2:
+        lo, hi = by[sizes[0]], by[sizes[-1]]
+        out += ["", "Scaling: each tool's median whole time per MiB between %d and %d MiB, "
+                "and its fixed cost (the process with no touched memory)." % (
+                    sizes[0], sizes[-1]), "",
+                "| tool | ms per MiB | fixed cost |", "|---|---:|---:|"]
+        for name, label in names[:2] + names[3:]:
+            slope = (hi[name + "_time"] - lo[name + "_time"]) / (sizes[-1] - sizes[0])
+            fixed = by[0][name + "_time"] if 0 in by else float("nan")
+            out.append("| %s | %.2f | %.2f s |" % (label, slope * 1000, fixed))
+    if 0 in by and len(sizes) >= 2:
+        z, lo, hi = by[0], by[sizes[0]], by[sizes[-1]]
+        out += ["", "Goals of issue 13 (dump side):", "",
+                "| goal | measured | |", "|---|---|---|",
+                "| fast mode faster than criu dump, %d MiB | %.2f s vs %.2f s | %s |" % (
+                    sizes[0], lo["crib_fast_time"], lo["criu_time"],
+                    verdict(lo["crib_fast_time"] < lo["criu_time"])),
+                "| fast mode faster than criu dump, %d MiB | %.2f s vs %.2f s | %s |" % (
+                    sizes[-1], hi["crib_fast_time"], hi["criu_time"],
+                    verdict(hi["crib_fast_time"] < hi["criu_time"])),
+                "| fixed cost at most 1/3 of criu dump's (warm) | %.2f s vs %.2f s | %s |" % (
+                    z["crib_time"], z["criu_time"], verdict(3 * z["crib_time"] <= z["criu_time"])),
+                "| frozen 3x shorter than criu dump, %d MiB | %.2f s vs %.2f s | %s |" % (
+                    sizes[0], lo["crib_fast_frozen"], lo["criu_frozen"],
+                    verdict(3 * lo["crib_fast_frozen"] <= lo["criu_frozen"])),
+                "| frozen 3x shorter than criu dump, %d MiB | %.2f s vs %.2f s | %s |" % (
+                    sizes[-1], hi["crib_fast_frozen"], hi["criu_frozen"],
+                    verdict(3 * hi["crib_fast_frozen"] <= hi["criu_frozen"]))]
+    return out
+
+
 def report(fact_rows, dump_rows, quick):
     out = ["# Dump benchmark results", ""]
     out += [line + "  " for line in context(quick, fact_rows)]
@@ -284,29 +379,7 @@ def report(fact_rows, dump_rows, quick):
         out.append("| %s | %d | %d | %d | %s ms | %s ms | %s ms | %s ms | %s | %s | %s | %s |" % (
             r["what"], r["vmas"], r["fds"], r["crib-programs"]["reps"], ms(p), ms(c), ms(s),
             ms(m), pct(p, s), pct(p, m), pct(c, s), pct(c, m)))
-    out += ["", "## (b) crib-dump versus criu dump", "",
-            "Medians of each tool's wall time, whole command (start to exit, start-up "
-            "included) and frozen (from freezing the process to letting it go, the "
-            "snapshot complete), and of the size of what it wrote (crib: the snapshot "
-            "file; CRIU: its image directory). Goals: crib-dump at least 3x faster, "
-            "snapshot at most 40% of CRIU's images.", "",
-            "| touched memory | rounds | crib-dump whole | criu dump whole | criu / crib "
-            "| crib-dump frozen | criu dump frozen | criu / crib "
-            "| crib snapshot | CRIU images | crib / CRIU size |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in dump_rows:
-        out.append("| %d MiB | %d | %.2f s | %.2f s | %.2fx | %.2f s | %.2f s | %.2fx "
-                   "| %s | %s | %s |" % (
-                       r["mib"], r["rounds"], r["crib_time"], r["criu_time"],
-                       r["criu_time"] / r["crib_time"], r["crib_frozen"], r["criu_frozen"],
-                       r["criu_frozen"] / r["crib_frozen"], mib(r["crib_size"]),
-                       mib(r["criu_size"]), pct(r["crib_size"], r["criu_size"])))
-    out += ["", "Where the time goes: median CPU time of each tool (user / system).", "",
-            "| touched memory | crib-dump user | crib-dump system | criu user | criu system |",
-            "|---:|---:|---:|---:|---:|"]
-    for r in dump_rows:
-        out.append("| %d MiB | %.2f s | %.2f s | %.2f s | %.2f s |" % (
-            r["mib"], r["crib_user"], r["crib_sys"], r["criu_user"], r["criu_sys"]))
+    out += dump_report(dump_rows)
     return "\n".join(out) + "\n"
 
 
