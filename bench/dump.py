@@ -344,7 +344,7 @@ def dump_report(rows):
             out.append("| %s | %.2f | %.2f s |" % (label, slope * 1000, fixed))
     if 0 in by and len(sizes) >= 2:
         z, lo, hi = by[0], by[sizes[0]], by[sizes[-1]]
-        out += ["", "Goals of issue 13 (dump side):", "",
+        out += ["", "Speed goals, dump side:", "",
                 "| goal | measured | |", "|---|---|---|",
                 "| fast mode faster than criu dump, %d MiB | %.2f s vs %.2f s | %s |" % (
                     sizes[0], lo["crib_fast_time"], lo["criu_time"],
