@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -38,6 +40,7 @@ struct crib_writer {
 	bool in_record;
 
 	bool store_bulk;		/* pages with data in frames of raw blocks */
+	int splice_pipe[2];		/* for a file: stored frames go through it, or -1 */
 	bool frame_open;		/* records went into a zstd frame not ended */
 
 	uint64_t page_size;
@@ -124,6 +127,49 @@ static int sink_iov(struct crib_writer *w, struct iovec *iov, int n)
 	return 0;
 }
 
+/*
+ * The same into a regular file, through a pipe of the writer's own:
+ * vmsplice() hands it the pages of @iov without a copy and splice() copies
+ * them into the file, once, in the kernel.  A write() copies from user
+ * memory, which emulators and some CPUs make several times slower.  The
+ * pipe is emptied before returning, so the caller may reuse its memory.
+ */
+static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
+{
+	ssize_t put, moved;
+
+	while (n) {
+		put = vmsplice(w->splice_pipe[1], iov, (unsigned long)n, 0);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return fail(w, CRIB_E_IO, "vmsplice: %s",
+				    put < 0 ? strerror(errno) : "nothing taken");
+		/* what the pipe took goes on into the file before anything else */
+		for (moved = 0; moved < put;) {
+			ssize_t k = splice(w->splice_pipe[0], NULL, w->fd, NULL,
+					   (size_t)(put - moved), 0);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				return fail(w, CRIB_E_IO, "write: %s",
+					    k < 0 ? strerror(errno) : "short write");
+			moved += k;
+		}
+		while (n && (size_t)put >= iov->iov_len) {
+			put -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + put;
+			iov->iov_len -= (size_t)put;
+		}
+	}
+	return 0;
+}
+
 #define RAW_BLOCK_MAX	(128 * 1024)	/* RFC 8878 Block_Maximum_Size */
 #define RAW_BLOCKS_MAX	((CRIB_LIMIT_RECORD + RAW_BLOCK_MAX - 1) / RAW_BLOCK_MAX)
 
@@ -164,7 +210,7 @@ static int write_raw_frame(struct crib_writer *w, const uint8_t *data, size_t le
 	} while (off < len);
 	put_le32(sum, (uint32_t)crib_xxh64(data, len, 0));
 	iov[k++] = (struct iovec){ sum, sizeof(sum) };
-	return sink_iov(w, iov, k);
+	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, k) : sink_iov(w, iov, k);
 }
 
 /* Feed bytes to zstd; mode ZSTD_e_end also finishes the frame. */
@@ -355,6 +401,7 @@ static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd
 	w->fd = fd;
 	w->ctx = ctx ? ctx : &w->fd;
 	w->page_size = hdr->page_size;
+	w->splice_pipe[0] = w->splice_pipe[1] = -1;
 	crib_buf_init(&w->rec, CRIB_LIMIT_RECORD);
 	crib_buf_init(&w->body, CRIB_LIMIT_RECORD);
 	crib_xxh64_init(&w->hash, 0);
@@ -411,7 +458,15 @@ struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
 
 void crib_writer_store_bulk(struct crib_writer *w)
 {
+	struct stat st;
+
 	w->store_bulk = true;
+	/* Into a regular file, stored data is spliced (sink_splice()); elsewhere written. */
+	if (w->write_fn != fd_write || w->splice_pipe[0] >= 0 || fstat(w->fd, &st) ||
+	    !S_ISREG(st.st_mode) || pipe2(w->splice_pipe, O_CLOEXEC))
+		return;
+	/* room for a whole record, so that one vmsplice() takes it */
+	fcntl(w->splice_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
 }
 
 /* ---- generic records ---- */
@@ -563,6 +618,10 @@ void crib_writer_abort(struct crib_writer *w)
 	if (!w)
 		return;
 	ZSTD_freeCCtx(w->cctx);
+	if (w->splice_pipe[0] >= 0) {
+		close(w->splice_pipe[0]);
+		close(w->splice_pipe[1]);
+	}
 	free(w->out);
 	crib_buf_free(&w->rec);
 	crib_buf_free(&w->body);

@@ -366,6 +366,39 @@ static void count_frames(const uint8_t *snap, size_t len, int *frames, int *stor
 	}
 }
 
+/* Into a regular file (the splice() path): the very bytes of @expect. */
+static void test_stored_file(const struct membuf *expect)
+{
+	char path[] = "/tmp/crib-test-stored-XXXXXX";
+	struct crib_header hdr;
+	struct crib_writer *w;
+	uint8_t *got = NULL;
+	int fd = mkstemp(path), ret = -1;
+	off_t len;
+
+	if (fd < 0)
+		goto out;
+	unlink(path);
+	sample_header(&hdr);
+	w = crib_writer_open(fd, 1, &hdr, NULL);
+	if (w)
+		crib_writer_store_bulk(w);
+	ret = w ? sample_write(w, true) : -1;
+	ret |= crib_writer_close(w, NULL);
+	len = lseek(fd, 0, SEEK_END);
+	got = len > 0 ? malloc((size_t)len) : NULL;
+	if (!got || pread(fd, got, (size_t)len, 0) != len)
+		ret = -1;
+	if (!ret && ((size_t)len != expect->len || memcmp(got, expect->data, expect->len)))
+		ret = -1;
+out:
+	tap_check(&t, ret == 0, "stored: into a regular file, through splice(), the very bytes "
+		  "written to a memory sink");
+	free(got);
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * Bulk records stored (crib_writer_store_bulk()): the big sample's pages
  * records in frames of raw blocks, through a memory sink and a pipe (the
@@ -399,6 +432,7 @@ static void test_stored(void)
 	tap_check(&t, ret == 0 && records > 0 && records == plain_records && mb.len > plain.len,
 		  "stored: read back record for record as the compressed sample (%" PRIu64
 		  " records; %zu bytes stored, %zu compressed)", records, mb.len, plain.len);
+	test_stored_file(&mb);
 	/* a byte of page data, well inside the first stored frame */
 	mb.data[mb.len / 3] ^= 0x40;
 	tap_check(&t, stored_pages_check(mb.data, mb.len, &records) < 0,
