@@ -23,6 +23,7 @@
  * process exists: that process opens it itself when it is born, before
  * it forks.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -149,12 +150,22 @@ int files_link(struct restore_tree *tree, struct tool_error *err)
 	return 0;
 }
 
+/* What crib-restore has open itself: /proc/self/fd lists it in one go. */
 static int highest_open_fd(void)
 {
 	struct rlimit rl;
+	struct dirent *e;
 	int fd, max = 2;
+	DIR *dir = opendir("/proc/self/fd");
 
-	/* what crib-restore has open itself: a fcntl() a descriptor at a time is cheap */
+	if (dir) {
+		while ((e = readdir(dir)))
+			if (e->d_name[0] != '.' && atoi(e->d_name) > max)
+				max = atoi(e->d_name);
+		closedir(dir);
+		return max;
+	}
+	/* no procfs: a fcntl() a descriptor at a time, up to the limit */
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536)
 		rl.rlim_cur = 65536;
 	for (fd = 0; fd < (int)rl.rlim_cur; fd++)
