@@ -522,8 +522,15 @@ int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, i
 		   int *fds, struct tool_error *err);
 /*
  * Once every process is in place: take the TCP connections out of repair
- * mode and write their unsent data, on @fds (crib-restore's copies, as
- * sockets_create() made them).
+ * mode, on @fds (crib-restore's copies, as sockets_create() made them).
+ */
+int sockets_leave_repair(const struct restore_tree *tree, const int *fds,
+			 struct tool_error *err);
+/*
+ * Then, once the network lock is released: write their unsent data and
+ * their FINs again, so that these go out at once.  Sent under the lock
+ * they were dropped, and went out only when a retransmission timer
+ * fired, whose backoff kept growing as long as the lock held.
  */
 int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err);
 

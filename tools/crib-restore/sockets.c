@@ -165,7 +165,8 @@ int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, i
 	return 0;
 }
 
-int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err)
+int sockets_leave_repair(const struct restore_tree *tree, const int *fds,
+			 struct tool_error *err)
 {
 	struct sock_job j = { .tree = tree, .fds = (int *)fds, .err = err };
 	size_t i;
@@ -173,6 +174,14 @@ int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_
 	for (i = 0; i < tree->sockets.n; i++)
 		if (is_tcp_connection(&j, i) && tcp_finish(&j, &tree->sockets.items[i]))
 			return -1;
+	return 0;
+}
+
+int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err)
+{
+	struct sock_job j = { .tree = tree, .fds = (int *)fds, .err = err };
+	size_t i;
+
 	for (i = 0; i < tree->sockets.n; i++)
 		if (is_tcp_connection(&j, i) && tcp_resume(&j, &tree->sockets.items[i]))
 			return -1;

@@ -413,19 +413,21 @@ static int set_registers(struct trace *tr)
 
 /*
  * The TCP connections out of repair mode while the lock still holds them,
- * then out of the lock: what they send on leaving repair mode (unsent
- * data, a FIN) is dropped and sent again by their timers, but nothing
- * their peers send is acknowledged before the last step that can fail
- * is behind.  Should one fail, restore_tree() puts them back.
+ * so that nothing their peers send is acknowledged before the last step
+ * that can fail is behind; then out of the lock, and only then is their
+ * unsent data (and a FIN) written again, so that it goes out at once
+ * rather than when a retransmission timer, backed off while the lock
+ * held, fires.  Should one fail, restore_tree() puts them back.
  */
 static int let_connections_go(struct trace *tr)
 {
 	tr->resumed = true;
-	if (sockets_resume(tr->tree, tr->sock_fds, tr->err) ||
+	if (sockets_leave_repair(tr->tree, tr->sock_fds, tr->err) ||
 	    fault(tr, FAULT_RESUME, "the connections left repair mode"))
 		return -1;
 	tr->released = true;
-	if (network_release(tr->tree, tr->err))
+	if (network_release(tr->tree, tr->err) ||
+	    sockets_resume(tr->tree, tr->sock_fds, tr->err))
 		return -1;
 	return fault(tr, FAULT_UNLOCK, "the network lock was released");
 }
