@@ -28,7 +28,8 @@ struct crib_reader {
 	size_t mem_len, mem_pos;
 
 	ZSTD_DCtx *dctx;
-	uint8_t *in;
+	uint8_t *in;			/* read into, or the memory read from */
+	bool in_borrowed;		/* in is the caller's memory: never written */
 	size_t in_cap, in_pos, in_len;
 	uint64_t in_total;		/* bytes taken from the source */
 	bool src_eof;
@@ -529,16 +530,35 @@ static int read_header(struct crib_reader *r)
 	return 0;
 }
 
-struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
-					    struct crib_error *err)
+/*
+ * Past the preamble of a snapshot in memory, zstd reads the memory itself:
+ * no copy of it goes through an input buffer.
+ */
+static void borrow_input(struct crib_reader *r)
+{
+	free(r->in);
+	r->in = (uint8_t *)r->mem + r->mem_pos;
+	r->in_borrowed = true;
+	r->in_cap = r->in_len = r->mem_len - r->mem_pos;
+	r->in_pos = 0;
+	r->in_total = r->mem_len;
+	r->mem_pos = r->mem_len;
+	r->src_eof = true;
+}
+
+/* A reader of @read_fn's stream, or (@read_fn NULL) of @mem_len bytes at @mem. */
+static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, const void *mem,
+				       size_t mem_len, struct crib_error *err)
 {
 	struct crib_reader *r = calloc(1, sizeof(*r));
 	size_t ret;
 
 	if (!r)
 		goto nomem;
-	r->read_fn = read_fn;
-	r->ctx = ctx;
+	r->read_fn = read_fn ? read_fn : mem_read;
+	r->ctx = read_fn ? ctx : r;
+	r->mem = mem;
+	r->mem_len = mem_len;
 	crib_xxh64_init(&r->hash, 0);
 	r->frame_start = true;
 	r->in_cap = ZSTD_DStreamInSize();
@@ -554,18 +574,33 @@ struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
 			       ZSTD_getErrorName(ret));
 		goto out_free;
 	}
-	if (read_preamble(r) || read_header(r)) {
-		if (err)
-			*err = r->err;
-		goto out_free;
-	}
+	if (read_preamble(r))
+		goto failed;
+	if (!read_fn)
+		borrow_input(r);
+	if (read_header(r))
+		goto failed;
 	return r;
 
+failed:
+	if (err)
+		*err = r->err;
+	goto out_free;
 nomem:
 	crib_set_error(err, CRIB_E_NOMEM, CRIB_OFFSET_NONE, "out of memory");
 out_free:
 	crib_reader_close(r);
 	return NULL;
+}
+
+struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
+					    struct crib_error *err)
+{
+	if (!read_fn) {
+		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "no source to read");
+		return NULL;
+	}
+	return reader_open(read_fn, ctx, NULL, 0, err);
 }
 
 struct crib_reader *crib_reader_open(int fd, struct crib_error *err)
@@ -592,18 +627,7 @@ struct crib_reader *crib_reader_open(int fd, struct crib_error *err)
 
 struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err)
 {
-	struct crib_reader *r;
-	/* A throwaway context for open(); then the reader tracks the position. */
-	struct crib_reader tmp = { .mem = buf, .mem_len = len };
-
-	r = crib_reader_open_source(mem_read, &tmp, err);
-	if (!r)
-		return NULL;
-	r->mem = buf;
-	r->mem_len = len;
-	r->mem_pos = tmp.mem_pos;
-	r->ctx = r;
-	return r;
+	return reader_open(NULL, NULL, buf, len, err);
 }
 
 const struct crib_header *crib_reader_header(const struct crib_reader *r)
@@ -616,9 +640,15 @@ const struct crib_error *crib_reader_error(const struct crib_reader *r)
 	return &r->err;
 }
 
+uint64_t crib_reader_input_offset(const struct crib_reader *r)
+{
+	return file_offset(r);
+}
+
 size_t crib_reader_mem_peak(const struct crib_reader *r)
 {
-	return sizeof(*r) + r->in_cap + r->buf_cap + r->arena.peak + r->hdr_arena.peak;
+	return sizeof(*r) + (r->in_borrowed ? 0 : r->in_cap) + r->buf_cap + r->arena.peak +
+	       r->hdr_arena.peak;
 }
 
 void crib_reader_close(struct crib_reader *r)
@@ -626,7 +656,8 @@ void crib_reader_close(struct crib_reader *r)
 	if (!r)
 		return;
 	ZSTD_freeDCtx(r->dctx);
-	free(r->in);
+	if (!r->in_borrowed)
+		free(r->in);
 	free(r->buf);
 	crib_arena_free(&r->arena);
 	crib_arena_free(&r->hdr_arena);

@@ -524,13 +524,67 @@ static int check_complete(struct restore_plan *plan, struct tool_error *err)
 	return index_pages(plan, err);
 }
 
+/*
+ * A snapshot in a regular file is read where it lies, mapped: zstd then
+ * decodes from the page cache, where read() would first copy every byte.
+ * (A file cut short by someone else while it is read would fault; a
+ * pipe or a file that cannot be mapped is read().)
+ */
+struct mapped_input {
+	void *addr;		/* MAP_FAILED: read() it */
+	size_t len;
+	const uint8_t *start;	/* the snapshot, at the file's position */
+	size_t size;
+	off_t at;
+};
+
+static void map_input(struct mapped_input *m, int fd)
+{
+	uint64_t size = input_size(fd);
+	long page = sysconf(_SC_PAGESIZE);
+	off_t base;
+
+	m->addr = MAP_FAILED;
+	m->at = lseek(fd, 0, SEEK_CUR);
+	if (!size || size > SIZE_MAX / 2 || m->at < 0 || page <= 0)
+		return;
+	base = m->at & ~(off_t)(page - 1);
+	m->len = (size_t)size + (size_t)(m->at - base);
+	m->addr = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, base);
+	if (m->addr == MAP_FAILED)
+		return;
+	madvise(m->addr, m->len, MADV_SEQUENTIAL);
+	m->start = (const uint8_t *)m->addr + (m->at - base);
+	m->size = (size_t)size;
+}
+
+/* The records of the snapshot, each taken into the tree's plans. */
+static int take_all(struct restore_tree *tree, struct crib_reader *r, struct progress *progress,
+		    bool mapped, struct tool_error *err)
+{
+	struct crib_record rec;
+	uint64_t shown = 0, at;
+	int ret;
+
+	while ((ret = crib_reader_next(r, &rec)) == 1) {
+		if (take_record(tree, &rec, err))
+			return -1;
+		if (mapped) {	/* read() counts what it reads; a mapping, this */
+			at = crib_reader_input_offset(r);
+			progress_add(progress, at - shown);
+			shown = at;
+		}
+	}
+	return ret;
+}
+
 int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err)
 {
 	struct counted_input in = { .fd = fd, .progress = progress };
 	struct crib_error cerr = { 0 };
+	struct mapped_input m = { .addr = MAP_FAILED };
 	struct crib_reader *r;
-	struct crib_record rec;
 	size_t i;
 	int ret;
 
@@ -539,18 +593,24 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	if (tree->page_store < 0)
 		return tool_fail(err, errno, "cannot create the page store");
 	progress_process(progress, 1, input_size(fd));
-	r = crib_reader_open_source(read_counted, &in, &cerr);
-	if (!r)
+	map_input(&m, fd);
+	r = m.addr != MAP_FAILED ? crib_reader_open_mem(m.start, m.size, &cerr) :
+				   crib_reader_open_source(read_counted, &in, &cerr);
+	if (!r) {
+		if (m.addr != MAP_FAILED)
+			munmap(m.addr, m.len);
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
-	while ((ret = crib_reader_next(r, &rec)) == 1) {
-		if (take_record(tree, &rec, err)) {
-			ret = -1;
-			break;
-		}
+	}
+	ret = take_all(tree, r, progress, m.addr != MAP_FAILED, err);
+	if (m.addr != MAP_FAILED) {
+		/* where read() would have left it */
+		lseek(fd, m.at + (off_t)crib_reader_input_offset(r), SEEK_SET);
 	}
 	if (ret < 0 && !tool_failed(err))
 		tool_fail(err, 0, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
 	crib_reader_close(r);
+	if (m.addr != MAP_FAILED)
+		munmap(m.addr, m.len);
 	if (ret < 0)
 		return -1;
 	if (!tree->procs.n)

@@ -83,6 +83,8 @@ const struct crib_header *crib_reader_header(const struct crib_reader *r);
 int crib_reader_next(struct crib_reader *r, struct crib_record *rec);
 const struct crib_error *crib_reader_error(const struct crib_reader *r);
 /* Most memory the reader itself had allocated at once, zstd excluded. */
+/* Bytes of the input taken so far, the preamble included. */
+uint64_t crib_reader_input_offset(const struct crib_reader *r);
 size_t crib_reader_mem_peak(const struct crib_reader *r);
 void crib_reader_close(struct crib_reader *r);
 
