@@ -96,6 +96,24 @@ static int sink_all(struct crib_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
+/* Past the first @done bytes of the @n pieces at *@iov; the pieces left. */
+static int iov_advance(struct iovec **iov, int n, size_t done)
+{
+	struct iovec *v = *iov;
+
+	while (n && done >= v->iov_len) {
+		done -= v->iov_len;
+		v++;
+		n--;
+	}
+	if (n) {
+		v->iov_base = (uint8_t *)v->iov_base + done;
+		v->iov_len -= done;
+	}
+	*iov = v;
+	return n;
+}
+
 /* @n pieces, in order; the file descriptor sink takes them in one writev(). */
 static int sink_iov(struct crib_writer *w, struct iovec *iov, int n)
 {
@@ -114,15 +132,7 @@ static int sink_iov(struct crib_writer *w, struct iovec *iov, int n)
 		if (done <= 0)
 			return fail(w, CRIB_E_IO, "write: %s",
 				    done < 0 ? strerror(errno) : "short write");
-		while (n && (size_t)done >= iov->iov_len) {
-			done -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n) {
-			iov->iov_base = (uint8_t *)iov->iov_base + done;
-			iov->iov_len -= (size_t)done;
-		}
+		n = iov_advance(&iov, n, (size_t)done);
 	}
 	return 0;
 }
@@ -157,15 +167,7 @@ static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
 					    k < 0 ? strerror(errno) : "short write");
 			moved += k;
 		}
-		while (n && (size_t)put >= iov->iov_len) {
-			put -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n) {
-			iov->iov_base = (uint8_t *)iov->iov_base + put;
-			iov->iov_len -= (size_t)put;
-		}
+		n = iov_advance(&iov, n, (size_t)put);
 	}
 	return 0;
 }
