@@ -124,6 +124,27 @@ static void kill_all(struct trace *tr)
 		;
 }
 
+/*
+ * The step that failed, and its error: the failing thread's own record
+ * when a thread failed, since another thread may have moved the process's
+ * step on before exit_group() took it.
+ */
+static __u32 failed_step(const struct trace *tr, size_t p, __s64 *error)
+{
+	const struct rst_args *a = tr->areas[p].args;
+	const struct rst_thread *t;
+
+	*error = a->error;
+	if (a->error && a->failed_thread < tr->tree->procs.items[p]->threads.n) {
+		t = area_thread(tr, p, a->failed_thread);
+		if (t->state == RST_THREAD_FAILED) {
+			*error = t->error;
+			return t->step;
+		}
+	}
+	return a->step;
+}
+
 /* Why process @p died before it was complete, from what it left in its area. */
 static int report_death(struct trace *tr, size_t p, int status)
 {
@@ -131,6 +152,8 @@ static int report_death(struct trace *tr, size_t p, int status)
 	const struct rst_args *a = tr->areas[p].args;
 	const struct rst_thread *t;
 	char who[48] = "";
+	__s64 error;
+	__u32 step = failed_step(tr, p, &error);
 
 	if (tr->tree->procs.n > 1)
 		snprintf(who, sizeof(who), "process %llu: ", (unsigned long long)plan->proc.pid);
@@ -139,14 +162,14 @@ static int report_death(struct trace *tr, size_t p, int status)
 	if (WIFSIGNALED(status))
 		return tool_fail(tr->err, 0, "%sthe new process was killed by signal %d while "
 				 "%s", who, WTERMSIG(status), area_step_name(a->step));
-	if (a->fault_step && a->fault_step == a->step + 1 && a->error == -ECANCELED)
+	if (a->fault_step && a->fault_step == step + 1 && error == -ECANCELED)
 		return tool_fail(tr->err, 0, "%srestore failed while %s: injected fault "
-				 "(CRIB_RESTORE_FAULT=%s)", who, area_step_name(a->step),
-				 fault_step_name(a->step));
-	if (a->error) {
+				 "(CRIB_RESTORE_FAULT=%s)", who, area_step_name(step),
+				 fault_step_name(step));
+	if (error) {
 		t = area_thread(tr, p, a->failed_thread);
-		return tool_fail(tr->err, (int)-a->error, "%srestore failed while %s (thread %d, "
-				 "detail %#llx)", who, area_step_name(a->step),
+		return tool_fail(tr->err, (int)-error, "%srestore failed while %s (thread %d, "
+				 "detail %#llx)", who, area_step_name(step),
 				 a->failed_thread < plan->threads.n ? (int)t->tid : 0,
 				 (unsigned long long)a->detail);
 	}
