@@ -91,6 +91,8 @@ struct dump_programs {
 	char why[160];		/* ... and, loaded, why not from pins */
 };
 
+/* Where the programs came from, and why not from pins, for -v: in @buf. */
+const char *programs_origin(const struct dump_programs *progs, char *buf, size_t size);
 /* The key of this build's programs among the pins: a hash of the objects. */
 void programs_key(char *key, size_t size);
 /*

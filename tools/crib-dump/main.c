@@ -274,14 +274,15 @@ static int preload(const struct options *o)
 {
 	struct dump_programs progs;
 	struct tool_error err = { 0 };
+	char origin[256];
 
 	if (programs_load(&progs, &err)) {
 		fprintf(stderr, "crib-dump: %s\n", err.msg);
 		return 1;
 	}
 	if (o->verbose)
-		fprintf(stderr, "crib-dump: programs %s%s%s%s\n", progs.source,
-			progs.why[0] ? " (" : "", progs.why, progs.why[0] ? ")" : "");
+		fprintf(stderr, "crib-dump: programs %s\n",
+			programs_origin(&progs, origin, sizeof(origin)));
 	programs_unload(&progs);
 	return 0;
 }
@@ -292,6 +293,7 @@ int main(int argc, char **argv)
 	struct dump_tree tree = { 0 };
 	struct dump_job model = { 0 };
 	struct progress progress;
+	char origin[256];
 	int out_fd, ret;
 
 	ret = parse_options(argc, argv, &o);
@@ -311,9 +313,8 @@ int main(int argc, char **argv)
 	/* Load the programs first: it is slow, and the processes run meanwhile. */
 	ret = programs_load(&model.progs, &tree.err);
 	if (!ret)
-		dump_verbose(&model, "programs %s%s%s%s\n", model.progs.source,
-			     model.progs.why[0] ? " (" : "", model.progs.why,
-			     model.progs.why[0] ? ")" : "");
+		dump_verbose(&model, "programs %s\n",
+			     programs_origin(&model.progs, origin, sizeof(origin)));
 	if (!ret)
 		ret = tree_freeze(&tree, &model, o.pid);
 	if (!ret) {

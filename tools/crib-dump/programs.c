@@ -266,6 +266,15 @@ int programs_load(struct dump_programs *progs, struct tool_error *err)
 	return 0;
 }
 
+const char *programs_origin(const struct dump_programs *progs, char *buf, size_t size)
+{
+	if (progs->why[0])
+		snprintf(buf, size, "%s (%s)", progs->source, progs->why);
+	else
+		snprintf(buf, size, "%s", progs->source);
+	return buf;
+}
+
 int programs_walk(struct dump_job *job, const struct crib_prog *prog, int map_fd,
 		  uint64_t (*resume_after)(const void *last), struct record_list *out)
 {

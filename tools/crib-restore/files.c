@@ -159,9 +159,11 @@ static int highest_open_fd(void)
 	DIR *dir = opendir("/proc/self/fd");
 
 	if (dir) {
-		while ((e = readdir(dir)))
-			if (e->d_name[0] != '.' && atoi(e->d_name) > max)
-				max = atoi(e->d_name);
+		while ((e = readdir(dir))) {
+			fd = e->d_name[0] == '.' ? -1 : atoi(e->d_name);
+			if (fd > max)
+				max = fd;
+		}
 		closedir(dir);
 		return max;
 	}

@@ -484,22 +484,6 @@ static int index_pages(struct restore_plan *plan, struct tool_error *err)
 	return 0;
 }
 
-/* The snapshot as the reader takes it in, its bytes counted for the progress meter. */
-struct counted_input {
-	int fd;
-	struct progress *progress;
-};
-
-static ssize_t read_counted(void *ctx, void *buf, size_t len)
-{
-	struct counted_input *in = ctx;
-	ssize_t n = read(in->fd, buf, len);
-
-	if (n > 0)
-		progress_add(in->progress, (uint64_t)n);
-	return n;
-}
-
 /* What is left to read of @fd, when it is a file. */
 static uint64_t input_size(int fd)
 {
@@ -538,9 +522,8 @@ struct mapped_input {
 	off_t at;
 };
 
-static void map_input(struct mapped_input *m, int fd)
+static void map_input(struct mapped_input *m, int fd, uint64_t size)
 {
-	uint64_t size = input_size(fd);
 	long page = sysconf(_SC_PAGESIZE);
 	off_t base;
 
@@ -558,9 +541,12 @@ static void map_input(struct mapped_input *m, int fd)
 	m->size = (size_t)size;
 }
 
-/* The records of the snapshot, each taken into the tree's plans. */
+/*
+ * The records of the snapshot, each taken into the tree's plans; the
+ * progress meter follows the input the reader has taken.
+ */
 static int take_all(struct restore_tree *tree, struct crib_reader *r, struct progress *progress,
-		    bool mapped, struct tool_error *err)
+		    struct tool_error *err)
 {
 	struct crib_record rec;
 	uint64_t shown = 0, at;
@@ -569,11 +555,9 @@ static int take_all(struct restore_tree *tree, struct crib_reader *r, struct pro
 	while ((ret = crib_reader_next(r, &rec)) == 1) {
 		if (take_record(tree, &rec, err))
 			return -1;
-		if (mapped) {	/* read() counts what it reads; a mapping, this */
-			at = crib_reader_input_offset(r);
-			progress_add(progress, at - shown);
-			shown = at;
-		}
+		at = crib_reader_input_offset(r);
+		progress_add(progress, at - shown);
+		shown = at;
 	}
 	return ret;
 }
@@ -581,7 +565,7 @@ static int take_all(struct restore_tree *tree, struct crib_reader *r, struct pro
 int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err)
 {
-	struct counted_input in = { .fd = fd, .progress = progress };
+	uint64_t size = input_size(fd);
 	struct crib_error cerr = { 0 };
 	struct mapped_input m = { .addr = MAP_FAILED };
 	struct crib_reader *r;
@@ -592,16 +576,16 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	tree->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
 	if (tree->page_store < 0)
 		return tool_fail(err, errno, "cannot create the page store");
-	progress_process(progress, 1, input_size(fd));
-	map_input(&m, fd);
+	progress_process(progress, 1, size);
+	map_input(&m, fd, size);
 	r = m.addr != MAP_FAILED ? crib_reader_open_mem(m.start, m.size, &cerr) :
-				   crib_reader_open_source(read_counted, &in, &cerr);
+				   crib_reader_open(fd, &cerr);
 	if (!r) {
 		if (m.addr != MAP_FAILED)
 			munmap(m.addr, m.len);
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	}
-	ret = take_all(tree, r, progress, m.addr != MAP_FAILED, err);
+	ret = take_all(tree, r, progress, err);
 	if (m.addr != MAP_FAILED) {
 		/* where read() would have left it */
 		lseek(fd, m.at + (off_t)crib_reader_input_offset(r), SEEK_SET);

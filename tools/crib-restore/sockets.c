@@ -165,25 +165,27 @@ int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, i
 	return 0;
 }
 
-int sockets_leave_repair(const struct restore_tree *tree, const int *fds,
-			 struct tool_error *err)
+/* @step on every TCP connection of the tree, in turn. */
+static int each_connection(const struct restore_tree *tree, const int *fds,
+			   struct tool_error *err,
+			   int (*step)(struct sock_job *j, const struct plan_socket *ps))
 {
 	struct sock_job j = { .tree = tree, .fds = (int *)fds, .err = err };
 	size_t i;
 
 	for (i = 0; i < tree->sockets.n; i++)
-		if (is_tcp_connection(&j, i) && tcp_finish(&j, &tree->sockets.items[i]))
+		if (is_tcp_connection(&j, i) && step(&j, &tree->sockets.items[i]))
 			return -1;
 	return 0;
 }
 
+int sockets_leave_repair(const struct restore_tree *tree, const int *fds,
+			 struct tool_error *err)
+{
+	return each_connection(tree, fds, err, tcp_finish);
+}
+
 int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err)
 {
-	struct sock_job j = { .tree = tree, .fds = (int *)fds, .err = err };
-	size_t i;
-
-	for (i = 0; i < tree->sockets.n; i++)
-		if (is_tcp_connection(&j, i) && tcp_resume(&j, &tree->sockets.items[i]))
-			return -1;
-	return 0;
+	return each_connection(tree, fds, err, tcp_resume);
 }
