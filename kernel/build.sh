@@ -11,7 +11,8 @@
 # builds after each: the flavour's kernel, and two small kernels without
 # networking (config/check-nonet.config) and without IPv4
 # (config/check-noinet.config), with CONFIG_BPF_CRIB asked for, to show
-# that every patch builds and that CRIB's dependencies are right.
+# that every patch builds and that CRIB's dependencies are right.  A run
+# that stops resumes after the last patch that built everywhere.
 #
 # Everything heavy lives in $CRIB_CACHE (default /var/cache/crib), laid
 # out by dev/lib.sh: the source tree, a git repository whose commits are
@@ -142,6 +143,8 @@ apply_series() {
 			build_checks "after ${patches[$i]##*/} "
 		fi
 		echo "$(sha256sum "${patches[$i]}" | cut -d' ' -f1) $(git_src rev-parse HEAD)" >>"$applied.new"
+		# A checked patch stays checked if the run stops later.
+		[ "$check_series" = 1 ] && cp "$applied.new" "$applied"
 	done
 	mv "$applied.new" "$applied"
 }
@@ -238,6 +241,41 @@ build_checks() {
 	done
 }
 
+# What the check builds are configured from.
+check_config_hash() {
+	local v
+	{
+		echo "$src_pkg $(pkg_version) $flavour"
+		# shellcheck disable=SC2046
+		cat $(fragments)
+		for v in $(check_variants); do cat "$here/config/check-$v.config"; done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# The check tree resumes after the last patch that built in every
+# configuration, unless the configurations changed or a build directory
+# went: then it starts again from the pristine tree.
+prepare_check_tree() {
+	local applied stamp want v fresh=0
+	[ -d "$src" ] || git -C "$main_src" worktree add -q --detach "$src" pristine
+	applied=$(git_src rev-parse --path-format=absolute --git-path crib-applied)
+	stamp=$(git_src rev-parse --path-format=absolute --git-path crib-check-config)
+	want=$(check_config_hash)
+	[ "$(cat "$stamp" 2>/dev/null)" = "$want" ] || fresh=1
+	[ -f "$build/.config" ] || fresh=1
+	for v in $(check_variants); do
+		[ -f "$(kernel_build_dir "$v" check)/.config" ] || fresh=1
+	done
+	if [ "$fresh" = 1 ]; then
+		git_src reset -q --hard pristine
+		: >"$applied"
+		echo "$want" >"$stamp"
+		rm -f "$build/.crib-config"
+	else
+		log "check: resuming after $(wc -l <"$applied") checked patches"
+	fi
+}
+
 inputs_hash() {
 	{
 		echo "$src_pkg $(pkg_version) $flavour"
@@ -264,12 +302,8 @@ main() {
 	fi
 	ensure_pristine_tree
 	mkdir -p "$build"
-	if [ "$check_series" = 1 ]; then
-		[ -d "$src" ] || git -C "$main_src" worktree add -q --detach "$src" pristine
-		git_src reset -q --hard pristine
-		: >"$(git_src rev-parse --path-format=absolute --git-path crib-applied)"
-		rm -f "$build/.crib-config"
-	fi
+	[ "$check_series" = 1 ] && prepare_check_tree
+
 	apply_series
 	local frag_hash
 	# shellcheck disable=SC2046
