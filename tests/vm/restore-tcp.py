@@ -58,6 +58,16 @@ def queued(doc):
     return out
 
 
+def show_connections(since):
+    """The TCP connections as ss sees them, and the counters that moved."""
+    r = subprocess.run(["ss", "-tinoem"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    t.diag(r.stdout)
+    now = tcp_counters()
+    t.diag(" ".join("%s+%d" % (k, now[k] - v) for k, v in sorted(since.items())
+                    if now.get(k, v) != v))
+
+
 def parse_result(text):
     """'received N sent N bad N error E' as a dict."""
     words = text.split()
@@ -135,10 +145,12 @@ def run(w, peer, pid):
             locked_tuples())
     t.eq(established(pid), 2, "... both connections established")
     at_restore = peer_status(peer)
-    t.check(wait_for(lambda: peer_status(peer)[1] > at_restore[1] + 100000 and
-                     peer_status(peer)[3] > at_restore[3] + 100000, 180),
-            "the restored workload's streams reach the peer again",
-            (at_restore, peer_status(peer)))
+    counted = tcp_counters()
+    if not t.check(wait_for(lambda: peer_status(peer)[1] > at_restore[1] + 100000 and
+                            peer_status(peer)[3] > at_restore[3] + 100000, 180),
+                   "the restored workload's streams reach the peer again",
+                   (at_restore, peer_status(peer))):
+        show_connections(counted)
 
     # The end: the workload reads at full speed, the peer stops sending,
     # and each side counts and checks what it got.
