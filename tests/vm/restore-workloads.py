@@ -368,8 +368,22 @@ class HeapFast(Heap):
     from_pipe = True
 
 
+class ChurnPreCopy(Case):
+    """Memory rewritten all the time, copied while it runs (--pre-copy)."""
+    workload = ("churn", "16", "@DIR@/ready")
+    dump_args = ("--pre-copy",)
+
+    def check(self, pid, notes):
+        time.sleep(2.5)
+        t.check(alive(pid) and not os.path.exists(in_dir(notes, "ready.bad")),
+                "%s: every page of the 16 MiB it rewrites holds its last write" % self.name,
+                read(in_dir(notes, "ready.bad")) if os.path.exists(in_dir(notes, "ready.bad"))
+                else None)
+
+
 # The workloads a migration carries from one boot to the next.
 MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fast"),
+            ChurnPreCopy("churn --pre-copy"),
             Maps("maps"), Pipe("pipe"), Threads("threads"), Signals("signals"),
             Events("events"))
 # In one boot, also a process of an ordinary user; events has a test of its own.

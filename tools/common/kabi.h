@@ -132,5 +132,9 @@ struct pm_scan_arg {
 	__u64 return_mask;
 };
 #endif
+#ifndef PAGE_IS_PFNZERO
+#define PAGE_IS_PFNZERO		(1 << 5)
+#define PAGE_IS_SOFT_DIRTY	(1 << 7)
+#endif
 
 #endif /* CRIB_TOOL_KABI_H */

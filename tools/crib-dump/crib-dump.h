@@ -165,6 +165,7 @@ struct dump_job {
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
 	ARRAY(uint64_t) rseq_areas;	/* threads.c: each thread's struct rseq */
+	struct page_store *kept;	/* --pre-copy: its pages, kept to write last */
 	struct progress *progress;	/* the tree's, on a terminal */
 	struct tool_error err;		/* this process's first failure */
 };
@@ -226,6 +227,8 @@ struct dump_output {
 	int fd;
 	int level;		/* zstd level */
 	bool fast;		/* memory pages stored, not compressed */
+	bool pre_copy;		/* pages kept (pages_keep()), written last */
+	bool let_go_early;	/* ... once the processes were let go */
 };
 
 int snapshot_open(struct dump_job *job, const struct dump_output *out,
@@ -263,6 +266,62 @@ void mm_free_shared(struct dump_tree *tree);
 
 /* The memory of every VMA that needs it; after mm_write(). */
 int pages_write(struct dump_job *job);
+/*
+ * --pre-copy: the same pages taken into the job's page store instead,
+ * while the process is frozen; pages_write_kept() writes them out, once
+ * every other record is written and the processes may run again.
+ */
+int pages_keep(struct dump_job *job);
+int pages_write_kept(struct dump_job *job);
+
+/*
+ * Page stores (precopy.c): one process's memory contents, copied into the
+ * dumper.  @copied are the runs the pre-copy took while the process ran;
+ * @plan, the runs the snapshot carries, taken once it is frozen.
+ */
+#define STORED_ZERO	UINT64_MAX	/* a run of zero pages, not stored */
+
+struct stored_run {
+	uint64_t addr, len;
+	uint64_t offset;	/* of the contents in the store, or STORED_ZERO */
+	uint64_t group;		/* runs that pages_write() would write as one */
+};
+
+struct page_store {
+	pid_t pid;
+	unsigned long long start_time;	/* /proc/PID/stat's, at the pre-copy */
+	unsigned char *mem;		/* MAP_FAILED while empty */
+	size_t len, cap;
+	ARRAY(struct stored_run) copied;	/* ascending */
+	ARRAY(struct stored_run) plan;		/* ascending */
+};
+
+/* The stores of a pre-copy, one per process of the tree as it was. */
+struct precopy {
+	ARRAY(struct page_store *) stores;
+	uint64_t bytes;			/* copied, in all */
+};
+
+/*
+ * Clear the soft-dirty bits of @root and its descendants and copy their
+ * memory while they run.  Returns 0, or -1 with @err set (out of memory);
+ * a process that cannot be copied is read in full once frozen.
+ */
+int precopy_tree(struct precopy *pc, pid_t root, struct tool_error *err);
+/* Process @pid's store, handed over (an empty one if it was not copied), or NULL. */
+struct page_store *precopy_take(struct precopy *pc, pid_t pid);
+void precopy_free(struct precopy *pc);
+/*
+ * Up to @len bytes at @addr of the process copied to the end of the store,
+ * at *@offset, with process_vm_readv() or else @mem_fd (if not -1): how
+ * many (fewer where the memory cannot be read), or -1 out of memory.
+ */
+ssize_t page_store_copy(struct page_store *s, int mem_fd, uint64_t addr, uint64_t len,
+			uint64_t *offset);
+/* The copied run holding @addr, or NULL and *@next the start of the next one. */
+const struct stored_run *page_store_find(const struct page_store *s, uint64_t addr,
+					 uint64_t *next);
+void page_store_free(struct page_store *s);
 
 /*
  * Ghosts (ghost.c): memfds and files unlinked while open or mapped, whose

@@ -3,10 +3,12 @@
  * crib-dump: checkpoint a live process and its descendants into a CRIB
  * snapshot.
  *
- *   crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE] [-v]
+ *   crib-dump -p PID [-o FILE] [--leave-running] [--pre-copy] [--ghost-limit SIZE] [-v]
  *
  * The processes are frozen for the whole dump and, once the snapshot is
- * complete, killed (or, with --leave-running, let go), all together.  If
+ * complete, killed (or, with --leave-running, let go), all together.
+ * With --pre-copy their memory is copied while they still run, and those
+ * left running are let go before the pages are written out.  If
  * anything fails they are let go as they were, and a partial FILE is
  * removed.  Processes that are killed leave their TCP connections locked
  * (network.c) for crib-restore.
@@ -30,6 +32,7 @@ struct options {
 	bool quiet;
 	int level;		/* zstd compression level */
 	bool fast;		/* pages stored, not compressed */
+	bool pre_copy;		/* memory copied before the freeze */
 	uint64_t ghost_limit;	/* bytes */
 };
 
@@ -38,8 +41,8 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--ghost-limit SIZE]\n"
-		"                 [--fast | --compact [-l N]] [-q] [-v]\n"
+		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--pre-copy]\n"
+		"                 [--ghost-limit SIZE] [--fast | --compact [-l N]] [-q] [-v]\n"
 		"       crib-dump --preload [-v]\n"
 		"Checkpoint a running process and all its descendants into a CRIB\n"
 		"snapshot.  They are stopped for the whole dump and killed once the\n"
@@ -50,6 +53,10 @@ static void usage(FILE *f)
 		"  -o, --output FILE   write the snapshot to FILE (default: standard output,\n"
 		"                      which must not be a terminal)\n"
 		"      --leave-running let the processes run on after the dump\n"
+		"      --pre-copy      copy their memory while they still run, then only\n"
+		"                      what they wrote since once they are stopped; with\n"
+		"                      --leave-running they run on before the memory is\n"
+		"                      written out.  Holds a copy of it in memory\n"
 		"      --ghost-limit SIZE\n"
 		"                      carry a file unlinked while open or mapped up to SIZE\n"
 		"                      bytes (a suffix K, M or G multiplies by 1024s; default\n"
@@ -108,7 +115,8 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT, OPT_PRELOAD, OPT_FAST, OPT_COMPACT };
+	enum { OPT_LEAVE_RUNNING = 0x100, OPT_GHOST_LIMIT, OPT_PRELOAD, OPT_FAST, OPT_COMPACT,
+	       OPT_PRE_COPY };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -118,6 +126,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "level", required_argument, NULL, 'l' },
 		{ "fast", no_argument, NULL, OPT_FAST },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
+		{ "pre-copy", no_argument, NULL, OPT_PRE_COPY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,6 +158,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_COMPACT:
 			o->fast = false;
+			break;
+		case OPT_PRE_COPY:
+			o->pre_copy = true;
 			break;
 		case OPT_PRELOAD:
 			o->preload = true;
@@ -218,15 +230,40 @@ static int read_one(struct dump_job *job)
 	       timers_read(job) ? -1 : 0;
 }
 
-/* One process's records, in the order the format lists them. */
+/*
+ * One process's records, in the order the format lists them; with
+ * --pre-copy its pages are kept, to be written after every process.
+ */
 static int write_one(struct dump_job *job)
 {
 	if (task_write(job))
 		return -1;
 	if (job->zombie)
 		return 0;
-	return threads_write(job) || mm_write(job) || pages_write(job) || files_write(job) ||
+	return threads_write(job) || mm_write(job) ||
+	       (job->kept ? pages_keep(job) : pages_write(job)) || files_write(job) ||
 	       sockets_write(job) || signals_write(job) || timers_write(job) ? -1 : 0;
+}
+
+/*
+ * The pages kept by --pre-copy, process by process, in pre-order: the
+ * processes left running were let go before.
+ */
+static int write_kept(struct dump_tree *tree, bool let_go)
+{
+	struct dump_job *job;
+	size_t i;
+
+	if (let_go) {
+		tree_release(tree);
+		dump_verbose(tree_root(tree), "let go, writing the memory\n");
+	}
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		if (job->kept && pages_write_kept(job))
+			return tree_fail_in(tree, job);
+	}
+	return 0;
 }
 
 /*
@@ -253,6 +290,8 @@ static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 	for (i = 0; i < tree->procs.n; i++)
 		if (write_one(tree->procs.items[i]))
 			return tree_fail_in(tree, tree->procs.items[i]);
+	if (out->pre_copy && write_kept(tree, out->let_go_early))
+		return -1;
 	if (snapshot_close(root))
 		return tree_fail_in(tree, root);
 	return 0;
@@ -266,6 +305,33 @@ static int repair_all(struct dump_job *job)
 static int unlock_all(struct dump_job *job)
 {
 	network_unlock(job);
+	return 0;
+}
+
+static int copy_before_freeze(struct precopy *pc, const struct dump_job *model, pid_t root,
+			      struct tool_error *err)
+{
+	if (precopy_tree(pc, root, err))
+		return -1;
+	dump_verbose(model, "pre-copied %llu KiB of %zu processes\n",
+		     (unsigned long long)(pc->bytes >> 10), pc->stores.n);
+	return 0;
+}
+
+/* Each frozen process gets its store of the pre-copy. */
+static int hand_out_stores(struct dump_tree *tree, struct precopy *pc)
+{
+	struct dump_job *job;
+	size_t i;
+
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		if (job->zombie)
+			continue;
+		job->kept = precopy_take(pc, job->pid);
+		if (!job->kept)
+			return tool_fail(&tree->err, 0, "out of memory");
+	}
 	return 0;
 }
 
@@ -292,6 +358,7 @@ int main(int argc, char **argv)
 	struct options o = { .level = CRIB_LEVEL_DEFAULT, .ghost_limit = GHOST_LIMIT_DEFAULT };
 	struct dump_tree tree = { 0 };
 	struct dump_job model = { 0 };
+	struct precopy precopy = { 0 };
 	struct progress progress;
 	char origin[256];
 	int out_fd, ret;
@@ -315,13 +382,19 @@ int main(int argc, char **argv)
 	if (!ret)
 		dump_verbose(&model, "programs %s\n",
 			     programs_origin(&model.progs, origin, sizeof(origin)));
+	if (!ret && o.pre_copy)
+		ret = copy_before_freeze(&precopy, &model, o.pid, &tree.err);
 	if (!ret)
 		ret = tree_freeze(&tree, &model, o.pid);
+	if (!ret && o.pre_copy)
+		ret = hand_out_stores(&tree, &precopy);
+	precopy_free(&precopy);
 	if (!ret) {
 		dump_verbose(&model, "stopped %zu processes, from %d down\n", tree.procs.n,
 			     (int)o.pid);
 		progress_begin(&progress, (unsigned int)tree.procs.n);
-		ret = dump_frozen(&tree, &(struct dump_output){ out_fd, o.level, o.fast });
+		ret = dump_frozen(&tree, &(struct dump_output){
+			out_fd, o.level, o.fast, o.pre_copy, o.pre_copy && o.leave_running });
 		progress_end(&progress);
 		if (!ret && !o.leave_running)
 			ret = tree_each(&tree, repair_all);

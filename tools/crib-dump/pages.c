@@ -19,6 +19,10 @@
  * no trace in the page tables).  They are found in the object itself,
  * opened through /proc/PID/map_files, with SEEK_DATA and SEEK_HOLE, and
  * read through /proc/PID/mem like the others.
+ *
+ * With --pre-copy the pages are taken into the process's page store
+ * (precopy.c) while it is frozen, the clean ones from the copy made while
+ * it ran, and written out from there once everything else is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +48,15 @@ struct page_reader {
 	uint64_t pages;		/* dumped so far */
 	uint64_t zero_pages;	/* of which zero */
 	uint64_t to_dump;	/* bytes, for the progress meter */
+	uint64_t categories;	/* PAGE_IS_* of the run being handled */
+	uint64_t clean;		/* --pre-copy: bytes taken from the copy */
+	uint64_t group;		/* --pre-copy: of the run being handled */
+	uint64_t group_end;	/* ... where it ends so far */
+	uint64_t group_categories;	/* ... and what pages_write() sees of it */
 };
+
+/* What pages_write() asks the scan to tell apart. */
+#define WRITE_CATEGORIES	(PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE)
 
 /* What is done with each run of wanted pages the scan finds. */
 typedef int (*region_fn)(struct dump_job *job, struct page_reader *pr, uint64_t start,
@@ -71,23 +83,23 @@ static bool page_is_zero(const unsigned char *page, uint64_t page_size)
 }
 
 /*
- * The pages read into pr->buf, as records: runs of zero pages (mapped but
- * never written, or the zero page) go without data.
+ * @n pages at @addr, their contents in @buf, as records: runs of zero
+ * pages (mapped but never written, or the zero page) go without data.
  */
 static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64_t addr,
-			    size_t n)
+			    size_t n, const unsigned char *buf)
 {
 	size_t i = 0, j;
 	bool zero;
 	int ret;
 
 	while (i < n) {
-		zero = page_is_zero(pr->buf + i * pr->page_size, pr->page_size);
+		zero = page_is_zero(buf + i * pr->page_size, pr->page_size);
 		for (j = i + 1; j < n; j++)
-			if (page_is_zero(pr->buf + j * pr->page_size, pr->page_size) != zero)
+			if (page_is_zero(buf + j * pr->page_size, pr->page_size) != zero)
 				break;
 		ret = crib_write_pages(job->writer, job->pid, addr + i * pr->page_size, j - i,
-				       zero ? NULL : pr->buf + i * pr->page_size);
+				       zero ? NULL : buf + i * pr->page_size);
 		if (ret)
 			return tool_fail(&job->err, 0, "writing pages at %#llx: %s",
 					 (unsigned long long)(addr + i * pr->page_size),
@@ -155,7 +167,7 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 		done += got;
 	}
 	clear_rseq_fields(job, pr->buf, addr, len);
-	if (write_read_pages(job, pr, addr, n))
+	if (write_read_pages(job, pr, addr, n, pr->buf))
 		return -1;
 	progress_add(job->progress, len);
 	return 0;
@@ -173,6 +185,90 @@ static int write_region(struct dump_job *job, struct page_reader *pr, uint64_t s
 			n = pr->max_run;
 		if (write_run(job, pr, addr, (size_t)n))
 			return -1;
+	}
+	return 0;
+}
+
+/* --pre-copy: [@addr, +@len) taken into the plan, contents at @offset. */
+static int keep_run(struct dump_job *job, struct page_reader *pr, uint64_t addr, uint64_t len,
+		    uint64_t offset)
+{
+	struct page_store *s = job->kept;
+	struct stored_run *last = s->plan.n ? &s->plan.items[s->plan.n - 1] : NULL;
+
+	if (last && last->group == pr->group && last->addr + last->len == addr &&
+	    (offset == STORED_ZERO ? last->offset == STORED_ZERO :
+	     last->offset != STORED_ZERO && last->offset + last->len == offset)) {
+		last->len += len;
+		return 0;
+	}
+	last = array_push(&s->plan);
+	if (!last)
+		return tool_fail(&job->err, 0, "out of memory");
+	*last = (struct stored_run){ addr, len, offset, pr->group };
+	return 0;
+}
+
+/* --pre-copy: [@addr, @end) read now into the store, and planned. */
+static int keep_read(struct dump_job *job, struct page_reader *pr, uint64_t addr,
+		     uint64_t end)
+{
+	uint64_t offset;
+	ssize_t got;
+
+	got = page_store_copy(job->kept, pr->mem_fd, addr, end - addr, &offset);
+	if (got < 0)
+		return tool_fail(&job->err, 0, "out of memory for the pages at %#llx",
+				 (unsigned long long)addr);
+	if ((uint64_t)got < end - addr)
+		return tool_fail(&job->err, errno, "cannot read memory at %#llx",
+				 (unsigned long long)(addr + (uint64_t)got));
+	clear_rseq_fields(job, job->kept->mem + offset, addr, end - addr);
+	return keep_run(job, pr, addr, end - addr, offset);
+}
+
+/*
+ * --pre-copy: a run of wanted pages into the plan.  The zero page needs
+ * no contents; a page not written since the pre-copy (soft-dirty clear)
+ * is in the copy already; the others are read now.
+ */
+static int keep_region(struct dump_job *job, struct page_reader *pr, uint64_t start,
+		       uint64_t end)
+{
+	const struct stored_run *r = NULL;
+	uint64_t at, next, offset;
+
+	/*
+	 * The scan tells apart more than pages_write() asks of it; the runs
+	 * it would write as one region stay one group, so that the records
+	 * come out the same (pages_write_kept()).
+	 */
+	if (start != pr->group_end ||
+	    (pr->categories & WRITE_CATEGORIES) != pr->group_categories) {
+		pr->group++;
+		pr->group_categories = pr->categories & WRITE_CATEGORIES;
+	}
+	pr->group_end = end;
+	if (pr->categories & PAGE_IS_PFNZERO)
+		return keep_run(job, pr, start, end - start, STORED_ZERO);
+	for (at = start; at < end; at = next) {
+		next = end;
+		if (!(pr->categories & PAGE_IS_SOFT_DIRTY))
+			r = page_store_find(job->kept, at, &next);
+		if (!r) {
+			if (next > end)
+				next = end;
+			if (keep_read(job, pr, at, next))
+				return -1;
+			continue;
+		}
+		next = r->addr + r->len < end ? r->addr + r->len : end;
+		offset = r->offset + (at - r->addr);
+		clear_rseq_fields(job, job->kept->mem + offset, at, next - at);
+		if (keep_run(job, pr, at, next - at, offset))
+			return -1;
+		pr->clean += next - at;
+		r = NULL;
 	}
 	return 0;
 }
@@ -205,18 +301,24 @@ static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct v
 	};
 	long n, i;
 
+	if (job->kept)
+		arg.return_mask |= PAGE_IS_PFNZERO | PAGE_IS_SOFT_DIRTY;
+	pr->group_end = 0;	/* a new VMA, a new group */
 	while (arg.start < v->end) {
 		n = ioctl(pr->pagemap_fd, PAGEMAP_SCAN, &arg);
 		if (n < 0)
 			return tool_fail(&job->err, errno, "cannot scan the pages at %#llx",
 					 (unsigned long long)arg.start);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			pr->categories = pr->regions[i].categories;
 			if (fn(job, pr, pr->regions[i].start, pr->regions[i].end))
 				return -1;
+		}
 		if (arg.walk_end <= arg.start)
 			return tool_fail(&job->err, 0, "the page scan at %#llx made no progress",
 					 (unsigned long long)arg.start);
 		arg.start = arg.walk_end;
+		pr->group_end = 0;	/* pages_write() starts anew after a full vector */
 	}
 	return 0;
 }
@@ -252,6 +354,8 @@ static int scan_object(struct dump_job *job, struct page_reader *pr, const struc
 		}
 		if (data >= end)
 			break;
+		pr->categories = PAGE_IS_SOFT_DIRTY;	/* no copy to trust: read it */
+		pr->group_end = 0;
 		data &= ~(off_t)(pr->page_size - 1);
 		hole = (hole + (off_t)pr->page_size - 1) & ~(off_t)(pr->page_size - 1);
 		if (hole > end)
@@ -314,24 +418,37 @@ static int scan_all(struct dump_job *job, struct page_reader *pr, region_fn fn)
 	return 0;
 }
 
+static int reader_open(struct dump_job *job, struct page_reader *pr)
+{
+	pr->page_size = crib_writer_page_size(job->writer);
+	pr->max_run = CRIB_CHUNK_MAX / pr->page_size;
+	pr->regions = calloc(SCAN_REGIONS, sizeof(*pr->regions));
+	pr->buf = malloc(CRIB_CHUNK_MAX);
+	if (!pr->regions || !pr->buf)
+		return tool_fail(&job->err, 0, "out of memory");
+	pr->pagemap_fd = open_proc(job, "pagemap");
+	if (pr->pagemap_fd < 0)
+		return -1;
+	pr->mem_fd = open_proc(job, "mem");
+	return pr->mem_fd < 0 ? -1 : 0;
+}
+
+static void reader_close(struct page_reader *pr)
+{
+	if (pr->mem_fd >= 0)
+		close(pr->mem_fd);
+	if (pr->pagemap_fd >= 0)
+		close(pr->pagemap_fd);
+	free(pr->buf);
+	free(pr->regions);
+}
+
 int pages_write(struct dump_job *job)
 {
 	struct page_reader pr = { .pagemap_fd = -1, .mem_fd = -1 };
 	int ret = -1;
 
-	pr.page_size = crib_writer_page_size(job->writer);
-	pr.max_run = CRIB_CHUNK_MAX / pr.page_size;
-	pr.regions = calloc(SCAN_REGIONS, sizeof(*pr.regions));
-	pr.buf = malloc(CRIB_CHUNK_MAX);
-	if (!pr.regions || !pr.buf) {
-		tool_fail(&job->err, 0, "out of memory");
-		goto out;
-	}
-	pr.pagemap_fd = open_proc(job, "pagemap");
-	if (pr.pagemap_fd < 0)
-		goto out;
-	pr.mem_fd = open_proc(job, "mem");
-	if (pr.mem_fd < 0)
+	if (reader_open(job, &pr))
 		goto out;
 	/* How much there is to dump, for a meter someone watches: a scan is cheap. */
 	if (job->progress->on && scan_all(job, &pr, count_region))
@@ -343,11 +460,105 @@ int pages_write(struct dump_job *job)
 		     (unsigned long long)pr.zero_pages);
 	ret = 0;
 out:
-	if (pr.mem_fd >= 0)
-		close(pr.mem_fd);
-	if (pr.pagemap_fd >= 0)
-		close(pr.pagemap_fd);
+	reader_close(&pr);
+	return ret;
+}
+
+int pages_keep(struct dump_job *job)
+{
+	struct page_reader pr = { .pagemap_fd = -1, .mem_fd = -1 };
+	uint64_t planned = 0;
+	size_t i;
+	int ret = -1;
+
+	if (reader_open(job, &pr))
+		goto out;
+	if (scan_all(job, &pr, keep_region))
+		goto out;
+	for (i = 0; i < job->kept->plan.n; i++)
+		planned += job->kept->plan.items[i].len;
+	dump_verbose(job, "%llu KiB of memory kept, %llu KiB of it from the pre-copy\n",
+		     (unsigned long long)(planned >> 10), (unsigned long long)(pr.clean >> 10));
+	ret = 0;
+out:
+	reader_close(&pr);
+	return ret;
+}
+
+/*
+ * The contents of [@addr, +@n pages) of group @g, which starts at plan
+ * run *@i: straight from the store when one run holds them all, else
+ * gathered into pr->buf.  Moves *@i past the runs that end inside.
+ */
+static const unsigned char *kept_chunk(const struct page_store *s, struct page_reader *pr,
+				       size_t *i, uint64_t addr, uint64_t n)
+{
+	const struct stored_run *r = &s->plan.items[*i];
+	uint64_t len = n * pr->page_size, at, part;
+
+	if (r->offset != STORED_ZERO && addr + len <= r->addr + r->len) {
+		if (addr + len == r->addr + r->len)
+			(*i)++;
+		return s->mem + r->offset + (addr - r->addr);
+	}
+	for (at = 0; at < len; at += part) {
+		r = &s->plan.items[*i];
+		part = r->addr + r->len - (addr + at);
+		if (part > len - at)
+			part = len - at;
+		if (r->offset == STORED_ZERO)
+			memset(pr->buf + at, 0, part);
+		else
+			memcpy(pr->buf + at, s->mem + r->offset + (addr + at - r->addr), part);
+		if (addr + at + part == r->addr + r->len)
+			(*i)++;
+	}
+	return pr->buf;
+}
+
+/*
+ * The kept pages as records, group by group, cut where pages_write()
+ * cuts them: every max_run pages from the start of a group, and between
+ * zero and other pages.
+ */
+int pages_write_kept(struct dump_job *job)
+{
+	struct page_reader pr = { .pagemap_fd = -1, .mem_fd = -1 };
+	const struct page_store *s = job->kept;
+	uint64_t to_dump = 0, start, end, addr, n;
+	const unsigned char *data;
+	size_t i, j;
+	int ret = -1;
+
+	pr.page_size = crib_writer_page_size(job->writer);
+	pr.max_run = CRIB_CHUNK_MAX / pr.page_size;
+	pr.buf = malloc(CRIB_CHUNK_MAX);
+	if (!pr.buf) {
+		tool_fail(&job->err, 0, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < s->plan.n; i++)
+		to_dump += s->plan.items[i].len;
+	progress_process(job->progress, job->index, to_dump);
+	for (i = 0; i < s->plan.n;) {
+		start = s->plan.items[i].addr;
+		for (j = i; j + 1 < s->plan.n && s->plan.items[j + 1].group == s->plan.items[i].group;)
+			j++;
+		end = s->plan.items[j].addr + s->plan.items[j].len;
+		for (addr = start; addr < end; addr += n * pr.page_size) {
+			n = (end - addr) / pr.page_size;
+			if (n > pr.max_run)
+				n = pr.max_run;
+			data = kept_chunk(s, &pr, &i, addr, n);
+			if (write_read_pages(job, &pr, addr, (size_t)n, data))
+				goto out;
+			progress_add(job->progress, n * pr.page_size);
+		}
+	}
+	dump_verbose(job, "%llu pages, %llu of them zero\n", (unsigned long long)pr.pages,
+		     (unsigned long long)pr.zero_pages);
+	ret = 0;
+out:
 	free(pr.buf);
-	free(pr.regions);
 	return ret;
 }

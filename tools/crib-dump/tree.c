@@ -240,6 +240,7 @@ void tree_free(struct dump_tree *tree)
 		inotify_free(job);
 		files_free(job);
 		mm_free(job);
+		page_store_free(job->kept);
 		array_free(&job->rseq_areas);
 		free(job);
 	}

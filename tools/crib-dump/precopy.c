@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory copied while the processes run (crib-dump --pre-copy).
+ *
+ * Before the tree is frozen, each process's soft-dirty bits are cleared
+ * (writing 4 to /proc/PID/clear_refs write-protects its pages) and every
+ * populated anonymous page is copied into a page store of the dump's with
+ * process_vm_readv().  Once the tree is frozen, pages.c keeps a page whose
+ * soft-dirty bit is still clear from that copy, since nothing wrote it
+ * in between, and reads the others again into the same store.  A VMA
+ * made since is soft-dirty as a whole; a process that exec'd has new
+ * VMAs; a pid that was reused is caught by its start time.  The store
+ * then holds every page the snapshot carries, so the processes can be let
+ * go before the pages are written out.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "crib-dump.h"
+#include "kabi.h"
+
+#define SCAN_REGIONS	512		/* page runs returned by one PAGEMAP_SCAN */
+#define USER_END	0x7ffffffff000ull	/* x86-64 TASK_SIZE with 4-level paging */
+#define STORE_MIN	(4ull << 20)	/* the first mapping of a store */
+
+struct pid_list {
+	ARRAY(pid_t);
+};
+
+/* The start time of /proc/PID/stat (field 22): 0 if the process is gone. */
+static unsigned long long process_start_time(pid_t pid)
+{
+	unsigned long long t = 0;
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command may hold spaces and parentheses */
+	for (field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		t = strtoull(p + 1, NULL, 10);
+	return t;
+}
+
+static struct page_store *store_new(pid_t pid)
+{
+	struct page_store *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->pid = pid;
+		s->mem = MAP_FAILED;
+	}
+	return s;
+}
+
+void page_store_free(struct page_store *s)
+{
+	if (!s)
+		return;
+	if (s->mem != MAP_FAILED)
+		munmap(s->mem, s->cap);
+	array_free(&s->copied);
+	array_free(&s->plan);
+	free(s);
+}
+
+/* Room for @len more bytes; the contents may move (offsets stay). */
+static int store_reserve(struct page_store *s, uint64_t len)
+{
+	size_t cap = s->cap ? s->cap : STORE_MIN;
+	void *mem;
+
+	while (cap - s->len < len)
+		cap *= 2;
+	if (cap == s->cap)
+		return 0;
+	if (s->mem == MAP_FAILED)
+		mem = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else
+		mem = mremap(s->mem, s->cap, cap, MREMAP_MAYMOVE);
+	if (mem == MAP_FAILED)
+		return -1;
+	s->mem = mem;
+	s->cap = cap;
+	return 0;
+}
+
+/*
+ * Copy up to @len bytes at @addr of the process into the store: returns
+ * how many (a short copy stops where the memory cannot be read, such as a
+ * VMA without PROT_READ), 0 if none, or -1 out of memory.  @offset is
+ * where they went.
+ */
+ssize_t page_store_copy(struct page_store *s, int mem_fd, uint64_t addr, uint64_t len,
+			uint64_t *offset)
+{
+	struct iovec local, remote;
+	uint64_t done = 0;
+	ssize_t got;
+
+	if (store_reserve(s, len))
+		return -1;
+	*offset = s->len;
+	while (done < len) {
+		local = (struct iovec){ s->mem + s->len + done, len - done };
+		remote = (struct iovec){ (void *)(uintptr_t)(addr + done), len - done };
+		got = process_vm_readv(s->pid, &local, 1, &remote, 1, 0);
+		if (got <= 0 && mem_fd >= 0)
+			got = pread(mem_fd, local.iov_base, local.iov_len, (off_t)(addr + done));
+		if (got <= 0)
+			break;
+		done += (uint64_t)got;
+	}
+	s->len += done;
+	return (ssize_t)done;
+}
+
+/* Copy one run the scan found, page by page past what cannot be read. */
+static int copy_run(struct page_store *s, uint64_t start, uint64_t end, uint64_t page_size)
+{
+	struct stored_run *r;
+	uint64_t offset;
+	ssize_t got;
+
+	while (start < end) {
+		got = page_store_copy(s, -1, start, end - start, &offset);
+		if (got < 0)
+			return -1;
+		got -= got % (ssize_t)page_size;
+		if (got > 0) {
+			r = array_push(&s->copied);
+			if (!r)
+				return -1;
+			*r = (struct stored_run){ .addr = start, .len = (uint64_t)got, .offset = offset };
+			s->len = offset + (uint64_t)got;
+			start += (uint64_t)got;
+		} else {
+			s->len = offset;
+			start += page_size;	/* not readable now: read it once frozen */
+		}
+	}
+	return 0;
+}
+
+/*
+ * Clear the soft-dirty bits of process @s->pid, then copy its populated
+ * anonymous pages.  A process that cannot be copied is left out (0): its
+ * pages are all read once it is frozen.  -1: out of memory.
+ */
+static int copy_process(struct page_store *s, struct page_region *regions,
+			uint64_t page_size)
+{
+	struct pm_scan_arg arg = {
+		.size = sizeof(arg),
+		.start = 0,
+		.end = USER_END,
+		.vec = (uint64_t)(uintptr_t)regions,
+		.vec_len = SCAN_REGIONS,
+		.category_inverted = PAGE_IS_FILE,
+		.category_mask = PAGE_IS_FILE,
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.return_mask = PAGE_IS_FILE,
+	};
+	char path[64];
+	int fd = -1, ret = 0;
+	long n, i;
+
+	s->start_time = process_start_time(s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/clear_refs", (int)s->pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "4", 1) != 1)
+		goto skip;
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)s->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto skip;
+	while (arg.start < arg.end) {
+		n = ioctl(fd, PAGEMAP_SCAN, &arg);
+		if (n < 0 || arg.walk_end <= arg.start)
+			goto skip;
+		for (i = 0; i < n; i++)
+			if (copy_run(s, regions[i].start, regions[i].end, page_size)) {
+				ret = -1;
+				goto out;
+			}
+		arg.start = arg.walk_end;
+	}
+	goto out;
+skip:
+	s->start_time = 0;	/* nothing copied counts */
+	s->copied.n = 0;
+	s->len = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The children of every thread of @pid, pushed on @pids. */
+static int push_children(pid_t pid, struct pid_list *pids)
+{
+	char path[96], buf[4096], *p, *end;
+	struct dirent *d;
+	pid_t *slot;
+	long child;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;	/* gone: the freeze will say */
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", (int)pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(buf, sizeof(buf), f)) {
+			for (p = buf; (child = strtol(p, &end, 10)) > 0; p = end) {
+				slot = array_push(pids);
+				if (!slot) {
+					fclose(f);
+					closedir(dir);
+					return -1;
+				}
+				*slot = (pid_t)child;
+			}
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return 0;
+}
+
+int precopy_tree(struct precopy *pc, pid_t root, struct tool_error *err)
+{
+	uint64_t page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct pid_list pids = { 0 };
+	struct page_region *regions;
+	struct page_store **slot;
+	pid_t *first;
+	size_t i;
+	int ret = -1;
+
+	regions = calloc(SCAN_REGIONS, sizeof(*regions));
+	first = array_push(&pids);
+	if (!regions || !first)
+		goto oom;
+	*first = root;
+	/* The tree as it is now; a process forked later is read once frozen. */
+	for (i = 0; i < pids.n; i++) {
+		slot = array_push(&pc->stores);
+		if (!slot || push_children(pids.items[i], &pids))
+			goto oom;
+		*slot = store_new(pids.items[i]);
+		if (!*slot || copy_process(*slot, regions, page_size))
+			goto oom;
+		pc->bytes += (*slot)->len;
+	}
+	ret = 0;
+	goto out;
+oom:
+	tool_fail(err, 0, "out of memory for the pre-copy");
+out:
+	array_free(&pids);
+	free(regions);
+	return ret;
+}
+
+struct page_store *precopy_take(struct precopy *pc, pid_t pid)
+{
+	struct page_store *s;
+	size_t i;
+
+	for (i = 0; i < pc->stores.n; i++) {
+		s = pc->stores.items[i];
+		if (!s || s->pid != pid)
+			continue;
+		pc->stores.items[i] = NULL;
+		/* Another process with the same pid has none of these pages. */
+		if (!s->start_time || s->start_time != process_start_time(pid)) {
+			s->copied.n = 0;
+			s->len = 0;
+		}
+		return s;
+	}
+	return store_new(pid);
+}
+
+void precopy_free(struct precopy *pc)
+{
+	size_t i;
+
+	for (i = 0; i < pc->stores.n; i++)
+		page_store_free(pc->stores.items[i]);
+	array_free(&pc->stores);
+}
+
+const struct stored_run *page_store_find(const struct page_store *s, uint64_t addr,
+					 uint64_t *next)
+{
+	size_t lo = 0, hi = s->copied.n, mid;
+	const struct stored_run *r;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = &s->copied.items[mid];
+		if (addr < r->addr)
+			hi = mid;
+		else if (addr >= r->addr + r->len)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	*next = lo < s->copied.n ? s->copied.items[lo].addr : UINT64_MAX;
+	return NULL;
+}
