@@ -89,8 +89,9 @@ def publish(text, output):
 
 def timed_crib_dump(msgs, argv):
     """Run crib-dump (argv has -v) and time it: (whole time, frozen time, from
-    its "stopped" line to its "done" line, resource usage)."""
-    stopped = done = None
+    its "stopped" line to its "let go" line (--pre-copy) or else its "done"
+    line, resource usage)."""
+    stopped = done = let_go = None
     lines = []
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -102,9 +103,11 @@ def timed_crib_dump(msgs, argv):
             stopped = now
         elif line.startswith(b"crib-dump: done"):
             done = now
+        elif line.startswith(b"crib-dump: let go") and let_go is None:
+            let_go = now
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.monotonic() - t0
     code = os.waitstatus_to_exitcode(status)
     if code or stopped is None or done is None:
         msgs.fail("crib-dump failed (status %d):\n%s" % (code, "".join(lines)))
-    return elapsed, done - stopped, usage
+    return elapsed, (let_go or done) - stopped, usage

@@ -2,13 +2,19 @@
 /*
  * bench-target: the process the dump benchmark reads and checkpoints.
  *
- *   bench-target [--vmas N] [--fds N] [--mem MIB] READYFILE
+ *   bench-target [--vmas N] [--fds N] [--mem MIB] [--heartbeat FILE] READYFILE
  *
  * --mem    MIB MiB of anonymous memory, every page touched and filled
  *          with the mix described in fill.h
  * --fds    exactly N open descriptors (0, 1 and 2 included): regular
  *          files with a position, /dev/null, directories and pipe ends,
  *          in turn; RLIMIT_NOFILE is raised to fit
+ * --heartbeat
+ *          a thread that stamps the monotonic clock every 100 us and
+ *          keeps the longest gap between two stamps in FILE (struct
+ *          heartbeat, mapped shared), which the benchmark zeroes before a
+ *          dump and reads after it: how long the process was stopped, as
+ *          the process itself saw it
  * --vmas   exactly N VMAs (as /proc/self/maps counts them, [vsyscall]
  *          aside): one-page anonymous mappings alternating between
  *          read-only and read-execute, so that none merge, are added
@@ -22,11 +28,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fill.h"
@@ -38,6 +47,7 @@ struct target_options {
 	long fds;		/* 0: as many as it has */
 	long mem_mib;
 	const char *ready;
+	const char *heartbeat;	/* NULL: no heartbeat thread */
 	char dir[PATH_MAX];	/* where READYFILE is: files for --fds */
 };
 
@@ -92,6 +102,58 @@ static int add_memory(long mib)
 		return fail("mmap of the memory");
 	fill_pages(mem, len / PAGE);
 	return 0;
+}
+
+/* The heartbeat file's layout: native 64-bit words. */
+struct heartbeat {
+	uint64_t beats;
+	uint64_t last_ns;	/* CLOCK_MONOTONIC of the last beat */
+	uint64_t max_gap_ns;	/* the longest time between two beats */
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *beat(void *arg)
+{
+	const struct timespec period = { .tv_nsec = 100000 };
+	volatile struct heartbeat *hb = arg;
+	uint64_t now, last = monotonic_ns();
+
+	for (;;) {
+		nanosleep(&period, NULL);
+		now = monotonic_ns();
+		if (now - last > hb->max_gap_ns)
+			hb->max_gap_ns = now - last;
+		hb->last_ns = now;
+		hb->beats++;
+		last = now;
+	}
+	return NULL;
+}
+
+static int start_heartbeat(const char *path)
+{
+	struct heartbeat *hb;
+	pthread_t thread;
+	int fd;
+
+	if (!path)
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)PAGE))
+		return fail(path);
+	hb = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (hb == MAP_FAILED)
+		return fail("mmap of the heartbeat");
+	errno = pthread_create(&thread, NULL, beat, hb);
+	return errno ? fail("the heartbeat thread") : 0;
 }
 
 /*
@@ -228,19 +290,23 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 		{ "vmas", required_argument, NULL, 'v' },
 		{ "fds", required_argument, NULL, 'f' },
 		{ "mem", required_argument, NULL, 'm' },
+		{ "heartbeat", required_argument, NULL, 'b' },
 		{ 0 }
 	};
 	char *slash;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if ((c == 'v' && parse_count(optarg, 1 << 20, &o->vmas)) ||
+		if (c == 'b')
+			o->heartbeat = optarg;
+		else if ((c == 'v' && parse_count(optarg, 1 << 20, &o->vmas)) ||
 		    (c == 'f' && parse_count(optarg, 1 << 20, &o->fds)) ||
 		    (c == 'm' && parse_count(optarg, 1 << 16, &o->mem_mib)) || c == '?')
 			return -1;
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: bench-target [--vmas N] [--fds N] [--mem MIB] READYFILE\n");
+		fprintf(stderr, "usage: bench-target [--vmas N] [--fds N] [--mem MIB] "
+			"[--heartbeat FILE] READYFILE\n");
 		return -1;
 	}
 	o->ready = argv[optind];
@@ -260,7 +326,8 @@ int main(int argc, char **argv)
 	if (parse_options(argc, argv, &o))
 		return 2;
 	/* Memory and descriptors first: their mappings count among the VMAs. */
-	if (add_memory(o.mem_mib) || add_fds(&o) || add_vmas(o.vmas) || write_ready(&o))
+	if (add_memory(o.mem_mib) || add_fds(&o) || add_vmas(o.vmas) ||
+	    start_heartbeat(o.heartbeat) || write_ready(&o))
 		return 1;
 	for (;;)
 		pause();

@@ -48,7 +48,7 @@ run_bench() {
 	mkdir -p "$(dirname "$out")"
 	# 512 MiB of memory, CRIU's images of it and crib-dump's snapshot all
 	# live in the guest's RAM (tmpfs), so that no disk or 9p share times them.
-	export CRIB_VM_MEM=${CRIB_VM_MEM:-3G} CRIB_VM_CPUS=${CRIB_VM_CPUS:-2}
+	export CRIB_VM_MEM=${CRIB_VM_MEM:-4G} CRIB_VM_CPUS=${CRIB_VM_CPUS:-2}
 	export CRIB_VM_TIMEOUT=${CRIB_VM_TIMEOUT:-1800}
 	CRIB_BENCH_WHEN=$(date -u '+%Y-%m-%d %H:%M UTC')
 	CRIB_BENCH_COMMIT=$(git -C "$CRIB_ROOT" describe --always --dirty 2>/dev/null || echo unknown)

@@ -51,6 +51,9 @@ def check_driver(workdir):
             "the results have a row per process of (a)", text)
     t.check(any(row.startswith("| 4 MiB | 1 |") and row.count("x |") == 2 for row in rows),
             "the results have crib-dump and criu dump of 4 MiB in (b)", text)
+    t.check(any(row.startswith("| 4 MiB | 1 | crib --fast --pre-copy |") for row in rows) and
+            "The heartbeat's longest gap with no dump" in text,
+            "... with --pre-copy, and the heartbeat's account of the stops", text)
     left = subprocess.run(["pgrep", "-x", "bench-target"], stdout=subprocess.PIPE).stdout
     t.eq(left, b"", "no bench-target left running")
     t.eq(read("/proc/sys/vm/max_map_count"), max_map_count, "vm.max_map_count restored")
