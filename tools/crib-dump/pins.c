@@ -172,19 +172,29 @@ static int take_entry(struct dump_programs *progs, const char *dir, const char *
 	return ret;
 }
 
-static int take_entries(struct dump_programs *progs, const char *path)
+/*
+ * @fn(@dir, name, @arg) for every entry of directory @dir but . and ..,
+ * until one returns non-zero: returns that, or -1 if @dir cannot be read.
+ */
+static int for_each_entry(const char *dir, int (*fn)(const char *dir, const char *name,
+						     void *arg), void *arg)
 {
 	struct dirent *e;
-	DIR *dir = opendir(path);
+	DIR *d = opendir(dir);
 	int ret = 0;
 
-	if (!dir)
+	if (!d)
 		return -1;
-	while (!ret && (e = readdir(dir)))
+	while (!ret && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			ret = take_entry(progs, path, e->d_name);
-	closedir(dir);
+			ret = fn(dir, e->d_name, arg);
+	closedir(d);
 	return ret;
+}
+
+static int take_one(const char *dir, const char *name, void *progs)
+{
+	return take_entry(progs, dir, name);
 }
 
 static void remove_pins(const char *path);
@@ -223,63 +233,64 @@ int pins_take(struct dump_programs *progs, const char *key)
 		why(progs, "another dump uses the pins", 0);
 		goto fail;
 	}
-	if (take_entries(progs, path) || !programs_complete(progs)) {
-		/* Locked, so nobody uses them: they go, and the programs are pinned again. */
-		why(progs, "the pins are incomplete or cannot be emptied", errno);
-		programs_close(progs);
-		remove_pins(path);
-		goto fail;
+	errno = 0;	/* a stray entry fails with none */
+	if (for_each_entry(path, take_one, progs)) {
+		why(progs, "the pins cannot be taken or emptied", errno);
+		goto replace;
+	}
+	if (!programs_complete(progs)) {
+		why(progs, "the pins are incomplete", 0);
+		goto replace;
 	}
 	progs->pins_fd = fd;
 	return 0;
+replace:
+	/* Locked, so nobody uses them: they go, and the programs are pinned again. */
+	programs_close(progs);
+	remove_pins(path);
 fail:
 	close(fd);
 	return -1;
 }
 
+static int unlink_pin(const char *dir, const char *name, void *unused)
+{
+	char path[PATH_MAX];
+
+	(void)unused;
+	if (!pin_path(path, sizeof(path), dir, "", name))
+		unlink(path);
+	return 0;
+}
+
 /* Remove the pins in directory @path and the directory. */
 static void remove_pins(const char *path)
 {
-	char entry[PATH_MAX];
-	struct dirent *e;
-	DIR *dir = opendir(path);
-
-	if (!dir)
-		return;
-	while ((e = readdir(dir))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (!pin_path(entry, sizeof(entry), path, "", e->d_name))
-			unlink(entry);
-	}
-	closedir(dir);
+	for_each_entry(path, unlink_pin, NULL);
 	rmdir(path);
+}
+
+/* A directory of pins of another build, or left by a publishing that died, unless in use. */
+static int remove_unused(const char *root, const char *name, void *key)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!strcmp(name, key) || pin_path(path, sizeof(path), root, "", name))
+		return 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		remove_pins(path);
+	close(fd);
+	return 0;
 }
 
 /* Pins of other builds, and leftovers of a publishing that died, that nobody uses. */
 static void remove_others(const char *key)
 {
-	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *root = opendir(PINS_ROOT);
-	int fd;
-
-	if (!root)
-		return;
-	while ((e = readdir(root))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strcmp(e->d_name, key))
-			continue;
-		if (pin_path(path, sizeof(path), PINS_ROOT, "", e->d_name))
-			continue;
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			remove_pins(path);
-		close(fd);
-	}
-	closedir(root);
+	for_each_entry(PINS_ROOT, remove_unused, (void *)key);
 }
 
 static int pin_objects(struct dump_programs *progs, const char *dir)

@@ -133,8 +133,10 @@ void programs_key(char *key, size_t size)
 
 /* One program object, loaded by a thread of its own. */
 struct object_load {
-	void *(*open_and_load)(void);
+	/* Open and load the skeleton; its struct bpf_object into *obj. */
+	void *(*open_and_load)(struct bpf_object **obj);
 	void **skel;
+	struct bpf_object **obj;
 	int err;		/* errno of a failed load */
 	pthread_t thread;
 	bool started;
@@ -144,46 +146,28 @@ static void *load_object(void *arg)
 {
 	struct object_load *l = arg;
 
-	*l->skel = l->open_and_load();
+	*l->obj = NULL;
+	*l->skel = l->open_and_load(l->obj);
 	l->err = *l->skel ? 0 : errno;
 	return NULL;
 }
 
 /* The skeletons' loaders, typed for load_object(). */
-static void *load_task(void)
-{
-	return dump_task__open_and_load();
+#define SKELETON_LOADER(name)						\
+static void *load_##name(struct bpf_object **obj)			\
+{									\
+	struct name *skel = name##__open_and_load();			\
+									\
+	if (skel)							\
+		*obj = skel->obj;					\
+	return skel;							\
 }
 
-static void *load_mm(void)
-{
-	return dump_mm__open_and_load();
-}
-
-static void *load_files(void)
-{
-	return dump_files__open_and_load();
-}
-
-static void *load_sockets(void)
-{
-	return dump_sockets__open_and_load();
-}
-
-static void *load_signals(void)
-{
-	return dump_signals__open_and_load();
-}
-
-/* Each object's struct bpf_object, the first member of a skeleton after its own. */
-static void note_objects(struct dump_programs *progs)
-{
-	progs->objects[0] = progs->skeletons[0] ? ((struct dump_task *)progs->skeletons[0])->obj : NULL;
-	progs->objects[1] = progs->skeletons[1] ? ((struct dump_mm *)progs->skeletons[1])->obj : NULL;
-	progs->objects[2] = progs->skeletons[2] ? ((struct dump_files *)progs->skeletons[2])->obj : NULL;
-	progs->objects[3] = progs->skeletons[3] ? ((struct dump_sockets *)progs->skeletons[3])->obj : NULL;
-	progs->objects[4] = progs->skeletons[4] ? ((struct dump_signals *)progs->skeletons[4])->obj : NULL;
-}
+SKELETON_LOADER(dump_task)
+SKELETON_LOADER(dump_mm)
+SKELETON_LOADER(dump_files)
+SKELETON_LOADER(dump_sockets)
+SKELETON_LOADER(dump_signals)
 
 /*
  * Most of a small dump's time is the kernel verifying the programs: each
@@ -194,11 +178,16 @@ static void note_objects(struct dump_programs *progs)
 static int load_objects(struct dump_programs *progs, struct tool_error *err)
 {
 	struct object_load loads[DUMP_OBJECTS] = {
-		{ .open_and_load = load_task, .skel = &progs->skeletons[0] },
-		{ .open_and_load = load_mm, .skel = &progs->skeletons[1] },
-		{ .open_and_load = load_files, .skel = &progs->skeletons[2] },
-		{ .open_and_load = load_sockets, .skel = &progs->skeletons[3] },
-		{ .open_and_load = load_signals, .skel = &progs->skeletons[4] },
+		{ .open_and_load = load_dump_task, .skel = &progs->skeletons[0],
+		  .obj = &progs->objects[0] },
+		{ .open_and_load = load_dump_mm, .skel = &progs->skeletons[1],
+		  .obj = &progs->objects[1] },
+		{ .open_and_load = load_dump_files, .skel = &progs->skeletons[2],
+		  .obj = &progs->objects[2] },
+		{ .open_and_load = load_dump_sockets, .skel = &progs->skeletons[3],
+		  .obj = &progs->objects[3] },
+		{ .open_and_load = load_dump_signals, .skel = &progs->skeletons[4],
+		  .obj = &progs->objects[4] },
 	};
 	char msg[256];
 	int failed = 0;
@@ -216,7 +205,6 @@ static int load_objects(struct dump_programs *progs, struct tool_error *err)
 		if (!failed && loads[i].err)
 			failed = loads[i].err;
 	}
-	note_objects(progs);
 	if (failed)
 		return tool_fail(err, failed, "cannot load the dump programs");
 	return 0;
