@@ -170,6 +170,7 @@ class Case:
     roles = ()          # the processes that check themselves on SIGUSR1
     redump = True       # compare a second dump of the restored tree
     local = False       # it takes --local LDIR for its sockets and FIFOs
+    dump_args = ()      # crib-dump's options
 
     def __init__(self, name):
         self.name = name
@@ -332,10 +333,15 @@ class Shmem(Case):
                 shared[role] = sorted({line.split()[4] for line in f
                                        if line.rstrip().endswith("/dev/zero (deleted)")})
         t.check(len(shared["child"]) == 1 and shared["child"][0] in shared["root"],
-                "shmem: the child maps one of the root's shared objects", shared)
+                "%s: the child maps one of the root's shared objects" % self.name, shared)
         Case.check(self, tree, notes)
         t.eq(answer(tree, "check.child"), "ok",
-             "shmem: the child's view of the object is intact")
+             "%s: the child's view of the object is intact" % self.name)
+
+
+class ShmemPreCopy(Shmem):
+    """Memory copied while the tree runs; the shared object read once frozen."""
+    dump_args = ("--pre-copy",)
 
 
 class Descs(Case):
@@ -399,7 +405,7 @@ def note_original(case, tree):
 
 def dump_original(case, tree):
     """Dump the tree (which kills it); True when dumped and every process is gone."""
-    rc, err = dump(tree.root, snapshot_of(tree))
+    rc, err = dump(tree.root, snapshot_of(tree), *case.dump_args)
     if not t.eq(rc, 0, "%s: dumped" % case.name):
         t.diag(err)
         reap_all(tree.pids().values())
@@ -445,7 +451,7 @@ def run_case(case):
 
 MIGRATED = (Family("family"), Session("session"), Children("children"), Stream("stream"),
             ForkServer("forkserver"), Shmem("shmem"), Descs("descs"), Ghost("ghost"))
-CASES = MIGRATED + (DescsSingle("descs (one process)"),)
+CASES = MIGRATED + (DescsSingle("descs (one process)"), ShmemPreCopy("shmem --pre-copy"))
 
 
 def test_inspect():

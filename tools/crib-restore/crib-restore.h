@@ -228,6 +228,13 @@ struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid);
  * shadow, false when it belongs in the page store.
  */
 bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uint64_t len);
+/*
+ * Once the tree's root is forked, which inherits every shadow: drop this
+ * process's references to their pages, so that the restored processes
+ * own them alone and their first writes copy nothing.  The reservation
+ * stays, for shadow_free().
+ */
+void shadow_let_go(const struct restore_plan *plan);
 void shadow_free(struct restore_plan *plan);
 void plan_free(struct restore_tree *tree);
 struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id);
@@ -496,6 +503,9 @@ void child_restore(const struct restore_ctx *ctx, size_t i) __attribute__((noret
 /* Report @err from process @i (in its area) and end it. */
 void child_exit(const struct restore_ctx *ctx, size_t i, const struct tool_error *err)
 	__attribute__((noreturn));
+
+/* fork() into process ID @pid (clone3 with set_tid): the child's 0, the pid, or -1. */
+pid_t fork_with_pid(pid_t pid);
 
 /*
  * The tree's part of the child (tree.c): fork @plan's children, those born

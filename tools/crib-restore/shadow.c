@@ -140,6 +140,12 @@ bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uin
 	return true;
 }
 
+void shadow_let_go(const struct restore_plan *plan)
+{
+	if (plan->shadows)
+		madvise(plan->shadows, plan->shadows_len, MADV_DONTNEED);
+}
+
 void shadow_free(struct restore_plan *plan)
 {
 	if (plan->shadows)

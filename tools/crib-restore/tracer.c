@@ -33,7 +33,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/sched.h>
 
 #include "crib-restore.h"
 #include "kabi.h"
@@ -93,17 +92,6 @@ static const struct plan_helper *helper_of(const struct trace *tr, pid_t pid, si
 		}
 	}
 	return NULL;
-}
-
-static pid_t clone_with_pid(pid_t pid)
-{
-	struct clone_args ca = {
-		.exit_signal = SIGCHLD,
-		.set_tid = (uint64_t)(uintptr_t)&pid,
-		.set_tid_size = 1,
-	};
-
-	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 }
 
 /*
@@ -521,7 +509,7 @@ static int start_root(struct trace *tr)
 
 	if (pipe(go))
 		return tool_fail(tr->err, errno, "pipe");
-	pid = clone_with_pid(want);
+	pid = fork_with_pid(want);
 	if (pid == 0) {
 		close(go[1]);
 		tr->ctx.go_fd = go[0];
@@ -533,6 +521,8 @@ static int start_root(struct trace *tr)
 		return tool_fail(tr->err, 0, "cannot create process %d: %s", (int)want,
 				 errno == EEXIST ? "the PID is in use" : strerror(errno));
 	}
+	for (size_t i = 0; i < tr->tree->procs.n; i++)
+		shadow_let_go(tr->tree->procs.items[i]);
 	if (ptrace(PTRACE_SEIZE, pid, 0, opts)) {
 		tool_fail(tr->err, errno, "cannot trace the new process");
 	} else if (!note_rseq(tr, pid)) {

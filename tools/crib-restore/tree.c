@@ -333,7 +333,7 @@ void tree_wait_born(const struct restore_ctx *ctx, const struct restore_plan *pl
 	ctl_wait(&ctx->ctl->slots[plan->index].born, 1);
 }
 
-static pid_t fork_with_pid(pid_t pid)
+pid_t fork_with_pid(pid_t pid)
 {
 	struct clone_args ca = {
 		.exit_signal = SIGCHLD,
