@@ -9,6 +9,10 @@
  * --fds    exactly N open descriptors (0, 1 and 2 included): regular
  *          files with a position, /dev/null, directories and pipe ends,
  *          in turn; RLIMIT_NOFILE is raised to fit
+ * --touch  on each SIGUSR1, write every page of the --mem memory once and
+ *          write how long that took (nanoseconds) to "touched" in its
+ *          directory: the cost a restore leaves to the process's first
+ *          writes (copy-on-write faults)
  * --heartbeat
  *          a thread that stamps the monotonic clock every 100 us and
  *          keeps the longest gap between two stamps in FILE (struct
@@ -29,6 +33,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +54,7 @@ struct target_options {
 	long mem_mib;
 	const char *ready;
 	const char *heartbeat;	/* NULL: no heartbeat thread */
+	bool touch;		/* write every page on SIGUSR1 */
 	char dir[PATH_MAX];	/* where READYFILE is: files for --fds */
 };
 
@@ -90,7 +97,7 @@ static long count_vmas(void)
 	return n;
 }
 
-static int add_memory(long mib)
+static int add_memory(long mib, unsigned char **out)
 {
 	size_t len = (size_t)mib << 20;
 	unsigned char *mem;
@@ -101,6 +108,7 @@ static int add_memory(long mib)
 	if (mem == MAP_FAILED)
 		return fail("mmap of the memory");
 	fill_pages(mem, len / PAGE);
+	*out = mem;
 	return 0;
 }
 
@@ -154,6 +162,35 @@ static int start_heartbeat(const char *path)
 		return fail("mmap of the heartbeat");
 	errno = pthread_create(&thread, NULL, beat, hb);
 	return errno ? fail("the heartbeat thread") : 0;
+}
+
+/* Set by SIGUSR1 (--touch); a signal handler has nowhere else to say it. */
+static volatile sig_atomic_t touch_requested;
+
+static void request_touch(int sig)
+{
+	(void)sig;
+	touch_requested = 1;
+}
+
+/* Every page of @mem written once, as it was; the time it took into "touched". */
+static int touch_pages(const struct target_options *o, unsigned char *mem)
+{
+	volatile unsigned char *p = mem;
+	char path[PATH_MAX + 16], final[PATH_MAX + 16], text[32];
+	size_t i, pages = (size_t)o->mem_mib << 20 >> 12;
+	uint64_t t0 = monotonic_ns();
+	FILE *f;
+
+	for (i = 0; i < pages; i++)
+		p[i * PAGE] = p[i * PAGE];
+	snprintf(text, sizeof(text), "%llu\n", (unsigned long long)(monotonic_ns() - t0));
+	snprintf(path, sizeof(path), "%s/touched.tmp", o->dir);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		return fail(path);
+	snprintf(final, sizeof(final), "%s/touched", o->dir);
+	return rename(path, final) ? fail(final) : 0;
 }
 
 /*
@@ -291,6 +328,7 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 		{ "fds", required_argument, NULL, 'f' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "heartbeat", required_argument, NULL, 'b' },
+		{ "touch", no_argument, NULL, 't' },
 		{ 0 }
 	};
 	char *slash;
@@ -299,6 +337,8 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (c == 'b')
 			o->heartbeat = optarg;
+		else if (c == 't')
+			o->touch = true;
 		else if ((c == 'v' && parse_count(optarg, 1 << 20, &o->vmas)) ||
 		    (c == 'f' && parse_count(optarg, 1 << 20, &o->fds)) ||
 		    (c == 'm' && parse_count(optarg, 1 << 16, &o->mem_mib)) || c == '?')
@@ -306,7 +346,7 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "usage: bench-target [--vmas N] [--fds N] [--mem MIB] "
-			"[--heartbeat FILE] READYFILE\n");
+			"[--heartbeat FILE] [--touch] READYFILE\n");
 		return -1;
 	}
 	o->ready = argv[optind];
@@ -322,13 +362,22 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 int main(int argc, char **argv)
 {
 	struct target_options o = { 0 };
+	unsigned char *mem = NULL;
 
 	if (parse_options(argc, argv, &o))
 		return 2;
 	/* Memory and descriptors first: their mappings count among the VMAs. */
-	if (add_memory(o.mem_mib) || add_fds(&o) || add_vmas(o.vmas) ||
+	if (o.touch && signal(SIGUSR1, request_touch) == SIG_ERR)
+		return 1;
+	if (add_memory(o.mem_mib, &mem) || add_fds(&o) || add_vmas(o.vmas) ||
 	    start_heartbeat(o.heartbeat) || write_ready(&o))
 		return 1;
-	for (;;)
+	for (;;) {
 		pause();
+		if (touch_requested && mem) {
+			touch_requested = 0;
+			if (touch_pages(&o, mem))
+				return 1;
+		}
+	}
 }
