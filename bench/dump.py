@@ -13,7 +13,8 @@
     all left running, all writing to tmpfs: wall time, snapshot size, and
     how long the process was stopped, as a heartbeat thread in it saw it;
     and of a process with no touched memory, for the fixed cost, crib-dump
-    with its programs pinned (warm) and with no pins (cold).
+    with its programs pinned (warm) and with no pins (cold).  A baseline
+    for the compact mode: criu dump, then zstd -1 -T0 on its pages.
 
 Prints the results as markdown and writes them to FILE.  --quick runs
 tiny cases once each (a functional check, not a measurement).  See
@@ -250,6 +251,20 @@ def criu_dump(target):
     return elapsed, frozen, size, usage.ru_utime, usage.ru_stime, target.longest_gap(), images
 
 
+def criu_zstd(target):
+    """criu dump, then its pages compressed with zstd -1 on every CPU: the
+    whole time and size count both; the stops are criu's."""
+    elapsed, frozen, size, user, sys_, stop, images = criu_dump(target)
+    pages = [e.path for e in os.scandir(images) if e.name.startswith("pages-")]
+    t0 = time.monotonic()
+    for path in pages:
+        run(["zstd", "-1", "-T0", "-q", "--rm", path], "zstd -1 -T0")
+    took = time.monotonic() - t0
+    size = sum(e.stat().st_size for e in os.scandir(images))
+    zstd_size = sum(os.stat(p + ".zst").st_size for p in pages)
+    return (elapsed + took, frozen, size, user, sys_, stop, took, zstd_size, images)
+
+
 def clean_out():
     shutil.rmtree(os.path.join(WORK, "out"), ignore_errors=True)
     os.makedirs(os.path.join(WORK, "out"))
@@ -275,6 +290,8 @@ def measure_dumps(case):
     target = Target("dump-%d" % mib, mem=mib, heartbeat=True)
     tools = [("crib", crib_dump), ("crib_fast", crib_fast), ("crib_precopy", crib_precopy),
              ("criu", criu_dump)]
+    if mib:
+        tools.append(("criu_zstd", criu_zstd))
     if mib == 0:
         tools.append(("crib_cold", crib_cold))
     results = {name: [] for name, _ in tools}
@@ -310,8 +327,10 @@ def measure_dumps(case):
         target.stop()
     row = {"mib": mib, "rounds": rounds, "noise": noise}
     for name, runs in results.items():
-        for i, key in enumerate(("time", "frozen", "size", "user", "sys", "stop")):
-            row[name + "_" + key] = statistics.median(x[i] for x in runs)
+        for i, key in enumerate(("time", "frozen", "size", "user", "sys", "stop", "zstd_time",
+                                 "zstd_size")):
+            if i < len(runs[0]):
+                row[name + "_" + key] = statistics.median(x[i] for x in runs)
         row[name + "_min"] = min(x[0] for x in runs)
         row[name + "_max"] = max(x[0] for x in runs)
     return row
@@ -367,7 +386,7 @@ def dump_report(rows):
            "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     names = [("crib", "crib"), ("crib_fast", "crib --fast"),
              ("crib_precopy", "crib --fast --pre-copy"), ("crib_cold", "crib, cold"),
-             ("criu", "criu")]
+             ("criu", "criu"), ("criu_zstd", "criu, then zstd -1 -T0")]
     for r in rows:
         for name, label in names:
             if name + "_time" not in r:
@@ -393,7 +412,7 @@ def dump_report(rows):
                 "and its fixed cost (the process with no touched memory)." % (
                     sizes[0], sizes[-1]), "",
                 "| tool | ms per MiB | fixed cost |", "|---|---:|---:|"]
-        for name, label in names[:3] + names[4:]:
+        for name, label in names[:3] + names[4:5]:
             slope = (hi[name + "_time"] - lo[name + "_time"]) / (sizes[-1] - sizes[0])
             fixed = by[0][name + "_time"] if 0 in by else float("nan")
             out.append("| %s | %.2f | %.2f s |" % (label, slope * 1000, fixed))
@@ -407,6 +426,15 @@ def dump_report(rows):
                 verdict(r["crib_fast_time"] < r["criu_time"])))
         out.append("| fixed cost at most 1/3 of criu dump's (warm) | %.2f s vs %.2f s | %s |" % (
             z["crib_time"], z["criu_time"], verdict(3 * z["crib_time"] <= z["criu_time"])))
+        for r in (lo, hi):
+            out.append("| compact snapshot within 2%% of zstd -1 of the same pages, %d MiB "
+                       "| %s vs %s | %s |" % (
+                           r["mib"], mib(r["crib_size"]), mib(r["criu_zstd_zstd_size"]),
+                           verdict(r["crib_size"] <= 1.02 * r["criu_zstd_zstd_size"])))
+            out.append("| compact dump within 2x of zstd -1 -T0's time on the same pages, "
+                       "%d MiB | %.2f s vs %.2f s | %s |" % (
+                           r["mib"], r["crib_time"], r["criu_zstd_zstd_time"],
+                           verdict(r["crib_time"] <= 2 * r["criu_zstd_zstd_time"])))
         for r in (lo, hi):
             out.append("| stopped 3x shorter than by criu dump, %d MiB (--pre-copy) "
                        "| %.3f s vs %.3f s | %s |" % (
