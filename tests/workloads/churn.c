@@ -12,11 +12,10 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "mibarg.h"
 #include "ready.h"
 
 #define PAGE 4096u
@@ -68,16 +67,12 @@ int main(int argc, char **argv)
 	char text[128], bad[4096];
 	const char *wrong;
 	size_t len, pages, i;
+	int status;
 
-	if (argc != 3 || atoi(argv[1]) <= 0) {
-		fprintf(stderr, "usage: churn MIB READYFILE\n");
-		return 2;
-	}
-	len = (size_t)atoi(argv[1]) << 20;
+	mem = map_mib_arg(argc, argv, "churn", &len, &status);
+	if (!mem)
+		return status;
 	pages = len / PAGE;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return 1;
 	for (i = 0; i < pages; i++)
 		write_page(mem + i * WORDS, i, 0);
 	snprintf(text, sizeof(text), "%lx %zu\n", (unsigned long)mem, len);

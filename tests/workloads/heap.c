@@ -9,12 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "memsum.h"
+#include "mibarg.h"
 #include "ready.h"
 
 #define PAGE 4096u
@@ -61,16 +60,12 @@ int main(int argc, char **argv)
 	char text[128], bad[4096];
 	size_t len, pages;
 	uint64_t *mem, expect;
+	int status;
 
-	if (argc != 3 || atoi(argv[1]) <= 0) {
-		fprintf(stderr, "usage: heap MIB READYFILE\n");
-		return 2;
-	}
-	len = (size_t)atoi(argv[1]) << 20;
+	mem = map_mib_arg(argc, argv, "heap", &len, &status);
+	if (!mem)
+		return status;
 	pages = len / PAGE;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
-		return 1;
 	fill(mem, pages);
 	expect = sum(mem, pages);
 	snprintf(text, sizeof(text), "%lx %zu %016llx\n", (unsigned long)mem, len,
