@@ -5,7 +5,8 @@ what it wrote since, once frozen.  A stopped process dumped both ways
 gives the same snapshot; the pages come last in the stream; a process
 that keeps writing its memory is let go before its pages are written
 out (with --leave-running), and its snapshot holds every page as the
-freeze found it (restore-workloads.py restores one).  TAP."""
+freeze found it (restore-workloads.py restores one); a copy larger than
+half the memory available is refused.  TAP."""
 import os
 import re
 import signal
@@ -88,9 +89,32 @@ def let_go_first():
         w.stop()
 
 
+def mem_available_mib():
+    for line in read("/proc/meminfo").splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def too_large():
+    """A copy larger than half the memory available is refused up front."""
+    w = Workload("heap", str(mem_available_mib() * 6 // 10), "@DIR@/ready", timeout=600)
+    try:
+        snap = w.path("snap.crib")
+        rc, err = dump(w.pid, snap, "--pre-copy", "--leave-running")
+        t.check(rc == 1 and "--pre-copy would hold" in err and "available" in err,
+                "--pre-copy of more than half the available memory: exit 1, saying so",
+                (rc, err))
+        t.check(w.alive() and not os.path.exists(snap),
+                "... the process runs on, no snapshot file left")
+    finally:
+        w.stop()
+
+
 def main():
     stopped_both_ways()
     let_go_first()
+    too_large()
 
 
 try:

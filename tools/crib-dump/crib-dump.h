@@ -304,7 +304,8 @@ struct precopy {
 
 /*
  * Clear the soft-dirty bits of @root and its descendants and copy their
- * memory while they run.  Returns 0, or -1 with @err set (out of memory);
+ * memory while they run.  Returns 0, or -1 with @err set (out of memory,
+ * or more anonymous memory than half of what the system has available);
  * a process that cannot be copied is read in full once frozen.
  */
 int precopy_tree(struct precopy *pc, pid_t root, struct tool_error *err);

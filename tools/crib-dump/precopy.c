@@ -253,6 +253,47 @@ static int push_children(pid_t pid, struct pid_list *pids)
 	return 0;
 }
 
+/* The kB value of line @key ("Key:") of /proc/... file @path, or 0. */
+static uint64_t proc_kb(const char *path, const char *key)
+{
+	char line[256];
+	uint64_t kb = 0;
+	size_t n = strlen(key);
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n)) {
+			kb = strtoull(line + n, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * The copy is as large as the tree's anonymous memory: refuse it when it
+ * would take more than half of what the system has available, rather
+ * than push the system into reclaim or the OOM killer.
+ */
+static int check_room(const struct pid_list *pids, struct tool_error *err)
+{
+	uint64_t anon = 0, avail = proc_kb("/proc/meminfo", "MemAvailable:");
+	char path[64];
+	size_t i;
+
+	for (i = 0; i < pids->n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pids->items[i]);
+		anon += proc_kb(path, "RssAnon:");
+	}
+	if (anon > avail / 2)
+		return tool_fail(err, 0, "--pre-copy would hold %llu MiB of the processes' memory "
+				 "and the system has %llu MiB available: dump without it",
+				 (unsigned long long)(anon >> 10), (unsigned long long)(avail >> 10));
+	return 0;
+}
+
 int precopy_tree(struct precopy *pc, pid_t root, struct tool_error *err)
 {
 	uint64_t page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -269,9 +310,14 @@ int precopy_tree(struct precopy *pc, pid_t root, struct tool_error *err)
 		goto oom;
 	*first = root;
 	/* The tree as it is now; a process forked later is read once frozen. */
+	for (i = 0; i < pids.n; i++)
+		if (push_children(pids.items[i], &pids))
+			goto oom;
+	if (check_room(&pids, err))
+		goto out;
 	for (i = 0; i < pids.n; i++) {
 		slot = array_push(&pc->stores);
-		if (!slot || push_children(pids.items[i], &pids))
+		if (!slot)
 			goto oom;
 		*slot = store_new(pids.items[i]);
 		if (!*slot || copy_process(*slot, regions, page_size))
