@@ -193,6 +193,13 @@ static void fill_from_store(struct rst_args *a)
 	long ret;
 
 	for (i = 0; i < a->n_pages; i++, p++) {
+		if (p->offset == RST_IN_PLACE) {
+			/* The pages are there: only their write-protection goes. */
+			ret = sys3(__NR_madvise, p->addr, p->len, MADV_POPULATE_WRITE);
+			if (ret)
+				fail(a, NULL, RST_STEP_FILL, ret, p->addr);
+			continue;
+		}
 		for (done = 0; done < p->len; done += ret) {
 			ret = sys4(__NR_pread64, a->pages_fd, p->addr + done, p->len - done,
 				   p->offset + done);

@@ -68,12 +68,19 @@ struct rst_vma {
 	__u64 shadow;		/* its contents, to move here whole; 0: none */
 };
 
-/* A run of pages to copy from the page store. */
+/*
+ * A run of pages to copy from the page store, or (offset RST_IN_PLACE)
+ * moved into place with its shadow already, to be made writable: fork()
+ * left its page table entries write-protected, and the process's first
+ * write to each page would fault.
+ */
 struct rst_pages {
 	__u64 addr;
 	__u64 len;
-	__u64 offset;		/* in the page store */
+	__u64 offset;		/* in the page store, or RST_IN_PLACE */
 };
+
+#define RST_IN_PLACE		(~0ULL)
 
 /* The kernel's struct sigaction for rt_sigaction(2) on x86_64. */
 struct rst_sigaction {

@@ -217,12 +217,33 @@ static const struct plan_vma *vma_at(const struct restore_plan *plan, uint64_t a
 	return NULL;
 }
 
+/*
+ * [@addr, +@len) among the runs the restorer fills: from @offset in the
+ * page store, or RST_IN_PLACE (a shadow's, to make writable).
+ */
+static int plan_run(struct restore_plan *plan, uint64_t addr, uint64_t len, uint64_t offset,
+		    struct tool_error *err)
+{
+	struct plan_pages *pp = plan->pages.n ? &plan->pages.items[plan->pages.n - 1] : NULL;
+
+	if (pp && pp->addr + pp->len == addr &&
+	    (offset == RST_IN_PLACE ? pp->offset == RST_IN_PLACE :
+	     pp->offset != RST_IN_PLACE && pp->offset + pp->len == offset)) {
+		pp->len += len;		/* one run split across records */
+		return 0;
+	}
+	pp = array_push(&plan->pages);
+	if (!pp)
+		return tool_fail(err, 0, "out of memory");
+	*pp = (struct plan_pages){ addr, len, offset };
+	return 0;
+}
+
 static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 		      const struct crib_pages *p, struct tool_error *err)
 {
 	uint64_t len = p->npages * tree->header.page_size;
 	const struct plan_vma *pv;
-	struct plan_pages *pp;
 	size_t done = 0;
 	ssize_t n;
 
@@ -234,7 +255,8 @@ static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 	if (pv && shmem_take_pages(tree, pv, p->addr, p->data.data, len, tree->header.page_size))
 		return 0;
 	if (shadow_take(plan, p->addr, p->data.data, len))
-		return 0;
+		return p->data.data && pv && (pv->v.prot & PROT_WRITE) ?
+		       plan_run(plan, p->addr, len, RST_IN_PLACE, err) : 0;
 	if (!p->data.data) {
 		if (ftruncate(tree->page_store, (off_t)(tree->page_store_len + len)))
 			return tool_fail(err, errno, "cannot keep the memory contents");
@@ -247,15 +269,8 @@ static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 			return tool_fail(err, errno, "cannot keep the memory contents");
 		done += (size_t)n;
 	}
-	pp = plan->pages.n ? &plan->pages.items[plan->pages.n - 1] : NULL;
-	if (pp && pp->addr + pp->len == p->addr && pp->offset + pp->len == tree->page_store_len) {
-		pp->len += len;		/* one run split across records */
-	} else {
-		pp = array_push(&plan->pages);
-		if (!pp)
-			return tool_fail(err, 0, "out of memory");
-		*pp = (struct plan_pages){ p->addr, len, tree->page_store_len };
-	}
+	if (plan_run(plan, p->addr, len, tree->page_store_len, err))
+		return -1;
 	tree->page_store_len += len;
 	return 0;
 }
