@@ -402,7 +402,10 @@ void udp_refill_close(struct udp_refill *r);
  * network_hold_again() is for a restore that fails after they left it:
  * the connections are put back in repair mode (@fds: the tree's sockets,
  * -1 for none), and locked again first when @relock, so that closing them
- * sends nothing and the snapshot restores again.
+ * sends nothing and the snapshot restores again.  A connection that was
+ * released and took in data or a FIN meanwhile has acknowledged what the
+ * snapshot does not hold, which a later restore could not give back: it
+ * is reset instead, and left out of the lock, and @err says so.
  */
 int network_release(const struct restore_tree *tree, struct tool_error *err);
 int network_hold_again(const struct restore_tree *tree, const int *fds, bool relock,
@@ -543,6 +546,11 @@ int sockets_leave_repair(const struct restore_tree *tree, const int *fds,
  * fired, whose backoff kept growing as long as the lock held.
  */
 int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err);
+/*
+ * Whether connection @fd, back in repair mode, has received data or a FIN
+ * since it was restored from @ps (or it cannot tell).
+ */
+bool tcp_took_more(const struct plan_socket *ps, int fd);
 
 struct restore_options {
 	bool wait;

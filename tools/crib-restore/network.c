@@ -5,7 +5,10 @@
  * packets may flow again.  Should the restore fail after they left repair
  * mode, they are locked again if they were released, and put back in
  * repair mode before anything is closed, so that the peers see no FIN and
- * no reset, and the snapshot can be restored again.
+ * no reset, and the snapshot can be restored again.  But a connection
+ * that took in data while it was released has acknowledged it, and its
+ * peer will not send it again: restored again from the snapshot, it would
+ * miss those bytes without a word.  Such a connection is reset instead.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -75,13 +78,34 @@ int network_release(const struct restore_tree *tree, struct tool_error *err)
 	return ret;
 }
 
+/*
+ * Connection @fd, which took in what the snapshot does not hold: out of
+ * repair mode and the lock, to close with a reset, so that its peer
+ * learns it is gone rather than wait on a connection that lost bytes.
+ */
+static int reset_connection(int fd, const struct netlock_tuple *t, struct tool_error *err)
+{
+	struct linger abort = { .l_onoff = 1, .l_linger = 0 };
+	char what[160];
+
+	netlock_tuple_format(t, what, sizeof(what));
+	if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &(int){ TCP_REPAIR_OFF_NO_WP }, sizeof(int)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof(abort)) ||
+	    netlock_release(t, 1, err))
+		return tool_fail(err, errno, "cannot reset connection %s", what);
+	tool_error_append(err, "; connection %s took in data once released, which this "
+			  "snapshot does not hold: it is reset, and a new restore cannot resume it",
+			  what);
+	return 0;
+}
+
 int network_hold_again(const struct restore_tree *tree, const int *fds, bool relock,
 		       struct tool_error *err)
 {
 	size_t *index = calloc(tree->sockets.n + 1, sizeof(*index));
 	struct netlock_tuple *tuples = NULL;
 	size_t n = 0, k;
-	int on = 1, ret = 0;
+	int on = 1, ret = 0, fd;
 
 	if (index)
 		tuples = locked_tuples(tree, &n, index);
@@ -92,10 +116,18 @@ int network_hold_again(const struct restore_tree *tree, const int *fds, bool rel
 	if (relock && n && netlock_acquire(tuples, n, err))
 		ret = -1;
 	/* Locked or not, a connection in repair mode closes without a word. */
-	for (k = 0; k < n; k++)
-		if (fds[index[k]] >= 0 &&
-		    setsockopt(fds[index[k]], IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on)))
+	for (k = 0; k < n; k++) {
+		fd = fds[index[k]];
+		if (fd < 0)
+			continue;
+		if (setsockopt(fd, IPPROTO_TCP, TCP_REPAIR, &on, sizeof(on))) {
 			ret = tool_fail(err, errno, "cannot put a connection back in repair mode");
+			continue;
+		}
+		if (relock && tcp_took_more(&tree->sockets.items[index[k]], fd) &&
+		    reset_connection(fd, &tuples[k], err))
+			ret = -1;
+	}
 	free(tuples);
 	free(index);
 	return ret;

@@ -270,6 +270,17 @@ int tcp_repair(struct sock_job *j, const struct plan_socket *ps)
 	return 0;
 }
 
+bool tcp_took_more(const struct plan_socket *ps, int fd)
+{
+	uint32_t seq;
+	socklen_t len = sizeof(seq);
+
+	if (set_int(fd, TCP_REPAIR_QUEUE, TCP_RECV_QUEUE) ||
+	    getsockopt(fd, IPPROTO_TCP, TCP_QUEUE_SEQ, &seq, &len))
+		return true;	/* cannot tell: assume it did */
+	return seq != recv_end(&ps->s.tcp, &ps->s);
+}
+
 int tcp_finish(struct sock_job *j, const struct plan_socket *ps)
 {
 	int fd = j->fds[sock_index(j, ps)], reuse = 0;

@@ -428,7 +428,8 @@ static int set_registers(struct trace *tr)
  * that can fail is behind; then out of the lock, and only then is their
  * unsent data (and a FIN) written again, so that it goes out at once
  * rather than when a retransmission timer, backed off while the lock
- * held, fires.  Should one fail, restore_tree() puts them back.
+ * held, fires.  Should one fail, restore_tree() puts them back, but for
+ * those that took in data once released (network_hold_again()).
  */
 static int let_connections_go(struct trace *tr)
 {
@@ -438,9 +439,9 @@ static int let_connections_go(struct trace *tr)
 		return -1;
 	tr->released = true;
 	if (network_release(tr->tree, tr->err) ||
-	    sockets_resume(tr->tree, tr->sock_fds, tr->err))
+	    fault(tr, FAULT_UNLOCK, "the network lock was released"))
 		return -1;
-	return fault(tr, FAULT_UNLOCK, "the network lock was released");
+	return sockets_resume(tr->tree, tr->sock_fds, tr->err);
 }
 
 /*
