@@ -42,10 +42,11 @@ FACT_CASES = [("small process", 40, 10), ("1k VMAs", 1000, 10), ("10k VMAs", 100
 QUICK_FACT_CASES = [("small process", 40, 10), ("200 VMAs, 100 fds", 200, 100)]
 FACT_BUDGET, QUICK_FACT_BUDGET = 12, 0
 # (b): (MiB of touched memory, measured rounds, whether a warm-up round
-# comes first).  The 64 MiB round warms both tools up for 512 MiB, whose
-# dumps take minutes under emulation.
-MEM_CASES = [(0, 7, True), (64, 7, True), (512, 7, False)]
-QUICK_MEM_CASES = [(0, 1, True), (4, 1, True)]
+# comes first, the content: fill.h's default mix or its heap-like one).
+# The 64 MiB round warms both tools up for 512 MiB.
+MEM_CASES = [(0, 7, True, "default"), (64, 7, True, "default"), (512, 7, False, "default"),
+             (64, 7, True, "heap"), (512, 7, False, "heap")]
+QUICK_MEM_CASES = [(0, 1, True, "default"), (4, 1, True, "default"), (4, 1, True, "heap")]
 PINS = "/sys/fs/bpf/crib"
 MSGS = benchlib.Messages("dump.py")
 fail = MSGS.fail
@@ -55,7 +56,8 @@ log = MSGS.log
 class Target:
     """A bench-target in a session of its own (as CRIU wants it), ready."""
 
-    def __init__(self, name, vmas=0, fds=0, mem=0, heartbeat=False, timeout=900):
+    def __init__(self, name, vmas=0, fds=0, mem=0, heartbeat=False, heap_mix=False,
+                 timeout=900):
         self.dir = os.path.join(WORK, name)
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
@@ -63,6 +65,8 @@ class Target:
         argv = [os.path.join(BENCH, "bench-target"), "--vmas", str(vmas), "--fds", str(fds),
                 "--mem", str(mem), ready]
         self.heartbeat = None
+        if heap_mix:
+            argv[-1:-1] = ["--heap-mix"]
         if heartbeat:
             argv[-1:-1] = ["--heartbeat", os.path.join(self.dir, "heartbeat")]
         with open(os.path.join(self.dir, "output"), "w") as out:
@@ -285,9 +289,9 @@ def crib_cold(target):
 
 
 def measure_dumps(case):
-    mib, rounds, warmup = case
-    log("dumps: %d MiB of touched memory" % mib)
-    target = Target("dump-%d" % mib, mem=mib, heartbeat=True)
+    mib, rounds, warmup, mix = case
+    log("dumps: %d MiB of touched memory, %s mix" % (mib, mix))
+    target = Target("dump-%d" % mib, mem=mib, heartbeat=True, heap_mix=mix == "heap")
     tools = [("crib", crib_dump), ("crib_fast", crib_fast), ("crib_precopy", crib_precopy),
              ("criu", criu_dump)]
     if mib:
@@ -325,7 +329,7 @@ def measure_dumps(case):
     finally:
         clean_out()
         target.stop()
-    row = {"mib": mib, "rounds": rounds, "noise": noise}
+    row = {"mib": mib, "rounds": rounds, "noise": noise, "mix": mix}
     for name, runs in results.items():
         for i, key in enumerate(("time", "frozen", "size", "user", "sys", "stop", "zstd_time",
                                  "zstd_size")):
@@ -366,6 +370,11 @@ def verdict(ok):
     return "met" if ok else "missed"
 
 
+def memory(r):
+    """A row's touched memory, and its mix unless the default."""
+    return "%d MiB" % r["mib"] + (", heap mix" if r["mix"] == "heap" else "")
+
+
 def dump_report(rows):
     out = ["", "## (b) crib-dump versus criu dump", "",
            "Each tool's wall time, whole command (start to exit, start-up included; "
@@ -380,7 +389,9 @@ def dump_report(rows):
            "runs and lets it go before the pages are written. crib-dump's programs are "
            "pinned (warm) unless the row says cold; CRIU is warm too (its first dump of the "
            "boot is the unmeasured warm-up). The heartbeat's longest gap over one second "
-           "with no dump is the guest's own noise.", "",
+           "with no dump is the guest's own noise. Memory holds fill.h's default mix "
+           "unless the row says heap mix (a quarter zero pages, a quarter log text, half "
+           "heap objects).", "",
            "| touched memory | rounds | tool | whole | stopped (heartbeat) | stopped (tool) "
            "| output | criu whole / tool whole | criu stopped / tool stopped (heartbeat) |",
            "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
@@ -391,20 +402,20 @@ def dump_report(rows):
         for name, label in names:
             if name + "_time" not in r:
                 continue
-            out.append("| %d MiB | %d | %s | %s | %.3f s | %.3f s | %s | %.2fx | %.2fx |" % (
-                r["mib"], r["rounds"], label, spread(r, name), r[name + "_stop"],
+            out.append("| %s | %d | %s | %s | %.3f s | %.3f s | %s | %.2fx | %.2fx |" % (
+                memory(r), r["rounds"], label, spread(r, name), r[name + "_stop"],
                 r[name + "_frozen"], mib(r[name + "_size"]), r["criu_time"] / r[name + "_time"],
                 r["criu_stop"] / r[name + "_stop"] if r[name + "_stop"] else 0))
     out += ["", "The heartbeat's longest gap with no dump: " +
-            ", ".join("%.3f s (%d MiB)" % (r["noise"], r["mib"]) for r in rows) + ".",
+            ", ".join("%.3f s (%s)" % (r["noise"], memory(r)) for r in rows) + ".",
             "", "Median CPU time of each tool (user / system).", "",
             "| touched memory | crib | crib --fast | crib --fast --pre-copy | criu |",
             "|---:|---:|---:|---:|---:|"]
     for r in rows:
-        out.append("| %d MiB | %s |" % (r["mib"], " | ".join(
+        out.append("| %s | %s |" % (memory(r), " | ".join(
             "%.2f / %.2f s" % (r[n + "_user"], r[n + "_sys"])
             for n in ("crib", "crib_fast", "crib_precopy", "criu"))))
-    by = {r["mib"]: r for r in rows}
+    by = {r["mib"]: r for r in rows if r["mix"] == "default"}
     sizes = sorted(m for m in by if m)
     if len(sizes) >= 2:
         lo, hi = by[sizes[0]], by[sizes[-1]]
@@ -417,28 +428,29 @@ def dump_report(rows):
             fixed = by[0][name + "_time"] if 0 in by else float("nan")
             out.append("| %s | %.2f | %.2f s |" % (label, slope * 1000, fixed))
     if 0 in by and len(sizes) >= 2:
-        z, lo, hi = by[0], by[sizes[0]], by[sizes[-1]]
+        z = by[0]
+        sized = [r for r in rows if r["mib"] in (sizes[0], sizes[-1])]
         out += ["", "Speed goals, dump side (stopped: the heartbeat's account):", "",
                 "| goal | measured | |", "|---|---|---|"]
-        for r in (lo, hi):
-            out.append("| fast mode faster than criu dump, %d MiB | %.2f s vs %.2f s | %s |" % (
-                r["mib"], r["crib_fast_time"], r["criu_time"],
+        for r in sized:
+            out.append("| fast mode faster than criu dump, %s | %.2f s vs %.2f s | %s |" % (
+                memory(r), r["crib_fast_time"], r["criu_time"],
                 verdict(r["crib_fast_time"] < r["criu_time"])))
         out.append("| fixed cost at most 1/3 of criu dump's (warm) | %.2f s vs %.2f s | %s |" % (
             z["crib_time"], z["criu_time"], verdict(3 * z["crib_time"] <= z["criu_time"])))
-        for r in (lo, hi):
-            out.append("| compact snapshot within 2%% of zstd -1 of the same pages, %d MiB "
+        for r in sized:
+            out.append("| compact snapshot within 2%% of zstd -1 of the same pages, %s "
                        "| %s vs %s | %s |" % (
-                           r["mib"], mib(r["crib_size"]), mib(r["criu_zstd_zstd_size"]),
+                           memory(r), mib(r["crib_size"]), mib(r["criu_zstd_zstd_size"]),
                            verdict(r["crib_size"] <= 1.02 * r["criu_zstd_zstd_size"])))
             out.append("| compact dump within 2x of zstd -1 -T0's time on the same pages, "
-                       "%d MiB | %.2f s vs %.2f s | %s |" % (
-                           r["mib"], r["crib_time"], r["criu_zstd_zstd_time"],
+                       "%s | %.2f s vs %.2f s | %s |" % (
+                           memory(r), r["crib_time"], r["criu_zstd_zstd_time"],
                            verdict(r["crib_time"] <= 2 * r["criu_zstd_zstd_time"])))
-        for r in (lo, hi):
-            out.append("| stopped 3x shorter than by criu dump, %d MiB (--pre-copy) "
+        for r in sized:
+            out.append("| stopped 3x shorter than by criu dump, %s (--pre-copy) "
                        "| %.3f s vs %.3f s | %s |" % (
-                           r["mib"], r["crib_precopy_stop"], r["criu_stop"],
+                           memory(r), r["crib_precopy_stop"], r["criu_stop"],
                            verdict(3 * r["crib_precopy_stop"] <= r["criu_stop"])))
     return out
 

@@ -11,6 +11,12 @@
  *                    number, a pointer into a 1 MiB heap, a small counter,
  *                    one of four states, a 16-bit value)
  *
+ * fill_pages_heap() is the second mix, closer to a server's heap: one
+ * page in four zeros (touched, never written since: calloc, arenas,
+ * freed buffers), one in four log text as above, and half of them heap
+ * objects (the records above, with a 16-byte header and 16 bytes of
+ * small integers each), no random bytes.
+ *
  * The generator is seeded the same way every run: sizes are reproducible.
  */
 #ifndef CRIB_BENCH_FILL_H
@@ -143,6 +149,41 @@ static inline void fill_pages(unsigned char *mem, size_t pages)
 		fill_text(&st, (char *)page + FILL_RANDOM_END, (char *)page + FILL_TEXT_END);
 		fill_records(&st, (struct fill_record *)(page + FILL_TEXT_END),
 			     (FILL_PAGE - FILL_TEXT_END) / sizeof(struct fill_record));
+	}
+}
+
+/* Fill @pages pages at @mem with the heap-like mix. */
+static inline void fill_pages_heap(unsigned char *mem, size_t pages)
+{
+	struct fill_state st = { .rng = 0x9e3779b97f4a7c15ull, .serial = 1 };
+	struct fill_record *rec;
+	unsigned char *page;
+	uint64_t header[2], ints[2];
+	size_t i, j;
+
+	for (i = 0; i < pages; i++) {
+		page = mem + i * FILL_PAGE;
+		switch (i % 4) {
+		case 0:
+			memset(page, 0, FILL_PAGE);
+			break;
+		case 1:
+			fill_text(&st, (char *)page, (char *)page + FILL_PAGE);
+			break;
+		default:
+			/* 64-byte objects: header, record, small integers */
+			for (j = 0; j < FILL_PAGE; j += 64) {
+				header[0] = 0x41;			/* size class, flags */
+				header[1] = 0x7f3a12400000ull + ((st.serial * 64) & 0xfffc0);
+				ints[0] = fill_next(&st) % 1000;
+				ints[1] = st.serial % 7;
+				memcpy(page + j, header, 16);
+				rec = (struct fill_record *)(page + j + 16);
+				fill_records(&st, rec, 1);
+				memcpy(page + j + 48, ints, 16);
+			}
+			break;
+		}
 	}
 }
 

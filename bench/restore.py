@@ -34,8 +34,9 @@ WORK = "/tmp/crib-bench-restore"	# tmpfs in the guest
 PR_SET_CHILD_SUBREAPER = 36
 # (MiB of touched memory, measured rounds, whether a warm-up round comes
 # first).  The 64 MiB warm-up warms both tools up for 512 MiB too.
-MEM_CASES = [(64, 7, True), (512, 7, False)]
-QUICK_MEM_CASES = [(4, 1, True)]
+MEM_CASES = [(64, 7, True, "default"), (512, 7, False, "default"),
+             (64, 7, True, "heap"), (512, 7, False, "heap")]
+QUICK_MEM_CASES = [(4, 1, True, "default"), (4, 1, True, "heap")]
 MSGS = benchlib.Messages("restore.py")
 fail = MSGS.fail
 log = MSGS.log
@@ -83,13 +84,15 @@ def memory_digest(pid, area):
 class Snapshot:
     """A bench-target, dumped (and so killed) by one tool; what it was."""
 
-    def __init__(self, tool, mib):
+    def __init__(self, tool, mib, mix):
         self.tool = tool
         self.dir = os.path.join(WORK, "%s-%d" % (tool, mib))
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
         ready = os.path.join(self.dir, "ready")
         argv = [os.path.join(BENCH, "bench-target"), "--mem", str(mib), "--touch", ready]
+        if mix == "heap":
+            argv[-1:-1] = ["--heap-mix"]
         # A session of its own and no terminal, as CRIU wants it (no --shell-job).
         with open(os.path.join(self.dir, "output"), "w") as out:
             proc = subprocess.Popen(argv, cwd=self.dir, stdin=subprocess.DEVNULL,
@@ -211,25 +214,25 @@ def run(argv, what, timeout=1800, log=None):
 
 
 def measure(case):
-    mib, rounds, warmup = case
+    mib, rounds, warmup, mix = case
     snaps = []
     results = {"crib": [], "crib_fast": [], "criu": []}
     try:
-        snaps = [Snapshot("crib", mib)]
-        snaps.append(Snapshot("crib_fast", mib))
-        snaps.append(Snapshot("criu", mib))
+        snaps = [Snapshot("crib", mib, mix)]
+        snaps.append(Snapshot("crib_fast", mib, mix))
+        snaps.append(Snapshot("criu", mib, mix))
         if warmup:
-            log("restores: %d MiB, warm-up" % mib)
+            log("restores: %d MiB, %s mix, warm-up" % (mib, mix))
             for snap in snaps:
                 snap.restore()
         for r in range(rounds):
-            log("restores: %d MiB, round %d of %d" % (mib, r + 1, rounds))
+            log("restores: %d MiB, %s mix, round %d of %d" % (mib, mix, r + 1, rounds))
             for snap in snaps[r % len(snaps):] + snaps[:r % len(snaps)]:
                 results[snap.tool].append(snap.restore())
     finally:
         for snap in snaps:
             snap.remove()
-    row = {"mib": mib, "rounds": rounds}
+    row = {"mib": mib, "rounds": rounds, "mix": mix}
     for name, runs in results.items():
         for i, key in enumerate(("time", "user", "sys", "touch")):
             row[name + "_" + key] = statistics.median(x[i] for x in runs)
@@ -244,6 +247,11 @@ def context(quick):
     return benchlib.context("a tiny case, one repetition" if quick else None)
 
 
+def memory(r):
+    """A row's touched memory, and its mix unless the default."""
+    return "%d MiB" % r["mib"] + (", heap mix" if r["mix"] == "heap" else "")
+
+
 def report(rows, quick):
     out = ["# Restore benchmark results", ""]
     out += [line + "  " for line in context(quick)]
@@ -252,14 +260,15 @@ def report(rows, quick):
             "and running on, detached (`crib-restore -i FILE`, `criu restore -d`): min / "
             "**median** / max of the rounds, each tool first in turn. `crib` restores the "
             "default snapshot (pages compressed), `crib --fast` one dumped with --fast "
-            "(pages stored). Goal: crib-restore at least 2x faster.", "",
+            "(pages stored). Memory holds the dump benchmark's default mix unless the row "
+            "says heap mix. Goal: crib-restore at least 2x faster.", "",
             "| touched memory | rounds | tool | restore | criu / tool | goal |",
             "|---:|---:|---|---:|---:|---|"]
     for r in rows:
         for name, label in (("crib", "crib"), ("crib_fast", "crib --fast"), ("criu", "criu")):
             ratio = r["criu_time"] / r[name + "_time"]
-            out.append("| %d MiB | %d | %s | %.2f / **%.2f** / %.2f s | %.2fx | %s |" % (
-                r["mib"], r["rounds"], label, r[name + "_min"], r[name + "_time"],
+            out.append("| %s | %d | %s | %.2f / **%.2f** / %.2f s | %.2fx | %s |" % (
+                memory(r), r["rounds"], label, r[name + "_min"], r[name + "_time"],
                 r[name + "_max"], ratio,
                 "" if name == "criu" else "met" if ratio >= 2 else "missed"))
     out += ["", "Then the restored process writes every page of its touched memory once, "
@@ -272,8 +281,8 @@ def report(rows, quick):
         criu_total = r["criu_time"] + r["criu_touch"]
         for name, label in (("crib", "crib"), ("crib_fast", "crib --fast"), ("criu", "criu")):
             total = r[name + "_time"] + r[name + "_touch"]
-            out.append("| %d MiB | %s | %.3f s | %.2f s | %.2fx | %s |" % (
-                r["mib"], label, r[name + "_touch"], total, criu_total / total,
+            out.append("| %s | %s | %.3f s | %.2f s | %.2fx | %s |" % (
+                memory(r), label, r[name + "_touch"], total, criu_total / total,
                 "" if name == "criu" else "met" if total <= criu_total else "missed"))
     out += ["", "Median CPU time of each command and the children it waited for (user / "
             "system). The restored process's own time counts in neither, and CRIU's "
@@ -281,8 +290,8 @@ def report(rows, quick):
             "these are not comparable between the tools.", "",
             "| touched memory | crib | crib --fast | criu |", "|---:|---:|---:|---:|"]
     for r in rows:
-        out.append("| %d MiB | %.2f / %.2f s | %.2f / %.2f s | %.2f / %.2f s |" % (
-            r["mib"], r["crib_user"], r["crib_sys"], r["crib_fast_user"], r["crib_fast_sys"],
+        out.append("| %s | %.2f / %.2f s | %.2f / %.2f s | %.2f / %.2f s |" % (
+            memory(r), r["crib_user"], r["crib_sys"], r["crib_fast_user"], r["crib_fast_sys"],
             r["criu_user"], r["criu_sys"]))
     return "\n".join(out) + "\n"
 

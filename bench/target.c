@@ -6,6 +6,8 @@
  *
  * --mem    MIB MiB of anonymous memory, every page touched and filled
  *          with the mix described in fill.h
+ * --heap-mix
+ *          the memory filled with fill.h's second, heap-like mix
  * --fds    exactly N open descriptors (0, 1 and 2 included): regular
  *          files with a position, /dev/null, directories and pipe ends,
  *          in turn; RLIMIT_NOFILE is raised to fit
@@ -55,6 +57,7 @@ struct target_options {
 	const char *ready;
 	const char *heartbeat;	/* NULL: no heartbeat thread */
 	bool touch;		/* write every page on SIGUSR1 */
+	bool heap_mix;		/* fill_pages_heap() rather than fill_pages() */
 	char dir[PATH_MAX];	/* where READYFILE is: files for --fds */
 };
 
@@ -97,7 +100,7 @@ static long count_vmas(void)
 	return n;
 }
 
-static int add_memory(long mib, unsigned char **out)
+static int add_memory(long mib, bool heap_mix, unsigned char **out)
 {
 	size_t len = (size_t)mib << 20;
 	unsigned char *mem;
@@ -107,7 +110,10 @@ static int add_memory(long mib, unsigned char **out)
 	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED)
 		return fail("mmap of the memory");
-	fill_pages(mem, len / PAGE);
+	if (heap_mix)
+		fill_pages_heap(mem, len / PAGE);
+	else
+		fill_pages(mem, len / PAGE);
 	*out = mem;
 	return 0;
 }
@@ -329,6 +335,7 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "heartbeat", required_argument, NULL, 'b' },
 		{ "touch", no_argument, NULL, 't' },
+		{ "heap-mix", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	char *slash;
@@ -339,6 +346,8 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 			o->heartbeat = optarg;
 		else if (c == 't')
 			o->touch = true;
+		else if (c == 'h')
+			o->heap_mix = true;
 		else if ((c == 'v' && parse_count(optarg, 1 << 20, &o->vmas)) ||
 		    (c == 'f' && parse_count(optarg, 1 << 20, &o->fds)) ||
 		    (c == 'm' && parse_count(optarg, 1 << 16, &o->mem_mib)) || c == '?')
@@ -346,7 +355,7 @@ static int parse_options(int argc, char **argv, struct target_options *o)
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "usage: bench-target [--vmas N] [--fds N] [--mem MIB] "
-			"[--heartbeat FILE] [--touch] READYFILE\n");
+			"[--heartbeat FILE] [--touch] [--heap-mix] READYFILE\n");
 		return -1;
 	}
 	o->ready = argv[optind];
@@ -369,7 +378,7 @@ int main(int argc, char **argv)
 	/* Memory and descriptors first: their mappings count among the VMAs. */
 	if (o.touch && signal(SIGUSR1, request_touch) == SIG_ERR)
 		return 1;
-	if (add_memory(o.mem_mib, &mem) || add_fds(&o) || add_vmas(o.vmas) ||
+	if (add_memory(o.mem_mib, o.heap_mix, &mem) || add_fds(&o) || add_vmas(o.vmas) ||
 	    start_heartbeat(o.heartbeat) || write_ready(&o))
 		return 1;
 	for (;;) {
