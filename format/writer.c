@@ -458,6 +458,11 @@ struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
 	return writer_open(fd_write, NULL, fd, level, threads, hdr, err);
 }
 
+bool crib_writer_stores_bulk(const struct crib_writer *w)
+{
+	return w->store_bulk;
+}
+
 void crib_writer_store_bulk(struct crib_writer *w)
 {
 	struct stat st;

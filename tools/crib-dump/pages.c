@@ -83,21 +83,59 @@ static bool page_is_zero(const unsigned char *page, uint64_t page_size)
 }
 
 /*
+ * With pages stored (--fast), a run of zero pages shorter than this stays
+ * in the record of the data around it: memory with scattered zero pages
+ * would otherwise make records too small to be stored, and they would go
+ * through zstd after all.
+ */
+#define STORED_ZERO_RUN_MIN	32
+
+/* The end of the run of pages from @i that are all zero, or all not, as @zero says. */
+static size_t run_end(const unsigned char *buf, size_t i, size_t n, uint64_t page_size,
+		      bool zero)
+{
+	while (++i < n && page_is_zero(buf + i * page_size, page_size) == zero)
+		;
+	return i;
+}
+
+/*
+ * Where the record that starts at page @i ends, and whether it is a run
+ * of zero pages (no data).
+ */
+static size_t record_end(const unsigned char *buf, size_t i, size_t n, uint64_t page_size,
+			 bool stored, bool *zero)
+{
+	size_t j, k;
+	bool z;
+
+	*zero = page_is_zero(buf + i * page_size, page_size);
+	j = run_end(buf, i, n, page_size, *zero);
+	if (!stored || (*zero && (j - i >= STORED_ZERO_RUN_MIN || (i == 0 && j == n))))
+		return j;
+	*zero = false;
+	for (; j < n; j = k) {
+		z = page_is_zero(buf + j * page_size, page_size);
+		k = run_end(buf, j, n, page_size, z);
+		if (z && k - j >= STORED_ZERO_RUN_MIN)
+			break;
+	}
+	return j;
+}
+
+/*
  * @n pages at @addr, their contents in @buf, as records: runs of zero
  * pages (mapped but never written, or the zero page) go without data.
  */
 static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64_t addr,
 			    size_t n, const unsigned char *buf)
 {
+	bool stored = crib_writer_stores_bulk(job->writer), zero;
 	size_t i = 0, j;
-	bool zero;
 	int ret;
 
 	while (i < n) {
-		zero = page_is_zero(buf + i * pr->page_size, pr->page_size);
-		for (j = i + 1; j < n; j++)
-			if (page_is_zero(buf + j * pr->page_size, pr->page_size) != zero)
-				break;
+		j = record_end(buf, i, n, pr->page_size, stored, &zero);
 		ret = crib_write_pages(job->writer, job->pid, addr + i * pr->page_size, j - i,
 				       zero ? NULL : buf + i * pr->page_size);
 		if (ret)

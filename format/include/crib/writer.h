@@ -54,6 +54,8 @@ struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int
  * fast disk takes faster than zstd compresses.  Any reader reads it.
  */
 void crib_writer_store_bulk(struct crib_writer *w);
+/* Whether crib_writer_store_bulk() was called. */
+bool crib_writer_stores_bulk(const struct crib_writer *w);
 
 /* One record of a type from the registry, body being its C struct. */
 int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body);
