@@ -6,8 +6,11 @@ process over IPv4 and IPv6, every byte checked; it is dumped mid-stream
 with unread data in its receive queues and unsent data in its send
 queues, and killed, while the peer keeps sending.  A restore refused
 (a file missing) leaves the network lock in place; so does one that
-fails once it has released the lock (fault injection): it locks the
-connections again and closes them in repair mode.  The next restore
+fails once the connections left repair mode (fault injection): it puts
+them back and closes them in repair mode.  (One that fails once the
+lock is released cannot promise as much: a connection that took in data
+meanwhile is reset, and whether one does is up to the peer's timers, so
+that case is not part of this test.)  The next restore
 brings the workload back and releases the lock; the streams carry on
 until the peer ends them, and each side finds every byte the other sent,
 once, in order, with no reset counted.  TAP."""
@@ -122,16 +125,14 @@ def run(w, peer, pid):
     t.eq(locked_tuples(), tuples, "... and both connections still locked")
     os.rename(anchor + ".away", anchor)
 
-    # Fails once the connections left repair mode, still locked, and once
-    # the lock is released: back in repair mode (and locked again), closed
-    # silently.
-    for step, when in (("resume", "its connections left repair mode"),
-                       ("unlock", "it released the lock")):
-        rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT=step))
-        t.check(rc == 1 and "CRIB_RESTORE_FAULT=%s" % step in err,
-                "a restore failing once %s exits 1, naming the step" % when, err)
-        t.check(not alive(pid), "... leaving nothing running")
-        t.eq(locked_tuples(), tuples, "... and both connections locked")
+    # Fails once the connections left repair mode, still locked: back in
+    # repair mode, closed silently.
+    rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT="resume"))
+    t.check(rc == 1 and "CRIB_RESTORE_FAULT=resume" in err,
+            "a restore failing once its connections left repair mode exits 1, naming "
+            "the step", err)
+    t.check(not alive(pid), "... leaving nothing running")
+    t.eq(locked_tuples(), tuples, "... and both connections locked")
 
     t.check(wait_for(lambda: peer_status(peer)[0] > at_kill[0] and
                      peer_status(peer)[2] > at_kill[2], 30),
@@ -181,9 +182,9 @@ def run(w, peer, pid):
     for key in ("OutRsts", "AttemptFails", "TCPAbortOnClose", "TCPAbortOnData",
                 "TCPAbortOnLinger", "TCPAbortOnTimeout"):
         t.eq(after[key] - before[key], 0, "Tcp %s did not move" % key)
-    # The killed workload's two sockets, and those of the two restores
-    # that failed, closed in repair mode.
-    t.eq(after["EstabResets"] - before["EstabResets"], 6,
+    # The killed workload's two sockets, and those of the restore that
+    # failed, closed in repair mode.
+    t.eq(after["EstabResets"] - before["EstabResets"], 4,
          "Tcp EstabResets moved by the silent closes of the kill and the failed restores "
          "only")
 
