@@ -335,7 +335,7 @@ static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct v
 		.category_inverted = PAGE_IS_FILE,
 		.category_mask = PAGE_IS_FILE,
 		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_FILE,
+		.return_mask = WRITE_CATEGORIES,
 	};
 	long n, i;
 
