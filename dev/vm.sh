@@ -57,6 +57,8 @@ else
 	printf '%s\0' "$@" >"$run/cmd"
 fi
 echo "$CRIB_ROOT" >"$run/repo"
+# The guest reports its tasks a minute before the timeout kills it.
+[ "$timeout" -gt 120 ] && echo $((timeout - 60)) >"$run/stuck"
 case "$PWD/" in
 "$CRIB_ROOT"/*) echo "$PWD" >"$run/cwd" ;;
 *) echo "$CRIB_ROOT" >"$run/cwd" ;;
