@@ -141,6 +141,14 @@ void pins_release(struct dump_programs *progs);
 
 /* "/proc/PID/WHAT" resolved; returns 0 or -errno. */
 int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
+/* What crib-dump reads of /proc/PID/stat. */
+struct proc_stat {
+	char state;			/* field 3: R, S, D, T, t, Z, X... */
+	unsigned long flags;		/* field 9: PF_* */
+	unsigned long long start_time;	/* field 22: clock ticks after boot */
+};
+/* Fill @st; -1 when the process is gone (or its stat cannot be parsed). */
+int proc_stat_read(pid_t pid, struct proc_stat *st);
 /* Kernel dev_t (major << 20 | minor) to the st_dev encoding. */
 uint64_t kernel_dev_to_st_dev(uint32_t kdev);
 

@@ -149,18 +149,10 @@ fail:
  */
 bool freeze_process_gone(const struct freezer *fz)
 {
-	unsigned long flags = 0;
-	char path[64], state = 0;
-	FILE *f;
-	int ok;
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)fz->pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	ok = fscanf(f, "%*d (%*[^)]) %c %*d %*d %*d %*d %*d %lu", &state, &flags);
-	fclose(f);
-	return ok != 2 || state == 'Z' || state == 'X' || (flags & PF_EXITING);
+	return proc_stat_read(fz->pid, &st) || st.state == 'Z' || st.state == 'X' ||
+	       (st.flags & PF_EXITING);
 }
 
 void freeze_release(struct freezer *fz)

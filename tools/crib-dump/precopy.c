@@ -35,29 +35,12 @@ struct pid_list {
 	ARRAY(pid_t);
 };
 
-/* The start time of /proc/PID/stat (field 22): 0 if the process is gone. */
+/* The start time of /proc/PID/stat: 0 if the process is gone. */
 static unsigned long long process_start_time(pid_t pid)
 {
-	unsigned long long t = 0;
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, field;
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the command may hold spaces and parentheses */
-	for (field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		t = strtoull(p + 1, NULL, 10);
-	return t;
+	return proc_stat_read(pid, &st) ? 0 : st.start_time;
 }
 
 static struct page_store *store_new(pid_t pid)
