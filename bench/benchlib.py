@@ -47,12 +47,18 @@ def context(quick_note, clock_lines=()):
     criu = criu.split()[1] if criu.split() else "?"
     when = os.environ.get("CRIB_BENCH_WHEN", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
     commit = os.environ.get("CRIB_BENCH_COMMIT")
+    flags = [line.split(":", 1)[1].split() for line in open("/proc/cpuinfo")
+             if line.startswith("flags")][0]
+    rep = [f for f in ("erms", "fsrm") if f in flags]
     lines = [
         "Run %s%s." % (when, ", commit " + commit if commit else ""),
         "Guest: Linux %s with the CRIB series under QEMU TCG (emulated, no KVM), "
         "given %s vCPUs, of which the guest kernel brings up %d; %d MiB RAM; "
-        "CRIU %s; clocksource %s." % (uname.release, os.environ.get("CRIB_VM_CPUS", "?"),
-                                      os.cpu_count(), int(mem) // 1024, criu, clock),
+        "CRIU %s; clocksource %s; CPU flags %s." % (
+            uname.release, os.environ.get("CRIB_VM_CPUS", "?"), os.cpu_count(),
+            int(mem) // 1024, criu, clock,
+            " and ".join(rep) + " (the kernel copies a byte per emulated step)" if rep
+            else "without erms and fsrm (the kernel copies eight bytes per step)"),
     ]
     lines += clock_lines
     if clock != "tsc":
