@@ -71,6 +71,7 @@ struct plan_vma {
 	void *shadow;		/* its contents in this process, laid out alike: shadow.c */
 	uint64_t shadow_off;	/* where in the reservation the shadow goes */
 	bool shadow_room;	/* it has one there (cleared if it cannot be made) */
+	bool shadow_filled;	/* registered with the tree's shadow_fill: shadow.c */
 };
 
 /* A run of pages with contents, kept in the page store at @offset. */
@@ -200,6 +201,7 @@ struct restore_tree {
 	ARRAY(struct restore_plan *) procs;	/* in pre-order, the root first */
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
+	int shadow_fill;		/* userfaultfd filling shadows while read, or -1 */
 	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd of any process */
 	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
 	ARRAY(struct plan_socket) sockets;	/* one per descriptor of any process */
@@ -227,7 +229,14 @@ struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid);
  * place.  True when the run at @addr (@data NULL: zeros) was taken into a
  * shadow, false when it belongs in the page store.
  */
-bool shadow_take(struct restore_plan *plan, uint64_t addr, const void *data, uint64_t len);
+bool shadow_take(struct restore_plan *plan, int fill, uint64_t addr, const void *data,
+		 uint64_t len);
+/*
+ * A userfaultfd for shadow_take() to fill shadows through, or -1 when the
+ * kernel offers none (they are then written in place).  Closing it, once
+ * the snapshot is read, leaves the shadows as filled.
+ */
+int shadow_fill_open(void);
 /*
  * Once the tree's root is forked, which inherits every shadow: drop this
  * process's references to their pages, so that the restored processes

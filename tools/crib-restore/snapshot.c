@@ -254,7 +254,7 @@ static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 	pv = vma_at(plan, p->addr, len);
 	if (pv && shmem_take_pages(tree, pv, p->addr, p->data.data, len, tree->header.page_size))
 		return 0;
-	if (shadow_take(plan, p->addr, p->data.data, len))
+	if (shadow_take(plan, tree->shadow_fill, p->addr, p->data.data, len))
 		return p->data.data && pv && (pv->v.prot & PROT_WRITE) ?
 		       plan_run(plan, p->addr, len, RST_IN_PLACE, err) : 0;
 	if (!p->data.data) {
@@ -600,7 +600,12 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 			munmap(m.addr, m.len);
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	}
+	tree->shadow_fill = shadow_fill_open();
 	ret = take_all(tree, r, progress, err);
+	/* The shadows are full: nothing is to wait for a fill after this. */
+	if (tree->shadow_fill >= 0)
+		close(tree->shadow_fill);
+	tree->shadow_fill = -1;
 	if (m.addr != MAP_FAILED) {
 		/* where read() would have left it */
 		lseek(fd, m.at + (off_t)crib_reader_input_offset(r), SEEK_SET);
