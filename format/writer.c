@@ -174,6 +174,7 @@ static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
 
 #define RAW_BLOCK_MAX	(128 * 1024)	/* RFC 8878 Block_Maximum_Size */
 #define RAW_BLOCKS_MAX	((CRIB_LIMIT_RECORD + RAW_BLOCK_MAX - 1) / RAW_BLOCK_MAX)
+#define RECORD_PARTS	3		/* w->rec before, at and after its reference */
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -184,22 +185,25 @@ static void put_le32(uint8_t *p, uint32_t v)
 }
 
 /*
- * @data as one zstd frame of raw blocks (RFC 8878 §3.1.1): a single
- * segment of known size, so no window descriptor, then the blocks, then
- * the content checksum every frame carries (§3 of the spec).
+ * The @n_parts pieces of @len bytes as one zstd frame of raw blocks (RFC
+ * 8878 §3.1.1): a single segment, with its content size and checksum.
+ * A block may span pieces, and a piece blocks.
  */
-static int write_raw_frame(struct crib_writer *w, const uint8_t *data, size_t len)
+static int write_raw_frame(struct crib_writer *w, const struct iovec *parts, int n_parts,
+			   size_t len)
 {
 	uint8_t header[9], blocks[RAW_BLOCKS_MAX][3], sum[4];
-	struct iovec iov[2 * RAW_BLOCKS_MAX + 2];
-	size_t off = 0, n, b = 0;
+	struct iovec iov[2 * RAW_BLOCKS_MAX + RECORD_PARTS + 1];
+	size_t off = 0, n, take, at = 0;
+	struct crib_xxh64 frame;
+	int k = 0, b = 0, i = 0;
 	uint32_t bh;
-	int k = 0;
 
 	put_le32(header, ZSTD_MAGICNUMBER);
 	header[4] = 2 << 6 | 1 << 5 | 1 << 2;	/* 4-byte content size, single segment, checksum */
 	put_le32(header + 5, (uint32_t)len);
 	iov[k++] = (struct iovec){ header, sizeof(header) };
+	crib_xxh64_init(&frame, 0);
 	do {
 		n = len - off < RAW_BLOCK_MAX ? len - off : RAW_BLOCK_MAX;
 		bh = (uint32_t)n << 3 | (off + n == len);	/* Raw_Block, Last_Block */
@@ -207,10 +211,18 @@ static int write_raw_frame(struct crib_writer *w, const uint8_t *data, size_t le
 		blocks[b][1] = (bh >> 8) & 0xff;
 		blocks[b][2] = bh >> 16;
 		iov[k++] = (struct iovec){ blocks[b++], 3 };
-		iov[k++] = (struct iovec){ (void *)(data + off), n };
-		off += n;
+		for (off += n; n && i < n_parts; n -= take) {
+			take = parts[i].iov_len - at < n ? parts[i].iov_len - at : n;
+			iov[k++] = (struct iovec){ (uint8_t *)parts[i].iov_base + at, take };
+			crib_xxh64_update(&frame, iov[k - 1].iov_base, take);
+			at += take;
+			if (at == parts[i].iov_len) {
+				i++;
+				at = 0;
+			}
+		}
 	} while (off < len);
-	put_le32(sum, (uint32_t)crib_xxh64(data, len, 0));
+	put_le32(sum, (uint32_t)crib_xxh64_digest(&frame));
 	iov[k++] = (struct iovec){ sum, sizeof(sum) };
 	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, k) : sink_iov(w, iov, k);
 }
@@ -237,7 +249,8 @@ static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_En
 /* Bulk data stored, in a frame of its own after the frame before is ended. */
 static bool stored(const struct crib_writer *w, uint32_t type)
 {
-	return w->store_bulk && type == CRIB_REC_PAGES && w->rec.len > RAW_BLOCK_MAX;
+	return w->store_bulk && type == CRIB_REC_PAGES &&
+	       w->rec.len + w->rec.ref_len > RAW_BLOCK_MAX;
 }
 
 static int count_type(struct crib_writer *w, uint32_t type)
@@ -260,31 +273,67 @@ static int count_type(struct crib_writer *w, uint32_t type)
 
 static void start_record(struct crib_writer *w, uint32_t type)
 {
-	w->rec.len = 0;
-	w->rec.overflow = w->rec.nomem = false;
+	/* The pages of a record to store are not copied: see record_parts(). */
+	crib_buf_restart(&w->rec, w->store_bulk && type == CRIB_REC_PAGES);
 	crib_cbor_array(&w->rec, 2);
 	crib_cbor_uint(&w->rec, type);
+}
+
+/*
+ * The record's bytes in order, as pieces: w->rec, or when it took a byte
+ * string by reference, w->rec up to it, the string, and the rest.
+ * Returns the number of pieces, none empty; @len gets their total.
+ */
+static int record_parts(const struct crib_writer *w, struct iovec parts[RECORD_PARTS],
+			size_t *len)
+{
+	const struct crib_buf *r = &w->rec;
+	struct iovec all[RECORD_PARTS] = {
+		{ r->data, r->ref ? r->ref_at : r->len },
+		{ (void *)r->ref, r->ref_len },
+		{ r->data + r->ref_at, r->ref ? r->len - r->ref_at : 0 },
+	};
+	int i, n = 0;
+
+	*len = 0;
+	for (i = 0; i < RECORD_PARTS; i++) {
+		if (!all[i].iov_len)
+			continue;
+		parts[n++] = all[i];
+		*len += all[i].iov_len;
+	}
+	return n;
 }
 
 /* The record in w->rec is complete: account for it and compress it. */
 static int emit_record(struct crib_writer *w, uint32_t type)
 {
+	struct iovec parts[RECORD_PARTS];
+	size_t len;
+	int n, i;
+
 	if (w->rec.nomem)
 		return fail(w, CRIB_E_NOMEM, "out of memory");
 	if (w->rec.overflow)
 		return fail(w, CRIB_E_LIMIT, "record larger than the limit of %u bytes", CRIB_LIMIT_RECORD);
+	n = record_parts(w, parts, &len);
 	if (type != CRIB_REC_TRAILER) {
 		if (count_type(w, type))
 			return -1;
-		crib_xxh64_update(&w->hash, w->rec.data, w->rec.len);
-		w->stream_bytes += w->rec.len;
+		for (i = 0; i < n; i++)
+			crib_xxh64_update(&w->hash, parts[i].iov_base, parts[i].iov_len);
+		w->stream_bytes += len;
 		w->records++;
 	}
-	if (!stored(w, type))
-		return compress(w, w->rec.data, w->rec.len, ZSTD_e_continue);
+	if (!stored(w, type)) {
+		for (i = 0; i < n; i++)
+			if (compress(w, parts[i].iov_base, parts[i].iov_len, ZSTD_e_continue))
+				return -1;
+		return 0;
+	}
 	if (w->frame_open && compress(w, NULL, 0, ZSTD_e_end))
 		return -1;
-	return write_raw_frame(w, w->rec.data, w->rec.len);
+	return write_raw_frame(w, parts, n, len);
 }
 
 static bool usable(struct crib_writer *w)
