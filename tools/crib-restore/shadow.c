@@ -124,6 +124,7 @@ static void fill_unregister(struct plan_vma *pv, int fill)
 	pv->shadow_filled = false;
 }
 
+#define FILL_STALLS_MAX	100	/* EAGAINs with nothing done: then write in place */
 #define FILL_IOCTLS	(1ULL << _UFFDIO_COPY | 1ULL << _UFFDIO_ZEROPAGE)
 
 static void fill_register(struct plan_vma *pv, int fill)
@@ -150,7 +151,7 @@ static int fill_pages(int fill, char *to, const char *data, uint64_t len)
 	struct uffdio_zeropage zero;
 	struct uffdio_copy copy;
 	int64_t done;
-	int ret;
+	int ret, stalls = 0;
 
 	while (len) {
 		if (data) {
@@ -164,6 +165,8 @@ static int fill_pages(int fill, char *to, const char *data, uint64_t len)
 		}
 		/* EAGAIN: the mapping changed under it; go on after what was done. */
 		if (ret && errno != EAGAIN)
+			return -1;
+		if (done <= 0 && ++stalls == FILL_STALLS_MAX)
 			return -1;
 		if (done > 0) {
 			to += done;
