@@ -49,6 +49,8 @@ MEM_CASES = [(0, 7, True, "default"), (64, 7, True, "default"), (512, 7, False, 
 QUICK_MEM_CASES = [(0, 1, True, "default"), (4, 1, True, "default"), (4, 1, True, "heap")]
 PINS = "/sys/fs/bpf/crib"
 MSGS = benchlib.Messages("dump.py")
+MISSED_NOTE = ("A goal missed: where the time goes, step by step, and what would close it, "
+               "in bench/README.md, \"Where `--fast` loses to `criu dump`\".")
 fail = MSGS.fail
 log = MSGS.log
 
@@ -452,6 +454,7 @@ def dump_report(rows):
                        "| %.3f s vs %.3f s | %s |" % (
                            memory(r), r["crib_precopy_stop"], r["criu_stop"],
                            verdict(3 * r["crib_precopy_stop"] <= r["criu_stop"])))
+        out += ["", MISSED_NOTE]
     return out
 
 

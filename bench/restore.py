@@ -293,6 +293,8 @@ def report(rows, quick):
         out.append("| %s | %.2f / %.2f s | %.2f / %.2f s | %.2f / %.2f s |" % (
             memory(r), r["crib_user"], r["crib_sys"], r["crib_fast_user"], r["crib_fast_sys"],
             r["criu_user"], r["criu_sys"]))
+    out += ["", "A goal missed: where the time goes, step by step, and what would close it, in "
+            "bench/README.md, \"Where crib-restore loses to `criu restore`\"."]
     return "\n".join(out) + "\n"
 
 
