@@ -29,14 +29,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
+#include "page_scan.h"
 #include "kabi.h"
 
-#define SCAN_REGIONS	512	/* page runs returned by one PAGEMAP_SCAN */
 
 struct page_reader {
 	int pagemap_fd;
@@ -320,44 +319,32 @@ static int count_region(struct dump_job *job, struct page_reader *pr, uint64_t s
 }
 
 /*
- * The populated pages of one VMA: present or swapped, and not file pages.  The kernel returns them as runs, each handed to @fn; a
- * full vector means the scan stopped early, at walk_end.
+ * The populated pages of one VMA, each run handed to @fn.  A full vector
+ * of runs ends where the kernel's walk stopped, so a group of runs ends
+ * there too.
  */
 static int scan_vma(struct dump_job *job, struct page_reader *pr, const struct vma_info *v,
 		    region_fn fn)
 {
-	struct pm_scan_arg arg = {
-		.size = sizeof(arg),
-		.start = v->start,
-		.end = v->end,
-		.vec = (uint64_t)(uintptr_t)pr->regions,
-		.vec_len = SCAN_REGIONS,
-		.category_inverted = PAGE_IS_FILE,
-		.category_mask = PAGE_IS_FILE,
-		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-		.return_mask = WRITE_CATEGORIES,
-	};
+	uint64_t mask = WRITE_CATEGORIES;
+	struct page_scan scan;
 	long n, i;
 
 	if (job->kept)
-		arg.return_mask |= PAGE_IS_PFNZERO | PAGE_IS_SOFT_DIRTY;
+		mask |= PAGE_IS_PFNZERO | PAGE_IS_SOFT_DIRTY;
+	page_scan_init(&scan, pr->pagemap_fd, v->start, v->end, pr->regions, mask);
 	pr->group_end = 0;	/* a new VMA, a new group */
-	while (arg.start < v->end) {
-		n = ioctl(pr->pagemap_fd, PAGEMAP_SCAN, &arg);
-		if (n < 0)
-			return tool_fail(&job->err, errno, "cannot scan the pages at %#llx",
-					 (unsigned long long)arg.start);
+	while ((n = page_scan_next(&scan)) > 0) {
 		for (i = 0; i < n; i++) {
 			pr->categories = pr->regions[i].categories;
 			if (fn(job, pr, pr->regions[i].start, pr->regions[i].end))
 				return -1;
 		}
-		if (arg.walk_end <= arg.start)
-			return tool_fail(&job->err, 0, "the page scan at %#llx made no progress",
-					 (unsigned long long)arg.start);
-		arg.start = arg.walk_end;
 		pr->group_end = 0;	/* pages_write() starts anew after a full vector */
 	}
+	if (n < 0)
+		return tool_fail(&job->err, errno, "cannot scan the pages at %#llx",
+				 (unsigned long long)scan.arg.start);
 	return 0;
 }
 
@@ -460,7 +447,7 @@ static int reader_open(struct dump_job *job, struct page_reader *pr)
 {
 	pr->page_size = crib_writer_page_size(job->writer);
 	pr->max_run = CRIB_CHUNK_MAX / pr->page_size;
-	pr->regions = calloc(SCAN_REGIONS, sizeof(*pr->regions));
+	pr->regions = calloc(PAGE_SCAN_RUNS, sizeof(*pr->regions));
 	pr->buf = malloc(CRIB_CHUNK_MAX);
 	if (!pr->regions || !pr->buf)
 		return tool_fail(&job->err, 0, "out of memory");

@@ -19,15 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "crib-dump.h"
+#include "page_scan.h"
 #include "kabi.h"
 
-#define SCAN_REGIONS	512		/* page runs returned by one PAGEMAP_SCAN */
 #define USER_END	0x7ffffffff000ull	/* x86-64 TASK_SIZE with 4-level paging */
 #define STORE_MIN	(4ull << 20)	/* the first mapping of a store */
 
@@ -151,17 +150,7 @@ static int copy_run(struct page_store *s, uint64_t start, uint64_t end, uint64_t
 static int copy_process(struct page_store *s, struct page_region *regions,
 			uint64_t page_size)
 {
-	struct pm_scan_arg arg = {
-		.size = sizeof(arg),
-		.start = 0,
-		.end = USER_END,
-		.vec = (uint64_t)(uintptr_t)regions,
-		.vec_len = SCAN_REGIONS,
-		.category_inverted = PAGE_IS_FILE,
-		.category_mask = PAGE_IS_FILE,
-		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-		.return_mask = PAGE_IS_FILE,
-	};
+	struct page_scan scan;
 	char path[64];
 	int fd = -1, ret = 0;
 	long n, i;
@@ -176,18 +165,15 @@ static int copy_process(struct page_store *s, struct page_region *regions,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		goto skip;
-	while (arg.start < arg.end) {
-		n = ioctl(fd, PAGEMAP_SCAN, &arg);
-		if (n < 0 || arg.walk_end <= arg.start)
-			goto skip;
+	page_scan_init(&scan, fd, 0, USER_END, regions, PAGE_IS_FILE);
+	while ((n = page_scan_next(&scan)) > 0)
 		for (i = 0; i < n; i++)
 			if (copy_run(s, regions[i].start, regions[i].end, page_size)) {
 				ret = -1;
 				goto out;
 			}
-		arg.start = arg.walk_end;
-	}
-	goto out;
+	if (n == 0)
+		goto out;
 skip:
 	s->start_time = 0;	/* nothing copied counts */
 	s->copied.n = 0;
@@ -287,7 +273,7 @@ int precopy_tree(struct precopy *pc, pid_t root, struct tool_error *err)
 	size_t i;
 	int ret = -1;
 
-	regions = calloc(SCAN_REGIONS, sizeof(*regions));
+	regions = calloc(PAGE_SCAN_RUNS, sizeof(*regions));
 	first = array_push(&pids);
 	if (!regions || !first)
 		goto oom;
