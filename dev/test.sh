@@ -4,7 +4,8 @@
 #           ASan/UBSan, and the fuzz targets for a bounded time
 #   vm      the runner itself, a migration (every restore workload and
 #           process tree dumped in one boot, restored in the next), then the
-#           tool and dump tests in the guest, the restore tests, the
+#           tool and dump tests in the guest, the restore tests, the dump
+#           and restore tests again with pages stored (--fast), the
 #           process-tree tests and the real servers (Redis, nginx, Python),
 #           each group in a boot of its own
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
@@ -154,6 +155,9 @@ test_vm() {
 	# under TCG fails every check it did not reach.
 	guest_suite vm vm dump
 	guest_suite vm-restore restore
+	# The dump and restore groups again, every dump storing its pages
+	# (--fast) where the default compresses them.
+	CRIB_TEST_DUMP_MODE=--fast guest_suite vm-fast dump restore
 	guest_suite vm-tree tree
 	guest_suite vm-apps apps
 }

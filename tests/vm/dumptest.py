@@ -60,8 +60,10 @@ class Workload:
 
 
 def dump(pid, out, *extra, timeout=600):
-    """Run crib-dump; returns (exit status, stderr)."""
-    r = subprocess.run(["crib-dump", "-p", str(pid), "-o", out] + list(extra),
+    """Run crib-dump; returns (exit status, stderr).  CRIB_TEST_DUMP_MODE
+    (--fast, --compact) comes first, so that a test's own options win."""
+    mode = os.environ.get("CRIB_TEST_DUMP_MODE", "").split()
+    r = subprocess.run(["crib-dump"] + mode + ["-p", str(pid), "-o", out] + list(extra),
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=timeout)
     return r.returncode, r.stderr.decode(errors="replace")
