@@ -247,10 +247,9 @@ static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_En
 }
 
 /* Bulk data stored, in a frame of its own after the frame before is ended. */
-static bool stored(const struct crib_writer *w, uint32_t type)
+static bool stored(const struct crib_writer *w, uint32_t type, size_t len)
 {
-	return w->store_bulk && type == CRIB_REC_PAGES &&
-	       w->rec.len + w->rec.ref_len > RAW_BLOCK_MAX;
+	return w->store_bulk && type == CRIB_REC_PAGES && len > RAW_BLOCK_MAX;
 }
 
 static int count_type(struct crib_writer *w, uint32_t type)
@@ -325,7 +324,7 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 		w->stream_bytes += len;
 		w->records++;
 	}
-	if (!stored(w, type)) {
+	if (!stored(w, type, len)) {
 		for (i = 0; i < n; i++)
 			if (compress(w, parts[i].iov_base, parts[i].iov_len, ZSTD_e_continue))
 				return -1;
