@@ -588,6 +588,7 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	int ret;
 
 	memset(tree, 0, sizeof(*tree));
+	tree->shadow_fill = -1;
 	tree->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
 	if (tree->page_store < 0)
 		return tool_fail(err, errno, "cannot create the page store");
