@@ -36,7 +36,6 @@
 #include "page_scan.h"
 #include "kabi.h"
 
-
 struct page_reader {
 	int pagemap_fd;
 	int mem_fd;
