@@ -146,7 +146,8 @@ static int add_entry(struct crib_diff_side *s, const struct crib_record *rec, un
 	e->digest = rec->info ? hash_struct(rec->info->body, &rec->u, flags, 0) :
 		    crib_xxh64(rec->raw, rec->raw_len, 0);
 	e->raw_len = rec->raw_len;
-	if (rec->raw_len <= RAW_KEEP) {
+	/* a stored record's raw bytes lack its data: compared by digest only */
+	if (rec->raw_len <= RAW_KEEP && !rec->stored) {
 		e->raw = malloc(rec->raw_len ? rec->raw_len : 1);
 		if (!e->raw)
 			return -1;

@@ -54,6 +54,16 @@ static const struct crib_field pages_fields[] = {
 const struct crib_struct_desc crib_pages_desc =
 	CRIB_DESC("pages", struct crib_pages, pages_fields);
 
+/* 1.4: the same run, its data in the data frame after the record's frame. */
+static const struct crib_field stored_pages_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_pages, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID | X, struct crib_pages, addr, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, R, struct crib_pages, npages, 0, NULL),
+};
+
+const struct crib_struct_desc crib_stored_pages_desc =
+	CRIB_DESC("stored_pages", struct crib_pages, stored_pages_fields);
+
 static const struct crib_field shmem_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_shmem, shmem_id, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, R, struct crib_shmem, size, 0, NULL),

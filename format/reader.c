@@ -5,6 +5,8 @@
  * pulling more input only as needed, then decoded against the schema.  At
  * no point does a length or count from the input size an allocation before
  * it is checked: buffers are fixed, the decoded-record arena is capped.
+ * The data of a stored_pages record bypasses zstd: it is handed out where
+ * it lies in a snapshot in memory, or read into a buffer of one chunk.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +37,8 @@ struct crib_reader {
 	bool src_eof;
 	bool frame_done;		/* last zstd call ended a frame */
 	bool frame_start;		/* the next input byte starts a frame */
+
+	uint8_t *data;			/* a stored_pages record's data, read from a file */
 
 	uint8_t *buf;			/* decompressed bytes not yet consumed */
 	size_t buf_cap, start, end;
@@ -260,6 +264,15 @@ bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 			why = "ghost_data: empty, or past the largest offset";
 		break;
 	}
+	case CRIB_REC_STORED_PAGES: {
+		const struct crib_pages *p = &rec->u.pages;
+
+		/* its data is checked against npages when the reader finds it */
+		if (!p->npages || p->addr % page_size || p->npages > CRIB_CHUNK_MAX / page_size ||
+		    p->npages > (UINT64_MAX - p->addr) / page_size + 1)
+			why = "stored_pages: bad address or page count";
+		break;
+	}
 	case CRIB_REC_PAGES: {
 		const struct crib_pages *p = &rec->u.pages;
 
@@ -412,6 +425,183 @@ static int check_trailer(struct crib_reader *r, const struct crib_trailer *t)
 	return 0;
 }
 
+/* ---- stored pages (1.4): data frames, read past zstd ---- */
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * At least @need bytes of input at in[in_pos] (@need no more than in_cap).
+ * Returns 1 when they are there, 0 when the input ends first, -1 on error.
+ */
+static int input_want(struct crib_reader *r, size_t need)
+{
+	size_t got;
+
+	while (r->in_len - r->in_pos < need) {
+		if (r->src_eof)
+			return 0;
+		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+		r->in_len -= r->in_pos;
+		r->in_pos = 0;
+		if (read_source(r, r->in + r->in_len, r->in_cap - r->in_len, &got))
+			return -1;
+		r->in_len += got;
+		r->src_eof = got == 0;
+	}
+	return 1;
+}
+
+/* Past @len bytes of input: 1, or 0 when the input ends first, -1 on error. */
+static int input_skip(struct crib_reader *r, uint64_t len)
+{
+	size_t n;
+
+	while (len) {
+		if (r->in_pos == r->in_len && input_want(r, 1) <= 0)
+			return r->failed ? -1 : 0;
+		n = r->in_len - r->in_pos;
+		if (n > len)
+			n = (size_t)len;
+		r->in_pos += n;
+		len -= n;
+	}
+	return 1;
+}
+
+/*
+ * The next @len (<= CRIB_CHUNK_MAX) bytes of input, where they lie in a
+ * snapshot in memory, else read into r->data.  Returns 1 with *@data set,
+ * 0 when the input ends first, -1 on error.
+ */
+static int input_take(struct crib_reader *r, size_t len, const uint8_t **data)
+{
+	size_t have = r->in_len - r->in_pos, got;
+
+	if (r->in_borrowed || have >= len) {
+		if (have < len)
+			return 0;
+		*data = r->in + r->in_pos;
+		r->in_pos += len;
+		return 1;
+	}
+	if (!r->data)
+		r->data = malloc(CRIB_CHUNK_MAX);
+	if (!r->data)
+		return fail(r, CRIB_E_NOMEM, r->buf_off, "out of memory");
+	memcpy(r->data, r->in + r->in_pos, have);
+	r->in_pos += have;
+	while (have < len) {
+		if (read_source(r, r->data + have, len - have, &got))
+			return -1;
+		if (!got) {
+			r->src_eof = true;
+			return 0;
+		}
+		have += got;
+	}
+	*data = r->data;
+	return 1;
+}
+
+/*
+ * The stored_pages record just consumed must be the last of its zstd
+ * frame: finish the frame (its checksum may be still to read) and find
+ * nothing more in it.
+ */
+static int end_frame(struct crib_reader *r, uint64_t off)
+{
+	const char *last = "a stored_pages record is not the last of its zstd frame";
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+	size_t ret;
+	int k;
+
+	if (r->end != r->start)
+		return fail(r, CRIB_E_SCHEMA, off, last);
+	r->start = r->end = 0;
+	while (!r->frame_done) {
+		k = input_want(r, 1);
+		if (k <= 0)
+			return k < 0 ? -1 : fail(r, CRIB_E_TRUNCATED, off,
+						 "input ends inside a zstd frame");
+		in = (ZSTD_inBuffer){ r->in, r->in_len, r->in_pos };
+		out = (ZSTD_outBuffer){ r->buf, r->buf_cap, 0 };
+		ret = ZSTD_decompressStream(r->dctx, &out, &in);
+		if (ZSTD_isError(ret)) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "zstd: %s", ZSTD_getErrorName(ret));
+			return fail(r, CRIB_E_ZSTD, off, msg);
+		}
+		if (out.pos)
+			return fail(r, CRIB_E_SCHEMA, off, last);
+		r->in_pos = in.pos;
+		if (ret == 0)
+			r->frame_done = r->frame_start = true;
+	}
+	return 0;
+}
+
+/* The data frame of a stored_pages record at @off: past padding frames, its size checked. */
+static int find_data_frame(struct crib_reader *r, uint64_t off, size_t len)
+{
+	const uint8_t *p;
+	uint32_t magic, size;
+	int k;
+
+	for (;;) {
+		k = input_want(r, CRIB_FRAME_HEADER_LEN);
+		if (k <= 0)
+			return k < 0 ? -1 : fail(r, CRIB_E_TRUNCATED, off,
+						 "input ends before the data of a stored_pages record");
+		p = r->in + r->in_pos;
+		magic = get_le32(p);
+		size = get_le32(p + 4);
+		if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) != ZSTD_MAGIC_SKIPPABLE_START)
+			return fail(r, CRIB_E_SCHEMA, off,
+				    "a stored_pages record is not followed by its data frame");
+		r->in_pos += CRIB_FRAME_HEADER_LEN;
+		if (magic == CRIB_FRAME_DATA_MAGIC)
+			break;
+		k = input_skip(r, size);
+		if (k <= 0)
+			return k < 0 ? -1 : fail(r, CRIB_E_TRUNCATED, off,
+						 "input ends inside a skippable frame");
+	}
+	if (size != len)
+		return fail(r, CRIB_E_SCHEMA, off,
+			    "the data frame of a stored_pages record is not npages * page_size long");
+	return 0;
+}
+
+/*
+ * A stored_pages record's data: the contents of the next data frame,
+ * counted in the trailer's checksum right after the record.  The record
+ * is handed out as the pages record it stands for.
+ */
+static int take_stored_data(struct crib_reader *r, struct crib_record *rec)
+{
+	size_t len = (size_t)(rec->u.pages.npages * r->header.page_size);
+	const uint8_t *data;
+	int k;
+
+	if (end_frame(r, rec->offset) || find_data_frame(r, rec->offset, len))
+		return -1;
+	k = input_take(r, len, &data);
+	if (k <= 0)
+		return k < 0 ? -1 : fail(r, CRIB_E_TRUNCATED, rec->offset,
+					 "input ends inside the data of a stored_pages record");
+	crib_xxh64_update(&r->hash, data, len);
+	rec->type = CRIB_REC_PAGES;
+	rec->info = crib_record_info_by_type(CRIB_REC_PAGES);
+	rec->stored = true;
+	rec->u.pages.data = (struct crib_blob){ data, len };
+	return 0;
+}
+
 /* After the trailer: nothing but the end of the zstd frame and of the input. */
 static int check_end(struct crib_reader *r)
 {
@@ -464,6 +654,8 @@ int crib_reader_next(struct crib_reader *r, struct crib_record *rec)
 	crib_xxh64_update(&r->hash, rec->raw, rec->raw_len);
 	r->stream_bytes += rec->raw_len;
 	r->records++;
+	if (rec->type == CRIB_REC_STORED_PAGES && take_stored_data(r, rec))
+		return -1;
 	return 1;
 }
 
@@ -648,7 +840,7 @@ uint64_t crib_reader_input_offset(const struct crib_reader *r)
 size_t crib_reader_mem_peak(const struct crib_reader *r)
 {
 	return sizeof(*r) + (r->in_borrowed ? 0 : r->in_cap) + r->buf_cap + r->arena.peak +
-	       r->hdr_arena.peak;
+	       r->hdr_arena.peak + (r->data ? CRIB_CHUNK_MAX : 0);
 }
 
 void crib_reader_close(struct crib_reader *r)
@@ -658,6 +850,7 @@ void crib_reader_close(struct crib_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	if (!r->in_borrowed)
 		free(r->in);
+	free(r->data);
 	free(r->buf);
 	crib_arena_free(&r->arena);
 	crib_arena_free(&r->hdr_arena);

@@ -19,6 +19,7 @@ static const struct crib_record_info record_types[] = {
 	{ CRIB_REC_VMA, "vma", "mm", &crib_vma_desc },
 	{ CRIB_REC_PAGES, "pages", "mm", &crib_pages_desc },
 	{ CRIB_REC_SHMEM, "shmem", "mm", &crib_shmem_desc },
+	{ CRIB_REC_STORED_PAGES, "stored_pages", "mm", &crib_stored_pages_desc },
 	{ CRIB_REC_FILE, "file", "files", &crib_file_desc },
 	{ CRIB_REC_PIPE, "pipe", "files", &crib_pipe_desc },
 	{ CRIB_REC_PIPE_DATA, "pipe_data", "files", &crib_pipe_data_desc },

@@ -4,11 +4,11 @@
  * stream, the trailer last.  Memory is bounded by one record buffer, one
  * zstd output buffer and the zstd context.
  *
- * A writer told to store bulk records (crib_writer_store_bulk()) writes
- * each pages record with data in a zstd frame of its own made of raw
- * blocks: the bytes as they are, behind a 3-byte header every 128 KiB.
- * Any zstd decoder reads it; no CPU goes into compressing memory that
- * would be written to a fast disk as fast as it compresses.
+ * A writer told to store bulk data (crib_writer_store_bulk()) writes the
+ * data of each large pages record as it is, in a skippable frame behind a
+ * stored_pages record that ends its zstd frame (spec §3, 1.4): no CPU
+ * goes into compressing memory that a fast disk would take as fast, and
+ * the data is hashed once, for the trailer.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,9 +39,9 @@ struct crib_writer {
 	uint64_t last_key;
 	bool in_record;
 
-	bool store_bulk;		/* pages with data in frames of raw blocks */
-	int splice_pipe[2];		/* for a file: stored frames go through it, or -1 */
-	bool frame_open;		/* records went into a zstd frame not ended */
+	bool store_bulk;		/* page data in data frames */
+	int splice_pipe[2];		/* for a file: data frames go through it, or -1 */
+	uint64_t out_bytes;		/* written so far, the preamble included */
 
 	uint64_t page_size;
 	struct crib_xxh64 hash;		/* preamble and records before the trailer */
@@ -92,6 +92,7 @@ static int sink_all(struct crib_writer *w, const void *buf, size_t len)
 			return fail(w, CRIB_E_IO, "write: %s", n < 0 ? strerror(errno) : "short write");
 		p += n;
 		len -= (size_t)n;
+		w->out_bytes += (uint64_t)n;
 	}
 	return 0;
 }
@@ -132,6 +133,7 @@ static int sink_iov(struct crib_writer *w, struct iovec *iov, int n)
 		if (done <= 0)
 			return fail(w, CRIB_E_IO, "write: %s",
 				    done < 0 ? strerror(errno) : "short write");
+		w->out_bytes += (uint64_t)done;
 		n = iov_advance(&iov, n, (size_t)done);
 	}
 	return 0;
@@ -166,14 +168,14 @@ static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
 				return fail(w, CRIB_E_IO, "write: %s",
 					    k < 0 ? strerror(errno) : "short write");
 			moved += k;
+			w->out_bytes += (uint64_t)k;
 		}
 		n = iov_advance(&iov, n, (size_t)put);
 	}
 	return 0;
 }
 
-#define RAW_BLOCK_MAX	(128 * 1024)	/* RFC 8878 Block_Maximum_Size */
-#define RAW_BLOCKS_MAX	((CRIB_LIMIT_RECORD + RAW_BLOCK_MAX - 1) / RAW_BLOCK_MAX)
+#define STORED_MIN	(128 * 1024)	/* smaller page data goes into the zstd frame */
 #define RECORD_PARTS	3		/* w->rec before, at and after its reference */
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -182,49 +184,6 @@ static void put_le32(uint8_t *p, uint32_t v)
 	p[1] = (v >> 8) & 0xff;
 	p[2] = (v >> 16) & 0xff;
 	p[3] = v >> 24;
-}
-
-/*
- * The @n_parts pieces of @len bytes as one zstd frame of raw blocks (RFC
- * 8878 §3.1.1): a single segment, with its content size and checksum.
- * A block may span pieces, and a piece blocks.
- */
-static int write_raw_frame(struct crib_writer *w, const struct iovec *parts, int n_parts,
-			   size_t len)
-{
-	uint8_t header[9], blocks[RAW_BLOCKS_MAX][3], sum[4];
-	struct iovec iov[2 * RAW_BLOCKS_MAX + RECORD_PARTS + 1];
-	size_t off = 0, n, take, at = 0;
-	struct crib_xxh64 frame;
-	int k = 0, b = 0, i = 0;
-	uint32_t bh;
-
-	put_le32(header, ZSTD_MAGICNUMBER);
-	header[4] = 2 << 6 | 1 << 5 | 1 << 2;	/* 4-byte content size, single segment, checksum */
-	put_le32(header + 5, (uint32_t)len);
-	iov[k++] = (struct iovec){ header, sizeof(header) };
-	crib_xxh64_init(&frame, 0);
-	do {
-		n = len - off < RAW_BLOCK_MAX ? len - off : RAW_BLOCK_MAX;
-		bh = (uint32_t)n << 3 | (off + n == len);	/* Raw_Block, Last_Block */
-		blocks[b][0] = bh & 0xff;
-		blocks[b][1] = (bh >> 8) & 0xff;
-		blocks[b][2] = bh >> 16;
-		iov[k++] = (struct iovec){ blocks[b++], 3 };
-		for (off += n; n && i < n_parts; n -= take) {
-			take = parts[i].iov_len - at < n ? parts[i].iov_len - at : n;
-			iov[k++] = (struct iovec){ (uint8_t *)parts[i].iov_base + at, take };
-			crib_xxh64_update(&frame, iov[k - 1].iov_base, take);
-			at += take;
-			if (at == parts[i].iov_len) {
-				i++;
-				at = 0;
-			}
-		}
-	} while (off < len);
-	put_le32(sum, (uint32_t)crib_xxh64_digest(&frame));
-	iov[k++] = (struct iovec){ sum, sizeof(sum) };
-	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, k) : sink_iov(w, iov, k);
 }
 
 /* Feed bytes to zstd; mode ZSTD_e_end also finishes the frame. */
@@ -242,14 +201,14 @@ static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_En
 		if (out.pos && sink_all(w, w->out, out.pos))
 			return -1;
 	} while (mode == ZSTD_e_end ? left != 0 : in.pos < in.size);
-	w->frame_open = mode != ZSTD_e_end;
 	return 0;
 }
 
-/* Bulk data stored, in a frame of its own after the frame before is ended. */
-static bool stored(const struct crib_writer *w, uint32_t type, size_t len)
+/* Page data stored in a data frame, not compressed (crib_writer_store_bulk()). */
+static bool stored(const struct crib_writer *w, uint32_t type, const void *body)
 {
-	return w->store_bulk && type == CRIB_REC_PAGES && len > RAW_BLOCK_MAX;
+	return w->store_bulk && type == CRIB_REC_PAGES &&
+	       ((const struct crib_pages *)body)->data.len > STORED_MIN;
 }
 
 static int count_type(struct crib_writer *w, uint32_t type)
@@ -324,15 +283,64 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 		w->stream_bytes += len;
 		w->records++;
 	}
-	if (!stored(w, type, len)) {
-		for (i = 0; i < n; i++)
-			if (compress(w, parts[i].iov_base, parts[i].iov_len, ZSTD_e_continue))
-				return -1;
-		return 0;
+	for (i = 0; i < n; i++)
+		if (compress(w, parts[i].iov_base, parts[i].iov_len, ZSTD_e_continue))
+			return -1;
+	return 0;
+}
+
+/*
+ * The data frame of a stored_pages record, behind a padding frame that
+ * puts the data on a page boundary of the output: a reader of a mapped
+ * snapshot then finds whole pages where they lie.
+ */
+static int write_data_frame(struct crib_writer *w, const struct crib_blob *data)
+{
+	static const uint8_t zeros[CRIB_PAGE_SIZE_MAX];
+	uint8_t pad[CRIB_FRAME_HEADER_LEN], head[CRIB_FRAME_HEADER_LEN];
+	uint64_t at = w->out_bytes + CRIB_FRAME_HEADER_LEN;
+	struct iovec iov[4];
+	size_t gap;
+	int n = 0;
+
+	if (at % w->page_size) {
+		gap = (size_t)(w->page_size - (at + CRIB_FRAME_HEADER_LEN) % w->page_size) %
+		      w->page_size;
+		put_le32(pad, CRIB_FRAME_PAD_MAGIC);
+		put_le32(pad + 4, (uint32_t)gap);
+		iov[n++] = (struct iovec){ pad, sizeof(pad) };
+		if (gap)
+			iov[n++] = (struct iovec){ (void *)zeros, gap };
 	}
-	if (w->frame_open && compress(w, NULL, 0, ZSTD_e_end))
+	put_le32(head, CRIB_FRAME_DATA_MAGIC);
+	put_le32(head + 4, (uint32_t)data->len);
+	iov[n++] = (struct iovec){ head, sizeof(head) };
+	iov[n++] = (struct iovec){ (void *)data->data, data->len };
+	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, n) : sink_iov(w, iov, n);
+}
+
+/*
+ * Pages stored (1.4): a stored_pages record ends the zstd frame, and its
+ * data follows in a data frame.  The trailer's checksum takes the data
+ * right after the record, and nothing hashes it a second time.
+ */
+static int write_stored_pages(struct crib_writer *w, const struct crib_pages *p)
+{
+	struct crib_error err = { 0 };
+
+	start_record(w, CRIB_REC_STORED_PAGES);
+	if (!crib_encode_struct(&w->rec, &crib_stored_pages_desc, p, &err)) {
+		w->failed = true;
+		w->err = err;
+		w->err.stream_offset = w->stream_bytes;
 		return -1;
-	return write_raw_frame(w, parts, n, len);
+	}
+	if (emit_record(w, CRIB_REC_STORED_PAGES))
+		return -1;
+	crib_xxh64_update(&w->hash, p->data.data, p->data.len);
+	if (compress(w, NULL, 0, ZSTD_e_end))
+		return -1;
+	return write_data_frame(w, &p->data);
 }
 
 static bool usable(struct crib_writer *w)
@@ -373,6 +381,8 @@ int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body)
 		return fail(w, CRIB_E_INVAL, "not a record type for crib_writer_record()");
 	if (!record_valid(w, info, body))
 		return -1;
+	if (stored(w, type, body))
+		return write_stored_pages(w, body);
 	start_record(w, type);
 	if (!crib_encode_struct(&w->rec, info->body, body, &err)) {
 		w->failed = true;

@@ -49,6 +49,37 @@ static int write_variant(const char *dir, const char *name, const char *tool_ver
 	return ret;
 }
 
+/*
+ * The small sample with a run of 33 pages of the root's heap after it,
+ * written with pages stored (1.4): a stored_pages record and its data
+ * frame, page-aligned behind a padding frame.
+ */
+static int write_stored(const char *dir, const char *name)
+{
+	enum { NPAGES = 33, ADDR = 0x7f0000000000 };
+	static uint8_t data[NPAGES * SAMPLE_PAGE_SIZE];
+	struct membuf mb = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	int ret = -1;
+	size_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = sample_page_byte(ADDR + i / SAMPLE_PAGE_SIZE * SAMPLE_PAGE_SIZE,
+					   i % SAMPLE_PAGE_SIZE);
+	sample_header(&hdr);
+	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, NULL);
+	if (w)
+		crib_writer_store_bulk(w);
+	if (w && !sample_write(w, false) && !crib_write_pages(w, 101, ADDR, NPAGES, data) &&
+	    !crib_writer_close(w, NULL))
+		ret = save(dir, name, mb.data, mb.len);
+	else if (w)
+		crib_writer_abort(w);
+	free(mb.data);
+	return ret;
+}
+
 static int write_raw(const char *dir, const char *name, uint16_t major, uint16_t minor,
 		     uint32_t extra_type)
 {
@@ -105,6 +136,7 @@ int main(int argc, char **argv)
 	ret |= write_variant(argv[1], "sample-changed.crib", "1.0.1", 1700000999000000000ull, 0);
 	ret |= write_raw(argv[1], "newer-minor.crib", CRIB_VERSION_MAJOR, CRIB_VERSION_MINOR + 1,
 			 0x8abc);
+	ret |= write_stored(argv[1], "sample-stored.crib");
 	ret |= write_raw(argv[1], "newer-major.crib", 2, 0, 0);
 	ret |= write_raw(argv[1], "unknown-critical.crib", 1, 3, 0x0abc);
 	return ret ? 1 : 0;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -278,6 +279,9 @@ static void test_roundtrip(bool big)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t want = types[i].type == CRIB_REC_TRAILER ? 1 : sample_count(types[i].type, big);
 
+		if (types[i].type == CRIB_REC_STORED_PAGES)
+			continue;	/* read as pages: see test_stored() */
+
 		if (seen[types[i].type] != want || !want) {
 			counts_ok = false;
 			tap_diag("type %s: %" PRIu64 " records, expected %" PRIu64, types[i].name,
@@ -347,21 +351,27 @@ static int stored_pages_check(const uint8_t *snap, size_t len, uint64_t *records
 	return ret < 0 ? -1 : bad;
 }
 
-/* Frames of the compressed section, and of those the frames of raw blocks over 128 KiB. */
-static void count_frames(const uint8_t *snap, size_t len, int *frames, int *stored)
+/*
+ * Frames of the compressed section; of those the data frames, and how
+ * many of them start their data on a page boundary of the snapshot.
+ */
+static void count_frames(const uint8_t *snap, size_t len, int *frames, int *stored,
+			 int *aligned)
 {
 	size_t off = 16, n;
-	unsigned long long content;
+	uint32_t magic;
 
-	*frames = *stored = 0;
-	while (off < len) {
+	*frames = *stored = *aligned = 0;
+	while (off + 4 <= len) {
 		n = ZSTD_findFrameCompressedSize(snap + off, len - off);
 		if (ZSTD_isError(n))
 			break;
-		content = ZSTD_getFrameContentSize(snap + off, n);
+		memcpy(&magic, snap + off, 4);
 		(*frames)++;
-		*stored += content != ZSTD_CONTENTSIZE_UNKNOWN && content > 128 * 1024 &&
-			   n >= content;
+		if (magic == CRIB_FRAME_DATA_MAGIC) {
+			(*stored)++;
+			*aligned += (off + CRIB_FRAME_HEADER_LEN) % SAMPLE_PAGE_SIZE == 0;
+		}
 		off += n;
 	}
 }
@@ -411,7 +421,7 @@ static void test_stored(void)
 	struct crib_header hdr;
 	struct crib_writer *w;
 	uint64_t records = 0, plain_records = 0;
-	int frames, stored, ret;
+	int frames, stored, aligned, ret;
 
 	sample_header(&hdr);
 	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
@@ -421,9 +431,11 @@ static void test_stored(void)
 	ret |= crib_writer_close(w, NULL);
 	if (!tap_check(&t, ret == 0, "stored: the big sample written with stored pages"))
 		return;
-	count_frames(mb.data, mb.len, &frames, &stored);
-	tap_check(&t, stored == 2 && frames >= 4, "stored: its two pages records over 128 KiB in "
-		  "frames of raw blocks of their own (%d of %d frames)", stored, frames);
+	count_frames(mb.data, mb.len, &frames, &stored, &aligned);
+	tap_check(&t, stored == 2 && frames >= 6, "stored: the data of its two pages records "
+		  "over 128 KiB in data frames (%d of %d frames)", stored, frames);
+	tap_check(&t, aligned == 2, "stored: the data starts on a page boundary (%d of %d)",
+		  aligned, stored);
 	w = crib_writer_open_sink(membuf_write, &plain, 1, &hdr, NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
@@ -880,6 +892,144 @@ static void test_hostile(void)
 	free(snap);
 }
 
+/* Read a whole snapshot from a file descriptor (read(), not the memory path). */
+static enum crib_err read_all_fd(const uint8_t *buf, size_t len)
+{
+	struct crib_record rec;
+	struct crib_error err;
+	struct crib_reader *r;
+	enum crib_err code;
+	int fd = memfd_create("crib-test", MFD_CLOEXEC), ret;
+
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET))
+		abort();
+	r = crib_reader_open(fd, &err);
+	if (!r) {
+		close(fd);
+		return err.code;
+	}
+	while ((ret = crib_reader_next(r, &rec)) > 0)
+		;
+	code = ret ? crib_reader_error(r)->code : CRIB_OK;
+	crib_reader_close(r);
+	close(fd);
+	return code;
+}
+
+/* Both ways of reading give @want. */
+static void expect_stored(const uint8_t *snap, size_t len, enum crib_err want, const char *what)
+{
+	enum crib_err mem = read_all(snap, len, NULL), fd = read_all_fd(snap, len);
+
+	tap_check(&t, mem == want && fd == want, "stored, hostile: %s -> %s (got %s in memory, "
+		  "%s from a file)", what, crib_err_name(want), crib_err_name(mem),
+		  crib_err_name(fd));
+}
+
+/* One stored pages record of 160 KiB; *@frame gets the offset of its data frame. */
+static uint8_t *stored_one(size_t *len, size_t *frame)
+{
+	static uint8_t data[40][SAMPLE_PAGE_SIZE];
+	struct membuf mb = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	size_t off = CRIB_PREAMBLE_LEN, n;
+	uint32_t magic;
+
+	memset(data, 0x5a, sizeof(data));
+	sample_header(&hdr);
+	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
+	if (!w)
+		abort();
+	crib_writer_store_bulk(w);
+	if (crib_write_pages(w, 1, 0x400000, 40, data) || crib_writer_close(w, NULL))
+		abort();
+	for (*frame = 0; !*frame && off + 4 <= mb.len; off += n) {
+		n = ZSTD_findFrameCompressedSize(mb.data + off, mb.len - off);
+		if (ZSTD_isError(n))
+			abort();
+		memcpy(&magic, mb.data + off, 4);
+		if (magic == CRIB_FRAME_DATA_MAGIC)
+			*frame = off;
+	}
+	if (!*frame)
+		abort();
+	*len = mb.len;
+	return mb.data;
+}
+
+/*
+ * Data frames (1.4) from a hostile or damaged input: each refused with
+ * its reason, reading from memory and from a file alike; padding frames
+ * before the data are skipped.
+ */
+static void test_stored_hostile(void)
+{
+	const size_t data_len = 40 * SAMPLE_PAGE_SIZE;
+	size_t len, frame;
+	uint8_t *snap = stored_one(&len, &frame), *copy = malloc(len + 108);
+	static const uint8_t pad[8] = { 0x51, 0x2a, 0x4d, 0x18, 100, 0, 0, 0 };
+	struct crib_buf b;
+	struct rawsnap s;
+	uint8_t *raw;
+	size_t raw_len;
+
+	if (!copy)
+		abort();
+	expect_stored(snap, len, CRIB_OK, "one stored pages record reads");
+	memcpy(copy, snap, len);
+	copy[frame + 4] ^= 0x10;	/* its size, one page off */
+	expect_stored(copy, len, CRIB_E_SCHEMA, "a data frame of the wrong size");
+	memcpy(copy, snap, len);
+	copy[frame] = 0x50;		/* padding, not data */
+	expect_stored(copy, len, CRIB_E_SCHEMA, "a record whose data frame is missing");
+	memcpy(copy, snap, frame);
+	memcpy(copy + frame, snap + frame + 8 + data_len, len - frame - 8 - data_len);
+	expect_stored(copy, len - 8 - data_len, CRIB_E_SCHEMA, "a record without its data frame");
+	expect_stored(snap, frame + 8 + data_len / 2, CRIB_E_TRUNCATED, "input ends inside the data");
+	expect_stored(snap, frame + 4, CRIB_E_TRUNCATED, "input ends inside the frame header");
+	memcpy(copy, snap, frame);
+	memcpy(copy + frame, pad, sizeof(pad));
+	memset(copy + frame + 8, 0, 100);
+	memcpy(copy + frame + 108, snap + frame, len - frame);
+	expect_stored(copy, len + 108, CRIB_OK, "a padding frame before the data is skipped");
+	memcpy(copy, snap, len);
+	copy[frame + 8 + data_len - 1] ^= 1;
+	expect_stored(copy, len, CRIB_E_CHECKSUM, "the last byte of the data changed");
+
+	/* a stored_pages record with a record after it in its zstd frame */
+	rawsnap_init(&s, 1, 4, true);
+	body_init(&b);
+	crib_cbor_map(&b, 3);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0x400000);
+	crib_cbor_uint(&b, 3);
+	crib_cbor_uint(&b, 1);
+	rawsnap_add(&s, CRIB_REC_STORED_PAGES, &b);
+	crib_buf_free(&b);
+	body_init(&b);
+	crib_cbor_map(&b, 0);
+	rawsnap_add(&s, 0x8888, &b);
+	raw = rawsnap_finish(&s, 0, 0, &raw_len);
+	expect_stored(raw, raw_len, CRIB_E_SCHEMA, "a stored_pages record not last in its frame");
+	free(raw);
+	crib_buf_free(&b);
+
+	body_init(&b);
+	crib_cbor_map(&b, 3);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 1);
+	crib_cbor_uint(&b, 2);
+	crib_cbor_uint(&b, 0x400000);
+	crib_cbor_uint(&b, 3);
+	crib_cbor_uint(&b, CRIB_CHUNK_MAX / SAMPLE_PAGE_SIZE + 1);
+	expect_body(CRIB_REC_STORED_PAGES, &b, CRIB_E_SCHEMA, "stored_pages over one chunk");
+	free(copy);
+	free(snap);
+}
+
 static void test_decoder(void)
 {
 	static const uint8_t rec[] = { 0x82, 0x19, 0x01, 0x00, 0xa1, 0x01, 0x07 };
@@ -909,6 +1059,7 @@ int main(void)
 	test_pipe(2, true);
 	test_stored();
 	test_stored_by_reference();
+	test_stored_hostile();
 	test_writer_errors();
 	test_hostile();
 	test_decoder();

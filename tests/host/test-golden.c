@@ -112,6 +112,10 @@ int main(int argc, char **argv)
 	expect(argv[1], "sample-1.1.crib", CRIB_OK);
 	/* written by the 1.2 writer, before inotify watches: still read */
 	expect(argv[1], "sample-1.2.crib", CRIB_OK);
+	/* written by the 1.3 writer, before stored pages: still read */
+	expect(argv[1], "sample-1.3.crib", CRIB_OK);
+	/* pages stored in a data frame (1.4) */
+	expect(argv[1], "sample-stored.crib", CRIB_OK);
 	expect(argv[1], "sample-volatile.crib", CRIB_OK);
 	expect(argv[1], "sample-changed.crib", CRIB_OK);
 	expect(argv[1], "newer-minor.crib", CRIB_OK);

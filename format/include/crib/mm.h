@@ -76,6 +76,7 @@ struct crib_pages {
 extern const struct crib_struct_desc crib_mm_desc;
 extern const struct crib_struct_desc crib_vma_desc;
 extern const struct crib_struct_desc crib_pages_desc;
+extern const struct crib_struct_desc crib_stored_pages_desc;
 extern const struct crib_struct_desc crib_shmem_desc;
 
 const char *crib_vma_kind_name(uint64_t kind);

@@ -37,6 +37,12 @@ struct crib_record {
 	uint64_t offset;			/* in the uncompressed record stream */
 	const uint8_t *raw;			/* the record's CBOR encoding */
 	size_t raw_len;
+	/*
+	 * A stored_pages record (1.4), handed out as the pages record it
+	 * stands for: type and info say pages, u.pages.data is the contents
+	 * of its data frame, raw is the stored_pages record without them.
+	 */
+	bool stored;
 	union {
 		struct crib_header header;
 		struct crib_trailer trailer;

@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	3	/* 1.3: inotify watches (spec §2.2) */
+#define CRIB_VERSION_MINOR	4	/* 1.4: stored pages (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
@@ -36,6 +36,14 @@ extern "C" {
 #define CRIB_CHUNK_MAX		(1u << 20)	/* bulk data carried by one record */
 #define CRIB_PAGE_SIZE_MIN	512u
 #define CRIB_PAGE_SIZE_MAX	65536u
+
+/*
+ * Skippable zstd frames (RFC 8878 §3.1.2) of the compressed section: the
+ * data of a stored_pages record (1.4), and padding that aligns it.
+ */
+#define CRIB_FRAME_DATA_MAGIC	0x184d2a5cu
+#define CRIB_FRAME_PAD_MAGIC	0x184d2a50u
+#define CRIB_FRAME_HEADER_LEN	8u
 
 /*
  * Record types.  Bit 15 set marks an ancillary record: a reader that does not
@@ -54,6 +62,7 @@ enum crib_record_type {
 	CRIB_REC_VMA		= 0x0201,
 	CRIB_REC_PAGES		= 0x0202,
 	CRIB_REC_SHMEM		= 0x0203,	/* 1.1 */
+	CRIB_REC_STORED_PAGES	= 0x0204,	/* 1.4 */
 	CRIB_REC_FILE		= 0x0300,
 	CRIB_REC_PIPE		= 0x0301,
 	CRIB_REC_PIPE_DATA	= 0x0302,

@@ -49,9 +49,10 @@ struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int
 					  const struct crib_header *hdr,
 					  struct crib_error *err);
 /*
- * From now on, write every pages record with data in a zstd frame of raw
- * blocks (stored, not compressed), ending the frame before it: what a
- * fast disk takes faster than zstd compresses.  Any reader reads it.
+ * From now on, store the data of every pages record of more than 128 KiB
+ * as it is, not compressed: a stored_pages record ends the zstd frame and
+ * the data follows in a data frame, page-aligned in the output (spec §3,
+ * 1.4).  What a fast disk takes faster than zstd compresses.
  */
 void crib_writer_store_bulk(struct crib_writer *w);
 /* Whether crib_writer_store_bulk() was called. */
