@@ -38,6 +38,7 @@
 struct restore_sockets;
 struct user_ring_buffer;
 struct udp_refill;
+struct shadow_filler;
 
 struct plan_siginfo {
 	uint32_t signo;
@@ -71,7 +72,7 @@ struct plan_vma {
 	void *shadow;		/* its contents in this process, laid out alike: shadow.c */
 	uint64_t shadow_off;	/* where in the reservation the shadow goes */
 	bool shadow_room;	/* it has one there (cleared if it cannot be made) */
-	bool shadow_filled;	/* registered with the tree's shadow_fill: shadow.c */
+	bool shadow_filled;	/* registered with the tree's filler: shadow.c */
 };
 
 /* A run of pages with contents, kept in the page store at @offset. */
@@ -201,7 +202,7 @@ struct restore_tree {
 	ARRAY(struct restore_plan *) procs;	/* in pre-order, the root first */
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
-	int shadow_fill;		/* userfaultfd filling shadows while read, or -1 */
+	struct shadow_filler *filler;	/* fills shadows while the snapshot is read */
 	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd of any process */
 	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
 	ARRAY(struct plan_socket) sockets;	/* one per descriptor of any process */
@@ -227,16 +228,41 @@ struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid);
  * Private anonymous memory waits for the restorer in a shadow of its VMA
  * (shadow.c), which the new process inherits and the restorer moves into
  * place.  True when the run at @addr (@data NULL: zeros) was taken into a
- * shadow, false when it belongs in the page store.
+ * shadow, false when it belongs in the page store.  @data_in_input: the
+ * data lies in the snapshot itself (a stored_pages record), not in the
+ * reader's buffers.
  */
-bool shadow_take(struct restore_plan *plan, int fill, uint64_t addr, const void *data,
-		 uint64_t len);
+bool shadow_take(struct restore_plan *plan, struct shadow_filler *filler, uint64_t addr,
+		 const void *data, uint64_t len, bool data_in_input);
+
+/* A run of pages for a shadow (shadow_fill.c). */
+struct fill_run {
+	char *to;		/* where in the shadow */
+	const void *data;	/* NULL: zero pages */
+	uint64_t len;
+	void *shadow;		/* the whole shadow, to unregister */
+	uint64_t shadow_len;
+	uint64_t page;
+	bool registered;	/* the shadow is registered with the filler */
+};
+
 /*
- * A userfaultfd for shadow_take() to fill shadows through, or -1 when the
- * kernel offers none (they are then written in place).  Closing it, once
- * the snapshot is read, leaves the shadows as filled.
+ * What fills shadows while the snapshot is read (shadow_fill.c): a
+ * userfaultfd, and with @threaded (the snapshot is mapped, so the data of
+ * stored records stays where it is until it is read to the end) a thread
+ * that fills those runs while the reader goes on.  Never NULL but when
+ * out of memory; without a userfaultfd every run is written in place.
+ * Closing it waits for the queued runs and leaves the shadows as filled.
  */
-int shadow_fill_open(void);
+struct shadow_filler *shadow_filler_open(bool threaded);
+void shadow_filler_close(struct shadow_filler *f);
+/* Register a new shadow, so that runs fill it: false when they cannot. */
+bool shadow_fill_register(struct shadow_filler *f, void *shadow, uint64_t len);
+/*
+ * Fill @run, now or (its data in the input, or none) by the thread.
+ * Returns whether the shadow is still registered.
+ */
+bool shadow_fill(struct shadow_filler *f, const struct fill_run *run, bool data_in_input);
 /*
  * Once the tree's root is forked, which inherits every shadow: drop this
  * process's references to their pages, so that the restored processes

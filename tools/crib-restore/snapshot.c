@@ -240,7 +240,7 @@ static int plan_run(struct restore_plan *plan, uint64_t addr, uint64_t len, uint
 }
 
 static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
-		      const struct crib_pages *p, struct tool_error *err)
+		      const struct crib_pages *p, bool stored, struct tool_error *err)
 {
 	uint64_t len = p->npages * tree->header.page_size;
 	const struct plan_vma *pv;
@@ -254,7 +254,7 @@ static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 	pv = vma_at(plan, p->addr, len);
 	if (pv && shmem_take_pages(tree, pv, p->addr, p->data.data, len, tree->header.page_size))
 		return 0;
-	if (shadow_take(plan, tree->shadow_fill, p->addr, p->data.data, len))
+	if (shadow_take(plan, tree->filler, p->addr, p->data.data, len, stored))
 		return p->data.data && pv && (pv->v.prot & PROT_WRITE) ?
 		       plan_run(plan, p->addr, len, RST_IN_PLACE, err) : 0;
 	if (!p->data.data) {
@@ -403,7 +403,7 @@ static int take_proc_record(struct restore_tree *tree, const struct crib_record 
 	case CRIB_REC_VMA:
 		return take_vma(plan, &rec->u.vma, err);
 	case CRIB_REC_PAGES:
-		return take_pages(tree, plan, &rec->u.pages, err);
+		return take_pages(tree, plan, &rec->u.pages, rec->stored, err);
 	case CRIB_REC_FILE:
 		return take_file(plan, &rec->u.file, err);
 	case CRIB_REC_PIPE:
@@ -588,7 +588,6 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	int ret;
 
 	memset(tree, 0, sizeof(*tree));
-	tree->shadow_fill = -1;
 	tree->page_store = memfd_create("crib-pages", MFD_CLOEXEC);
 	if (tree->page_store < 0)
 		return tool_fail(err, errno, "cannot create the page store");
@@ -601,12 +600,12 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 			munmap(m.addr, m.len);
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	}
-	tree->shadow_fill = shadow_fill_open();
+	/* Stored data stays in a mapped snapshot: a thread may fill shadows from it. */
+	tree->filler = shadow_filler_open(m.addr != MAP_FAILED);
 	ret = take_all(tree, r, progress, err);
 	/* The shadows are full: nothing is to wait for a fill after this. */
-	if (tree->shadow_fill >= 0)
-		close(tree->shadow_fill);
-	tree->shadow_fill = -1;
+	shadow_filler_close(tree->filler);
+	tree->filler = NULL;
 	if (m.addr != MAP_FAILED) {
 		/* where read() would have left it */
 		lseek(fd, m.at + (off_t)crib_reader_input_offset(r), SEEK_SET);
