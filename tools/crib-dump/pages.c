@@ -34,15 +34,18 @@
 
 #include "crib-dump.h"
 #include "page_scan.h"
+#include "run_queue.h"
 #include "kabi.h"
 
 struct page_reader {
+	struct dump_job *job;
+	struct run_queue *queue;	/* pages_write(): runs read ahead of their writing */
 	int pagemap_fd;
 	int mem_fd;
 	uint64_t page_size;
 	size_t max_run;		/* pages per record */
 	struct page_region *regions;	/* of one PAGEMAP_SCAN */
-	unsigned char *buf;	/* contents of one run */
+	unsigned char *buf;	/* pages_write_kept(): contents of one run */
 	uint64_t pages;		/* dumped so far */
 	uint64_t zero_pages;	/* of which zero */
 	uint64_t to_dump;	/* bytes, for the progress meter */
@@ -126,7 +129,7 @@ static size_t record_end(const unsigned char *buf, size_t i, size_t n, uint64_t 
  * pages (mapped but never written, or the zero page) go without data.
  */
 static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64_t addr,
-			    size_t n, const unsigned char *buf)
+			    size_t n, const unsigned char *buf, struct tool_error *err)
 {
 	bool stored = crib_writer_stores_bulk(job->writer), zero;
 	size_t i = 0, j;
@@ -137,7 +140,7 @@ static int write_read_pages(struct dump_job *job, struct page_reader *pr, uint64
 		ret = crib_write_pages(job->writer, job->pid, addr + i * pr->page_size, j - i,
 				       zero ? NULL : buf + i * pr->page_size);
 		if (ret)
-			return tool_fail(&job->err, 0, "writing pages at %#llx: %s",
+			return tool_fail(err, 0, "writing pages at %#llx: %s",
 					 (unsigned long long)(addr + i * pr->page_size),
 					 crib_writer_error(job->writer)->msg);
 		pr->zero_pages += zero ? j - i : 0;
@@ -189,24 +192,40 @@ static ssize_t read_memory(struct dump_job *job, struct page_reader *pr, void *b
 	return got > 0 ? got : pread(pr->mem_fd, buf, len, (off_t)addr);
 }
 
+/*
+ * A run read ahead, written out by the run queue's thread while the next
+ * is read: the records, then the meter.  Only that thread writes while
+ * pages_write() runs.
+ */
+static int write_queued(void *ctx, uint64_t addr, size_t n, const unsigned char *buf,
+			struct tool_error *err)
+{
+	struct page_reader *pr = ctx;
+
+	if (write_read_pages(pr->job, pr, addr, n, buf, err))
+		return -1;
+	progress_add(pr->job->progress, n * pr->page_size);
+	return 0;
+}
+
 static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr, size_t n)
 {
 	size_t len = n * pr->page_size, done = 0;
+	unsigned char *buf = run_queue_buf(pr->queue);
 	ssize_t got;
 
+	if (!buf)
+		return -1;	/* the writer failed: run_queue_close() says why */
 	while (done < len) {
-		got = read_memory(job, pr, pr->buf + done, len - done, addr + done);
+		got = read_memory(job, pr, buf + done, len - done, addr + done);
 		if (got <= 0)
 			return tool_fail(&job->err, 0, "cannot read memory at %#llx: %s",
 					 (unsigned long long)(addr + done),
 					 got ? strerror(errno) : "end of file");
 		done += got;
 	}
-	clear_rseq_fields(job, pr->buf, addr, len);
-	if (write_read_pages(job, pr, addr, n, pr->buf))
-		return -1;
-	progress_add(job->progress, len);
-	return 0;
+	clear_rseq_fields(job, buf, addr, len);
+	return run_queue_push(pr->queue, addr, n);
 }
 
 /* A run of wanted pages, in records of at most max_run pages. */
@@ -444,11 +463,11 @@ static int scan_all(struct dump_job *job, struct page_reader *pr, region_fn fn)
 
 static int reader_open(struct dump_job *job, struct page_reader *pr)
 {
+	pr->job = job;
 	pr->page_size = crib_writer_page_size(job->writer);
 	pr->max_run = CRIB_CHUNK_MAX / pr->page_size;
 	pr->regions = calloc(PAGE_SCAN_RUNS, sizeof(*pr->regions));
-	pr->buf = malloc(CRIB_CHUNK_MAX);
-	if (!pr->regions || !pr->buf)
+	if (!pr->regions)
 		return tool_fail(&job->err, 0, "out of memory");
 	pr->pagemap_fd = open_proc(job, "pagemap");
 	if (pr->pagemap_fd < 0)
@@ -463,7 +482,6 @@ static void reader_close(struct page_reader *pr)
 		close(pr->mem_fd);
 	if (pr->pagemap_fd >= 0)
 		close(pr->pagemap_fd);
-	free(pr->buf);
 	free(pr->regions);
 }
 
@@ -478,11 +496,19 @@ int pages_write(struct dump_job *job)
 	if (job->progress->on && scan_all(job, &pr, count_region))
 		goto out;
 	progress_process(job->progress, job->index, pr.to_dump);
-	if (scan_all(job, &pr, write_region))
+	pr.queue = run_queue_open(CRIB_CHUNK_MAX, write_queued, &pr, true);
+	if (!pr.queue) {
+		tool_fail(&job->err, 0, "out of memory");
+		goto out;
+	}
+	ret = scan_all(job, &pr, write_region);
+	/* the runs read are written, or the writer's error is the one to tell */
+	if (run_queue_close(pr.queue, tool_failed(&job->err) ? NULL : &job->err))
+		ret = -1;
+	if (ret)
 		goto out;
 	dump_verbose(job, "%llu pages, %llu of them zero\n", (unsigned long long)pr.pages,
 		     (unsigned long long)pr.zero_pages);
-	ret = 0;
 out:
 	reader_close(&pr);
 	return ret;
@@ -574,7 +600,7 @@ int pages_write_kept(struct dump_job *job)
 			if (n > pr.max_run)
 				n = pr.max_run;
 			data = kept_chunk(s, &pr, &i, addr, n);
-			if (write_read_pages(job, &pr, addr, (size_t)n, data))
+			if (write_read_pages(job, &pr, addr, (size_t)n, data, &job->err))
 				goto out;
 			progress_add(job->progress, n * pr.page_size);
 		}
