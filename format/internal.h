@@ -29,6 +29,23 @@ void crib_xxh64_update(struct crib_xxh64 *s, const void *data, size_t len);
 uint64_t crib_xxh64_digest(const struct crib_xxh64 *s);
 uint64_t crib_xxh64(const void *data, size_t len, uint64_t seed);
 
+/* ---- frames.c: zstd frames of a snapshot in memory, decoded ahead in threads ---- */
+
+struct crib_frames;
+
+/* Workers decoding the frames of @in (past the preamble) ahead; NULL if none start. */
+struct crib_frames *crib_frames_start(const uint8_t *in, size_t len, int threads);
+/*
+ * The zstd frame at @off, decoded: 1 with its content at *@out (*@out_len
+ * bytes) and the offset after it in *@next, until crib_frames_release().
+ * 0 when it was not decoded ahead (the walk stopped before it, or it does
+ * not decode): the caller decodes from @off itself and stops the workers.
+ */
+int crib_frames_get(struct crib_frames *f, size_t off, const uint8_t **out, size_t *out_len,
+		    size_t *next);
+void crib_frames_release(struct crib_frames *f);
+void crib_frames_stop(struct crib_frames *f);
+
 /* ---- cbor.c: encoding into a bounded buffer, decoding one item head at a time ---- */
 
 /* A growable output buffer that refuses to grow past limit. */

@@ -40,6 +40,14 @@ struct crib_reader {
 
 	uint8_t *data;			/* a stored_pages record's data, read from a file */
 
+	struct crib_frames *frames;	/* frames decoded ahead, or NULL */
+	struct {
+		const uint8_t *out;	/* the content of the frame at in_pos */
+		size_t len, pos;	/* pos: bytes of it taken into buf */
+		size_t next;		/* where the frame after it starts */
+		bool active;
+	} ahead;
+
 	uint8_t *buf;			/* decompressed bytes not yet consumed */
 	size_t buf_cap, start, end;
 	uint64_t buf_off;		/* stream offset of buf[start] */
@@ -78,6 +86,11 @@ static ssize_t mem_read(void *ctx, void *buf, size_t len)
 	memcpy(buf, r->mem + r->mem_pos, n);
 	r->mem_pos += n;
 	return (ssize_t)n;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static uint64_t file_offset(const struct crib_reader *r)
@@ -163,6 +176,68 @@ static int check_frame_magic(struct crib_reader *r)
 	return 0;
 }
 
+/* The frame decoded ahead is taken whole: on to the next. */
+static void ahead_finish(struct crib_reader *r)
+{
+	r->in_pos = r->ahead.next;
+	r->ahead.active = false;
+	r->frame_done = r->frame_start = true;
+	crib_frames_release(r->frames);
+}
+
+/* Decoding ahead ends here: zstd in this thread goes on from the next frame. */
+static void ahead_stop(struct crib_reader *r)
+{
+	crib_frames_stop(r->frames);
+	r->frames = NULL;
+}
+
+/*
+ * With frames decoded ahead, at a frame start: skip a skippable frame,
+ * or take the next frame's content from the workers.  Returns 1 when it
+ * made progress, 0 when the frame is to be decoded here (the workers
+ * stopped before it, or it is damaged: zstd says how), -1 on error.
+ */
+static int fill_ahead(struct crib_reader *r)
+{
+	const uint8_t *p = r->in + r->in_pos;
+	size_t rem = r->in_len - r->in_pos, n;
+	uint32_t magic;
+
+	if (r->ahead.active && r->ahead.pos == r->ahead.len) {
+		ahead_finish(r);
+		return 1;
+	}
+	if (!r->ahead.active) {
+		if (!r->frame_start || rem < 8)
+			return 0;
+		magic = get_le32(p);
+		if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START) {
+			n = get_le32(p + 4);
+			if (n > rem - 8)
+				return 0;
+			r->in_pos += 8 + n;
+			return 1;
+		}
+		if (magic != ZSTD_MAGICNUMBER ||
+		    crib_frames_get(r->frames, r->in_pos, &r->ahead.out, &r->ahead.len,
+				    &r->ahead.next) <= 0) {
+			ahead_stop(r);
+			return 0;
+		}
+		r->ahead.pos = 0;
+		r->ahead.active = true;
+		r->frame_start = r->frame_done = false;
+	}
+	n = r->ahead.len - r->ahead.pos;
+	if (n > r->buf_cap - r->end)
+		n = r->buf_cap - r->end;
+	memcpy(r->buf + r->end, r->ahead.out + r->ahead.pos, n);
+	r->ahead.pos += n;
+	r->end += n;
+	return 1;
+}
+
 /*
  * Make at least need bytes available at buf[start].  Returns 1 when they
  * are, 0 when the input ended cleanly first (at a frame boundary), -1 on
@@ -179,6 +254,12 @@ static int fill(struct crib_reader *r, size_t need)
 			memmove(r->buf, r->buf + r->start, r->end - r->start);
 			r->end -= r->start;
 			r->start = 0;
+		}
+		if (r->frames) {
+			int k = fill_ahead(r);
+
+			if (k)
+				continue;
 		}
 		if (r->in_pos == r->in_len && !r->src_eof) {
 			size_t got;
@@ -427,11 +508,6 @@ static int check_trailer(struct crib_reader *r, const struct crib_trailer *t)
 
 /* ---- stored pages (1.4): data frames, read past zstd ---- */
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /*
  * At least @need bytes of input at in[in_pos] (@need no more than in_cap).
  * Returns 1 when they are there, 0 when the input ends first, -1 on error.
@@ -519,9 +595,11 @@ static int end_frame(struct crib_reader *r, uint64_t off)
 	size_t ret;
 	int k;
 
-	if (r->end != r->start)
+	if (r->end != r->start || (r->ahead.active && r->ahead.pos != r->ahead.len))
 		return fail(r, CRIB_E_SCHEMA, off, last);
 	r->start = r->end = 0;
+	if (r->ahead.active)
+		ahead_finish(r);
 	while (!r->frame_done) {
 		k = input_want(r, 1);
 		if (k <= 0)
@@ -740,7 +818,7 @@ static void borrow_input(struct crib_reader *r)
 
 /* A reader of @read_fn's stream, or (@read_fn NULL) of @mem_len bytes at @mem. */
 static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, const void *mem,
-				       size_t mem_len, struct crib_error *err)
+				       size_t mem_len, int threads, struct crib_error *err)
 {
 	struct crib_reader *r = calloc(1, sizeof(*r));
 	size_t ret;
@@ -768,8 +846,10 @@ static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, const vo
 	}
 	if (read_preamble(r))
 		goto failed;
-	if (!read_fn)
+	if (!read_fn) {
 		borrow_input(r);
+		r->frames = crib_frames_start(r->in, r->in_len, threads);
+	}
 	if (read_header(r))
 		goto failed;
 	return r;
@@ -792,7 +872,7 @@ struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
 		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "no source to read");
 		return NULL;
 	}
-	return reader_open(read_fn, ctx, NULL, 0, err);
+	return reader_open(read_fn, ctx, NULL, 0, 0, err);
 }
 
 struct crib_reader *crib_reader_open(int fd, struct crib_error *err)
@@ -819,7 +899,13 @@ struct crib_reader *crib_reader_open(int fd, struct crib_error *err)
 
 struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err)
 {
-	return reader_open(NULL, NULL, buf, len, err);
+	return reader_open(NULL, NULL, buf, len, 0, err);
+}
+
+struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, int threads,
+						 struct crib_error *err)
+{
+	return reader_open(NULL, NULL, buf, len, threads, err);
 }
 
 const struct crib_header *crib_reader_header(const struct crib_reader *r)
@@ -847,6 +933,7 @@ void crib_reader_close(struct crib_reader *r)
 {
 	if (!r)
 		return;
+	crib_frames_stop(r->frames);
 	ZSTD_freeDCtx(r->dctx);
 	if (!r->in_borrowed)
 		free(r->in);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Streaming writer: preamble, then one zstd frame carrying the record
- * stream, the trailer last.  Memory is bounded by one record buffer, one
+ * Streaming writer: preamble, then zstd frames carrying the record
+ * stream, each ended at a record boundary past 8 MiB, the trailer last.  Memory is bounded by one record buffer, one
  * zstd output buffer and the zstd context.
  *
  * A writer told to store bulk data (crib_writer_store_bulk()) writes the
@@ -42,6 +42,7 @@ struct crib_writer {
 	bool store_bulk;		/* page data in data frames */
 	int splice_pipe[2];		/* for a file: data frames go through it, or -1 */
 	uint64_t out_bytes;		/* written so far, the preamble included */
+	uint64_t frame_bytes;		/* record bytes in the zstd frame not yet ended */
 
 	uint64_t page_size;
 	struct crib_xxh64 hash;		/* preamble and records before the trailer */
@@ -176,6 +177,12 @@ static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
 }
 
 #define STORED_MIN	(128 * 1024)	/* smaller page data goes into the zstd frame */
+/*
+ * A zstd frame ends at the first record boundary past this much of the
+ * record stream: frames a reader may decode at once, several at a time,
+ * while costing no ratio a level-1 window (512 KiB) would notice.
+ */
+#define FRAME_TARGET	(8u << 20)
 #define RECORD_PARTS	3		/* w->rec before, at and after its reference */
 
 static void put_le32(uint8_t *p, uint32_t v)
@@ -286,7 +293,13 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 	for (i = 0; i < n; i++)
 		if (compress(w, parts[i].iov_base, parts[i].iov_len, ZSTD_e_continue))
 			return -1;
-	return 0;
+	w->frame_bytes += len;
+	/* the trailer's frame is ended by crib_writer_close(), a stored record's by its writer */
+	if (w->frame_bytes < FRAME_TARGET || type == CRIB_REC_TRAILER ||
+	    type == CRIB_REC_STORED_PAGES)
+		return 0;
+	w->frame_bytes = 0;
+	return compress(w, NULL, 0, ZSTD_e_end);
 }
 
 /*
@@ -338,6 +351,7 @@ static int write_stored_pages(struct crib_writer *w, const struct crib_pages *p)
 	if (emit_record(w, CRIB_REC_STORED_PAGES))
 		return -1;
 	crib_xxh64_update(&w->hash, p->data.data, p->data.len);
+	w->frame_bytes = 0;
 	if (compress(w, NULL, 0, ZSTD_e_end))
 		return -1;
 	return write_data_frame(w, &p->data);

@@ -1030,6 +1030,115 @@ static void test_stored_hostile(void)
 	free(snap);
 }
 
+/* Every record's bytes and page data, hashed: reading @snap with @threads decoding ahead. */
+static enum crib_err digest_read(const uint8_t *snap, size_t len, int threads, uint64_t *digest,
+				 uint64_t *records)
+{
+	struct crib_xxh64 h;
+	struct crib_record rec;
+	struct crib_error err;
+	struct crib_reader *r = threads ? crib_reader_open_mem_threads(snap, len, threads, &err) :
+					  crib_reader_open_mem(snap, len, &err);
+	enum crib_err code;
+	int ret;
+
+	*records = 0;
+	crib_xxh64_init(&h, 0);
+	if (!r)
+		return err.code;
+	while ((ret = crib_reader_next(r, &rec)) > 0) {
+		(*records)++;
+		crib_xxh64_update(&h, rec.raw, rec.raw_len);
+		if (rec.type == CRIB_REC_PAGES && rec.u.pages.data.len)
+			crib_xxh64_update(&h, rec.u.pages.data.data, rec.u.pages.data.len);
+	}
+	code = ret ? crib_reader_error(r)->code : CRIB_OK;
+	*digest = crib_xxh64_digest(&h);
+	crib_reader_close(r);
+	return code;
+}
+
+/* @snap read with frames decoded ahead in 1 and 3 threads as without: @what. */
+static void expect_same_ahead(const uint8_t *snap, size_t len, const char *what)
+{
+	uint64_t d0, d1, d3, n0, n1, n3;
+	enum crib_err c0 = digest_read(snap, len, 0, &d0, &n0);
+	enum crib_err c1 = digest_read(snap, len, 1, &d1, &n1);
+	enum crib_err c3 = digest_read(snap, len, 3, &d3, &n3);
+
+	tap_check(&t, c0 == c1 && c0 == c3 && d0 == d1 && d0 == d3 && n0 == n1 && n0 == n3,
+		  "decode ahead: %s: the same records and outcome (%s, %" PRIu64 " records; "
+		  "%s/%s with 1/3 threads)", what, crib_err_name(c0), n0, crib_err_name(c1),
+		  crib_err_name(c3));
+}
+
+/*
+ * A compressed snapshot of 40 MiB of pages comes in zstd frames of about
+ * 8 MiB, which readers decode ahead in worker threads to the same records;
+ * damage anywhere reads the same with and without them.
+ */
+static void test_decode_ahead(void)
+{
+	enum { NPAGES = 40 * 256 };
+	uint8_t *data = malloc((size_t)NPAGES * SAMPLE_PAGE_SIZE), *copy;
+	struct membuf mb = { 0 }, fast = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	size_t off, n, biggest = 0, i;
+	int frames = 0, ret;
+
+	if (!data)
+		abort();
+	for (i = 0; i < (size_t)NPAGES * SAMPLE_PAGE_SIZE; i++)
+		data[i] = (uint8_t)((i >> 3) * 2654435761u >> 24);	/* compresses about 2:1 */
+	sample_header(&hdr);
+	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
+	ret = w ? sample_write(w, false) : -1;
+	ret |= w ? crib_write_pages(w, 101, 0x7f0000000000ull, NPAGES, data) : -1;
+	ret |= crib_writer_close(w, NULL);
+	copy = malloc(32u << 20);
+	for (off = CRIB_PREAMBLE_LEN; copy && !ret && off < mb.len; off += n, frames++) {
+		size_t content;
+
+		n = ZSTD_findFrameCompressedSize(mb.data + off, mb.len - off);
+		if (ZSTD_isError(n))
+			break;
+		content = ZSTD_decompress(copy, 32u << 20, mb.data + off, n);
+		if (!ZSTD_isError(content) && content > biggest)
+			biggest = content;
+	}
+	free(copy);
+	tap_check(&t, ret == 0 && frames >= 5 && biggest <= 12u << 20,
+		  "decode ahead: 40 MiB compressed in %d frames, none over 12 MiB of content "
+		  "(%zu)", frames, biggest);
+	expect_same_ahead(mb.data, mb.len, "40 MiB compressed");
+	w = crib_writer_open_sink(membuf_write, &fast, 1, &hdr, NULL);
+	if (w)
+		crib_writer_store_bulk(w);
+	ret = w ? sample_write(w, true) : -1;
+	ret |= w ? crib_write_pages(w, 101, 0x7f0000000000ull, NPAGES, data) : -1;
+	ret |= crib_writer_close(w, NULL);
+	if (!ret)
+		expect_same_ahead(fast.data, fast.len, "pages stored, with data frames");
+	copy = malloc(mb.len);
+	if (!copy)
+		abort();
+	for (i = 1; i < 8; i++) {
+		char what[64];
+
+		memcpy(copy, mb.data, mb.len);
+		copy[mb.len * i / 8] ^= 0x21;
+		snprintf(what, sizeof(what), "a byte changed at %zu/8 of the file", i);
+		expect_same_ahead(copy, mb.len, what);
+		snprintf(what, sizeof(what), "truncated at %zu/8 of the file", i);
+		expect_same_ahead(mb.data, mb.len * i / 8, what);
+	}
+	free(copy);
+	free(fast.data);
+	free(mb.data);
+	free(data);
+}
+
 static void test_decoder(void)
 {
 	static const uint8_t rec[] = { 0x82, 0x19, 0x01, 0x00, 0xa1, 0x01, 0x07 };
@@ -1060,6 +1169,7 @@ int main(void)
 	test_stored();
 	test_stored_by_reference();
 	test_stored_hostile();
+	test_decode_ahead();
 	test_writer_errors();
 	test_hostile();
 	test_decoder();

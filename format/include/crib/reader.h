@@ -78,6 +78,14 @@ struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
 					    struct crib_error *err);
 /* Read from a buffer the caller keeps alive until crib_reader_close(). */
 struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err);
+/*
+ * The same, with @threads worker threads decoding the zstd frames ahead
+ * of the records asked for, each frame at once (spec §3: writers end one
+ * every 8 MiB).  What is read, and every error, is the same as without;
+ * the workers take up to (@threads + 1) * 24 MiB more memory.
+ */
+struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, int threads,
+						 struct crib_error *err);
 
 const struct crib_header *crib_reader_header(const struct crib_reader *r);
 

@@ -38,9 +38,9 @@ struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header
 				     struct crib_error *err);
 /*
  * The same, compressing in @threads worker threads while the caller goes
- * on (0: in the caller's thread).  The stream is the same one zstd frame,
- * its output in order; a libzstd built without threads compresses in the
- * caller's thread.
+ * on (0: in the caller's thread).  The stream is the same frames, in
+ * order; a libzstd built without threads compresses in the caller's
+ * thread.
  */
 struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
 					     const struct crib_header *hdr,
