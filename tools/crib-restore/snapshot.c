@@ -557,6 +557,18 @@ static void map_input(struct mapped_input *m, int fd, uint64_t size)
 }
 
 /*
+ * Threads decoding a mapped snapshot's zstd frames ahead of the reader:
+ * one per CPU (decoding costs several times what taking the records
+ * does), at least one and at most 8.
+ */
+static int decode_threads(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return cpus > 1 ? (int)(cpus < 8 ? cpus : 8) : 1;
+}
+
+/*
  * The records of the snapshot, each taken into the tree's plans; the
  * progress meter follows the input the reader has taken.
  */
@@ -593,7 +605,8 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 		return tool_fail(err, errno, "cannot create the page store");
 	progress_process(progress, 1, size);
 	map_input(&m, fd, size);
-	r = m.addr != MAP_FAILED ? crib_reader_open_mem(m.start, m.size, &cerr) :
+	r = m.addr != MAP_FAILED ? crib_reader_open_mem_threads(m.start, m.size, decode_threads(),
+								 &cerr) :
 				   crib_reader_open(fd, &cerr);
 	if (!r) {
 		if (m.addr != MAP_FAILED)
