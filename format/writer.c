@@ -42,6 +42,10 @@ struct crib_writer {
 	bool store_bulk;		/* page data in data frames */
 	int splice_pipe[2];		/* for a file: data frames go through it, or -1 */
 	uint64_t out_bytes;		/* written so far, the preamble included */
+	off_t base;			/* the file's offset where the preamble went, or -1 */
+	crib_data_fn defer;		/* takes the data of data frames, or NULL */
+	void *defer_ctx;
+	int defer_pipe[2];		/* crib_writer_write_at()'s, or -1 */
 	uint64_t frame_bytes;		/* record bytes in the zstd frame not yet ended */
 
 	uint64_t page_size;
@@ -303,6 +307,27 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 }
 
 /*
+ * The frame header (@n pieces at @iov) written, the data left to the
+ * caller's crib_data_fn: a hole of its length where it belongs, which
+ * the caller fills before the snapshot is complete.
+ */
+static int defer_data(struct crib_writer *w, struct iovec *iov, int n,
+		      const struct crib_blob *data)
+{
+	uint64_t at;
+
+	if (sink_iov(w, iov, n))
+		return -1;
+	at = (uint64_t)w->base + w->out_bytes;
+	if (lseek(w->fd, (off_t)data->len, SEEK_CUR) < 0)
+		return fail(w, CRIB_E_IO, "lseek: %s", strerror(errno));
+	w->out_bytes += data->len;
+	if (w->defer(w->defer_ctx, data->data, data->len, at))
+		return fail(w, CRIB_E_IO, "the data of a stored_pages record was not taken");
+	return 0;
+}
+
+/*
  * The data frame of a stored_pages record, behind a padding frame that
  * puts the data on a page boundary of the output: a reader of a mapped
  * snapshot then finds whole pages where they lie.
@@ -328,6 +353,8 @@ static int write_data_frame(struct crib_writer *w, const struct crib_blob *data)
 	put_le32(head, CRIB_FRAME_DATA_MAGIC);
 	put_le32(head + 4, (uint32_t)data->len);
 	iov[n++] = (struct iovec){ head, sizeof(head) };
+	if (w->defer)
+		return defer_data(w, iov, n, data);
 	iov[n++] = (struct iovec){ (void *)data->data, data->len };
 	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, n) : sink_iov(w, iov, n);
 }
@@ -474,8 +501,10 @@ static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd
 	w->write_fn = write_fn;
 	w->fd = fd;
 	w->ctx = ctx ? ctx : &w->fd;
+	w->base = write_fn == fd_write ? lseek(fd, 0, SEEK_CUR) : -1;
 	w->page_size = hdr->page_size;
 	w->splice_pipe[0] = w->splice_pipe[1] = -1;
+	w->defer_pipe[0] = w->defer_pipe[1] = -1;
 	crib_buf_init(&w->rec, CRIB_LIMIT_RECORD);
 	crib_buf_init(&w->body, CRIB_LIMIT_RECORD);
 	crib_xxh64_init(&w->hash, 0);
@@ -546,6 +575,59 @@ void crib_writer_store_bulk(struct crib_writer *w)
 		return;
 	/* room for a whole record, so that one vmsplice() takes it */
 	fcntl(w->splice_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
+}
+
+int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx)
+{
+	struct stat st;
+
+	if (fn && (!w->store_bulk || w->base < 0 || fstat(w->fd, &st) || !S_ISREG(st.st_mode)))
+		return -1;
+	if (fn && w->defer_pipe[0] < 0) {
+		if (pipe2(w->defer_pipe, O_CLOEXEC))
+			return -1;
+		/* room for a whole record, so that one vmsplice() takes it */
+		fcntl(w->defer_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
+	}
+	w->defer = fn;
+	w->defer_ctx = ctx;
+	return 0;
+}
+
+/*
+ * As sink_splice(), through the pipe of crib_writer_write_at(), into the
+ * file at @offset: vmsplice() hands the pipe the pages, splice() copies
+ * them, once, in the kernel, where a pwrite() from user memory is
+ * several times slower under emulation.
+ */
+int crib_writer_write_at(const struct crib_writer *w, const void *data, size_t len,
+			 uint64_t offset)
+{
+	struct iovec iov = { (void *)data, len };
+	loff_t at = (loff_t)offset;
+	ssize_t put, k;
+
+	while (iov.iov_len) {
+		put = vmsplice(w->defer_pipe[1], &iov, 1, 0);
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+			return -1;
+		while (put) {
+			k = splice(w->defer_pipe[0], NULL, w->fd, &at, (size_t)put, 0);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				if (!k)
+					errno = EIO;
+				return -1;
+			}
+			put -= k;
+		}
+		iov.iov_base = (uint8_t *)data + (at - (loff_t)offset);
+		iov.iov_len = len - (size_t)(at - (loff_t)offset);
+	}
+	return 0;
 }
 
 /* ---- generic records ---- */
@@ -700,6 +782,10 @@ void crib_writer_abort(struct crib_writer *w)
 	if (w->splice_pipe[0] >= 0) {
 		close(w->splice_pipe[0]);
 		close(w->splice_pipe[1]);
+	}
+	if (w->defer_pipe[0] >= 0) {
+		close(w->defer_pipe[0]);
+		close(w->defer_pipe[1]);
 	}
 	free(w->out);
 	crib_buf_free(&w->rec);

@@ -409,6 +409,77 @@ out:
 		close(fd);
 }
 
+/* Pieces of deferred data: copied, to write once the writer is done. */
+struct deferred {
+	uint8_t *data[8];
+	size_t len[8];
+	uint64_t offset[8];
+	int n;
+};
+
+static int defer_keep(void *ctx, const void *data, size_t len, uint64_t offset)
+{
+	struct deferred *d = ctx;
+
+	if (d->n == 8 || !(d->data[d->n] = malloc(len)))
+		return -1;
+	memcpy(d->data[d->n], data, len);
+	d->len[d->n] = len;
+	d->offset[d->n++] = offset;
+	return 0;
+}
+
+/*
+ * Data left to the caller (crib_writer_defer_data()): the file has holes
+ * where it goes, and written there afterwards, last first, it is the
+ * very bytes of @expect.  A memory sink cannot defer.
+ */
+static void test_stored_deferred(const struct membuf *expect)
+{
+	char path[] = "/tmp/crib-test-deferred-XXXXXX";
+	struct deferred d = { 0 };
+	struct membuf mb = { 0 };
+	struct crib_header hdr;
+	struct crib_writer *w;
+	uint8_t *got = NULL;
+	int fd = mkstemp(path), ret = -1, i;
+	off_t len;
+
+	sample_header(&hdr);
+	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
+	if (w)
+		crib_writer_store_bulk(w);
+	tap_check(&t, w && crib_writer_defer_data(w, defer_keep, &d) == -1,
+		  "stored, deferred: refused for a memory sink");
+	crib_writer_abort(w);
+	free(mb.data);
+	if (fd < 0)
+		goto out;
+	unlink(path);
+	w = crib_writer_open(fd, 1, &hdr, NULL);
+	if (w)
+		crib_writer_store_bulk(w);
+	ret = w ? crib_writer_defer_data(w, defer_keep, &d) : -1;
+	ret |= w ? sample_write(w, true) : -1;
+	for (i = d.n; !ret && i-- > 0;)
+		ret |= crib_writer_write_at(w, d.data[i], d.len[i], d.offset[i]);
+	ret |= crib_writer_close(w, NULL);
+	len = lseek(fd, 0, SEEK_END);
+	got = len > 0 ? malloc((size_t)len) : NULL;
+	if (!got || pread(fd, got, (size_t)len, 0) != len)
+		ret = -1;
+	if (!ret && ((size_t)len != expect->len || memcmp(got, expect->data, expect->len)))
+		ret = -1;
+out:
+	tap_check(&t, ret == 0 && d.n == 2, "stored, deferred: %d data frames written at their "
+		  "offsets afterwards, the very bytes written to a memory sink", d.n);
+	for (i = 0; i < d.n; i++)
+		free(d.data[i]);
+	free(got);
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * Bulk records stored (crib_writer_store_bulk()): the big sample's pages
  * records in frames of raw blocks, through a memory sink and a pipe (the
@@ -445,6 +516,7 @@ static void test_stored(void)
 		  "stored: read back record for record as the compressed sample (%" PRIu64
 		  " records; %zu bytes stored, %zu compressed)", records, mb.len, plain.len);
 	test_stored_file(&mb);
+	test_stored_deferred(&mb);
 	/* a byte of page data, well inside the first stored frame */
 	mb.data[mb.len / 3] ^= 0x40;
 	tap_check(&t, stored_pages_check(mb.data, mb.len, &records) < 0,

@@ -40,6 +40,7 @@
 struct page_reader {
 	struct dump_job *job;
 	struct run_queue *queue;	/* pages_write(): runs read ahead of their writing */
+	bool deferred;			/* ... of which only the stored data is left to write */
 	int pagemap_fd;
 	int mem_fd;
 	uint64_t page_size;
@@ -197,14 +198,43 @@ static ssize_t read_memory(struct dump_job *job, struct page_reader *pr, void *b
  * is read: the records, then the meter.  Only that thread writes while
  * pages_write() runs.
  */
-static int write_queued(void *ctx, uint64_t addr, size_t n, const unsigned char *buf,
-			struct tool_error *err)
+static int write_queued(void *ctx, const struct queued_run *run, struct tool_error *err)
 {
 	struct page_reader *pr = ctx;
 
-	if (write_read_pages(pr->job, pr, addr, n, buf, err))
+	if (write_read_pages(pr->job, pr, run->addr, run->n, run->buf, err))
 		return -1;
-	progress_add(pr->job->progress, n * pr->page_size);
+	progress_add(pr->job->progress, run->n * pr->page_size);
+	return 0;
+}
+
+/*
+ * Stored pages into a file: the run's records are written as it is read,
+ * and the thread writes only their data, each where the snapshot writer
+ * left room for it.  Hashing then stays with the reading, and the
+ * thread's copy into the file, the dearest step, is all it does.
+ */
+static int defer_piece(void *ctx, const void *data, size_t len, uint64_t offset)
+{
+	struct page_reader *pr = ctx;
+
+	return run_queue_add_piece(pr->queue, data, len, offset);
+}
+
+static int write_pieces(void *ctx, const struct queued_run *run, struct tool_error *err)
+{
+	struct page_reader *pr = ctx;
+	const struct run_piece *p;
+	int i;
+
+	for (i = 0; i < run->n_pieces; i++) {
+		p = &run->pieces[i];
+		if (crib_writer_write_at(pr->job->writer, p->data, p->len, p->offset))
+			return tool_fail(err, errno, "writing the pages at %#llx",
+					 (unsigned long long)(run->addr +
+							      ((const unsigned char *)p->data -
+							       run->buf)));
+	}
 	return 0;
 }
 
@@ -225,6 +255,11 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 		done += got;
 	}
 	clear_rseq_fields(job, buf, addr, len);
+	if (pr->deferred) {
+		if (write_read_pages(job, pr, addr, n, buf, &job->err))
+			return -1;
+		progress_add(job->progress, len);
+	}
 	return run_queue_push(pr->queue, addr, n);
 }
 
@@ -496,12 +531,16 @@ int pages_write(struct dump_job *job)
 	if (job->progress->on && scan_all(job, &pr, count_region))
 		goto out;
 	progress_process(job->progress, job->index, pr.to_dump);
-	pr.queue = run_queue_open(CRIB_CHUNK_MAX, write_queued, &pr, true);
+	pr.deferred = !crib_writer_defer_data(job->writer, defer_piece, &pr);
+	pr.queue = run_queue_open(CRIB_CHUNK_MAX, pr.deferred ? write_pieces : write_queued, &pr,
+				  true);
 	if (!pr.queue) {
+		crib_writer_defer_data(job->writer, NULL, NULL);
 		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	ret = scan_all(job, &pr, write_region);
+	crib_writer_defer_data(job->writer, NULL, NULL);
 	/* the runs read are written, or the writer's error is the one to tell */
 	if (run_queue_close(pr.queue, tool_failed(&job->err) ? NULL : &job->err))
 		ret = -1;

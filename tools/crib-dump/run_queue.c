@@ -11,12 +11,6 @@
 
 #define RUN_BUFS	3	/* one being read, up to two waiting or being written */
 
-struct queued_run {
-	unsigned char *buf;
-	uint64_t addr;
-	size_t n;
-};
-
 struct run_queue {
 	run_write_fn write;
 	void *ctx;
@@ -47,7 +41,7 @@ static void *writer_main(void *arg)
 			break;
 		run = q->runs[q->head % RUN_BUFS];
 		pthread_mutex_unlock(&q->lock);
-		ret = q->write(q->ctx, run.addr, run.n, run.buf, &err);
+		ret = q->write(q->ctx, &run, &err);
 		pthread_mutex_lock(&q->lock);
 		if (ret) {
 			q->err = err;
@@ -97,9 +91,23 @@ unsigned char *run_queue_buf(struct run_queue *q)
 	pthread_mutex_lock(&q->lock);
 	while (q->tail - q->head == RUN_BUFS && !q->failed)
 		pthread_cond_wait(&q->written, &q->lock);
-	buf = q->failed ? NULL : q->runs[q->tail % RUN_BUFS].buf;
+	buf = NULL;
+	if (!q->failed) {
+		buf = q->runs[q->tail % RUN_BUFS].buf;
+		q->runs[q->tail % RUN_BUFS].n_pieces = 0;
+	}
 	pthread_mutex_unlock(&q->lock);
 	return buf;
+}
+
+int run_queue_add_piece(struct run_queue *q, const void *data, size_t len, uint64_t offset)
+{
+	struct queued_run *run = &q->runs[q->tail % RUN_BUFS];
+
+	if (run->n_pieces == RUN_PIECES_MAX)
+		return -1;
+	run->pieces[run->n_pieces++] = (struct run_piece){ data, len, offset };
+	return 0;
 }
 
 int run_queue_push(struct run_queue *q, uint64_t addr, size_t n)
@@ -107,19 +115,18 @@ int run_queue_push(struct run_queue *q, uint64_t addr, size_t n)
 	struct queued_run *run = &q->runs[q->tail % RUN_BUFS];
 	int ret = 0;
 
+	run->addr = addr;
+	run->n = n;
 	if (!q->threaded) {
-		if (q->write(q->ctx, addr, n, run->buf, &q->err)) {
-			q->failed = true;
-			return -1;
-		}
-		return 0;
+		ret = q->write(q->ctx, run, &q->err);
+		run->n_pieces = 0;
+		q->failed = ret != 0;
+		return ret;
 	}
 	pthread_mutex_lock(&q->lock);
 	if (q->failed) {
 		ret = -1;
 	} else {
-		run->addr = addr;
-		run->n = n;
 		q->tail++;
 		pthread_cond_signal(&q->pushed);
 	}

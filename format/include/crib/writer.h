@@ -58,6 +58,24 @@ void crib_writer_store_bulk(struct crib_writer *w);
 /* Whether crib_writer_store_bulk() was called. */
 bool crib_writer_stores_bulk(const struct crib_writer *w);
 
+/* Takes @len bytes of stored data that belong at @offset of the file: 0, or -1. */
+typedef int (*crib_data_fn)(void *ctx, const void *data, size_t len, uint64_t offset);
+/*
+ * From now on (until called with @fn NULL), hand the data of each data
+ * frame to @fn rather than write it: the writer writes everything else
+ * around a hole of the data's length, and the caller writes the data
+ * there (pwrite()), in any thread, before it relies on the snapshot; the
+ * data stays the caller's meanwhile.  For a writer storing bulk data into
+ * a regular file opened with crib_writer_open*(); -1 for any other.
+ */
+int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx);
+/*
+ * Write deferred data where it belongs, all of it: from one thread at a
+ * time, while others use the writer.  0, or -1 with errno set.
+ */
+int crib_writer_write_at(const struct crib_writer *w, const void *data, size_t len,
+			 uint64_t offset);
+
 /* One record of a type from the registry, body being its C struct. */
 int crib_writer_record(struct crib_writer *w, uint32_t type, const void *body);
 
