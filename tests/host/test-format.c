@@ -376,15 +376,27 @@ static void count_frames(const uint8_t *snap, size_t len, int *frames, int *stor
 	}
 }
 
+/* 0 when the file @fd holds the very bytes of @expect, else -1. */
+static int file_differs(int fd, const struct membuf *expect)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	uint8_t *got = len > 0 ? malloc((size_t)len) : NULL;
+	int ret = -1;
+
+	if (got && pread(fd, got, (size_t)len, 0) == len && (size_t)len == expect->len &&
+	    !memcmp(got, expect->data, expect->len))
+		ret = 0;
+	free(got);
+	return ret;
+}
+
 /* Into a regular file (the splice() path): the very bytes of @expect. */
 static void test_stored_file(const struct membuf *expect)
 {
 	char path[] = "/tmp/crib-test-stored-XXXXXX";
 	struct crib_header hdr;
 	struct crib_writer *w;
-	uint8_t *got = NULL;
 	int fd = mkstemp(path), ret = -1;
-	off_t len;
 
 	if (fd < 0)
 		goto out;
@@ -395,16 +407,10 @@ static void test_stored_file(const struct membuf *expect)
 		crib_writer_store_bulk(w);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
-	len = lseek(fd, 0, SEEK_END);
-	got = len > 0 ? malloc((size_t)len) : NULL;
-	if (!got || pread(fd, got, (size_t)len, 0) != len)
-		ret = -1;
-	if (!ret && ((size_t)len != expect->len || memcmp(got, expect->data, expect->len)))
-		ret = -1;
+	ret |= file_differs(fd, expect);
 out:
 	tap_check(&t, ret == 0, "stored: into a regular file, through splice(), the very bytes "
 		  "written to a memory sink");
-	free(got);
 	if (fd >= 0)
 		close(fd);
 }
@@ -441,9 +447,7 @@ static void test_stored_deferred(const struct membuf *expect)
 	struct membuf mb = { 0 };
 	struct crib_header hdr;
 	struct crib_writer *w;
-	uint8_t *got = NULL;
 	int fd = mkstemp(path), ret = -1, i;
-	off_t len;
 
 	sample_header(&hdr);
 	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
@@ -464,18 +468,12 @@ static void test_stored_deferred(const struct membuf *expect)
 	for (i = d.n; !ret && i-- > 0;)
 		ret |= crib_writer_write_at(w, d.data[i], d.len[i], d.offset[i]);
 	ret |= crib_writer_close(w, NULL);
-	len = lseek(fd, 0, SEEK_END);
-	got = len > 0 ? malloc((size_t)len) : NULL;
-	if (!got || pread(fd, got, (size_t)len, 0) != len)
-		ret = -1;
-	if (!ret && ((size_t)len != expect->len || memcmp(got, expect->data, expect->len)))
-		ret = -1;
+	ret |= file_differs(fd, expect);
 out:
 	tap_check(&t, ret == 0 && d.n == 2, "stored, deferred: %d data frames written at their "
 		  "offsets afterwards, the very bytes written to a memory sink", d.n);
 	for (i = 0; i < d.n; i++)
 		free(d.data[i]);
-	free(got);
 	if (fd >= 0)
 		close(fd);
 }
