@@ -1028,6 +1028,20 @@ static uint8_t *stored_one(size_t *len, size_t *frame)
 	return mb.data;
 }
 
+/* The body of a stored_pages record of pid 1 at 0x400000, into @b. */
+static struct crib_buf *stored_pages_body(struct crib_buf *b, uint64_t npages)
+{
+	body_init(b);
+	crib_cbor_map(b, 3);
+	crib_cbor_uint(b, 1);
+	crib_cbor_uint(b, 1);
+	crib_cbor_uint(b, 2);
+	crib_cbor_uint(b, 0x400000);
+	crib_cbor_uint(b, 3);
+	crib_cbor_uint(b, npages);
+	return b;
+}
+
 /*
  * Data frames (1.4) from a hostile or damaged input: each refused with
  * its reason, reading from memory and from a file alike; padding frames
@@ -1069,15 +1083,7 @@ static void test_stored_hostile(void)
 
 	/* a stored_pages record with a record after it in its zstd frame */
 	rawsnap_init(&s, 1, 4, true);
-	body_init(&b);
-	crib_cbor_map(&b, 3);
-	crib_cbor_uint(&b, 1);
-	crib_cbor_uint(&b, 1);
-	crib_cbor_uint(&b, 2);
-	crib_cbor_uint(&b, 0x400000);
-	crib_cbor_uint(&b, 3);
-	crib_cbor_uint(&b, 1);
-	rawsnap_add(&s, CRIB_REC_STORED_PAGES, &b);
+	rawsnap_add(&s, CRIB_REC_STORED_PAGES, stored_pages_body(&b, 1));
 	crib_buf_free(&b);
 	body_init(&b);
 	crib_cbor_map(&b, 0);
@@ -1087,15 +1093,8 @@ static void test_stored_hostile(void)
 	free(raw);
 	crib_buf_free(&b);
 
-	body_init(&b);
-	crib_cbor_map(&b, 3);
-	crib_cbor_uint(&b, 1);
-	crib_cbor_uint(&b, 1);
-	crib_cbor_uint(&b, 2);
-	crib_cbor_uint(&b, 0x400000);
-	crib_cbor_uint(&b, 3);
-	crib_cbor_uint(&b, CRIB_CHUNK_MAX / SAMPLE_PAGE_SIZE + 1);
-	expect_body(CRIB_REC_STORED_PAGES, &b, CRIB_E_SCHEMA, "stored_pages over one chunk");
+	expect_body(CRIB_REC_STORED_PAGES, stored_pages_body(&b, CRIB_CHUNK_MAX / SAMPLE_PAGE_SIZE + 1),
+		    CRIB_E_SCHEMA, "stored_pages over one chunk");
 	free(copy);
 	free(snap);
 }
