@@ -55,27 +55,60 @@ static uint32_t le32(const uint8_t *p)
 #define BLOCK_MAX	(128u << 10)	/* RFC 8878 Block_Maximum_Size */
 
 /*
+ * The window a frame header declares (RFC 8878 §3.1.1.1.2): the content
+ * size for a single segment, else from the window descriptor at @wd.
+ */
+static uint64_t window_size(const uint8_t *fcs, size_t fcs_len, const uint8_t *wd)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (wd) {
+		v = 1ull << (10 + (*wd >> 3));
+		return v + (v / 8) * (*wd & 7);
+	}
+	for (i = fcs_len; i-- > 0;)
+		v = v << 8 | fcs[i];
+	return fcs_len == 2 ? v + 256 : v;
+}
+
+/*
  * The extent of the zstd frame at @p (RFC 8878 §3.1.1) and a bound on its
- * content: raw and RLE blocks give their size, a compressed block at
- * most BLOCK_MAX.  False when @len ends inside it or a block is reserved.
+ * content: raw and RLE blocks give their size, a compressed block at most
+ * the block maximum.  False when @len ends inside it, or when it is one a
+ * streaming decoder limited to the format's window refuses (a larger
+ * window, a dictionary, a reserved bit, a block over the maximum), so
+ * that the reader's own decoder reports it as it would without workers.
  */
 static bool frame_extent(const uint8_t *p, size_t len, size_t *size, uint64_t *bound)
 {
-	static const uint8_t did_len[4] = { 0, 1, 2, 4 }, fcs_len[4] = { 0, 2, 4, 8 };
-	size_t at, n;
+	static const uint8_t fcs_len[4] = { 0, 2, 4, 8 };
+	uint64_t window, block_max;
+	size_t at, n, fcs_n;
 	uint32_t bh;
 	uint8_t fhd;
 
-	if (len < 5)
+	if (len < 6)
 		return false;
 	fhd = p[4];
-	at = 5 + !(fhd & 0x20) + did_len[fhd & 3] + fcs_len[fhd >> 6] +
-	     (fhd >> 6 == 0 && (fhd & 0x20));
+	if ((fhd & 0x08) || (fhd & 3))		/* reserved bit, dictionary */
+		return false;
+	fcs_n = fcs_len[fhd >> 6] + (fhd >> 6 == 0 && (fhd & 0x20));
+	at = 5 + !(fhd & 0x20);
+	if (len < at + fcs_n)
+		return false;
+	window = window_size(p + at, fcs_n, (fhd & 0x20) ? NULL : p + 5);
+	if (window > 1ull << CRIB_LIMIT_WINDOW_LOG)
+		return false;
+	block_max = window < BLOCK_MAX ? window : BLOCK_MAX;
+	at += fcs_n;
 	for (*bound = 0;; at += n) {
 		if (at > len || len - at < 3)
 			return false;
 		bh = (uint32_t)p[at] | (uint32_t)p[at + 1] << 8 | (uint32_t)p[at + 2] << 16;
 		at += 3;
+		if ((bh >> 3) > block_max)
+			return false;
 		switch ((bh >> 1) & 3) {
 		case 0:				/* Raw_Block */
 			n = bh >> 3;
@@ -87,7 +120,7 @@ static bool frame_extent(const uint8_t *p, size_t len, size_t *size, uint64_t *b
 			break;
 		case 2:				/* Compressed_Block */
 			n = bh >> 3;
-			*bound += BLOCK_MAX;
+			*bound += block_max;
 			break;
 		default:
 			return false;
