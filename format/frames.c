@@ -47,11 +47,6 @@ struct crib_frames {
 	pthread_t threads[CRIB_THREADS_MAX];
 };
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 #define BLOCK_MAX	(128u << 10)	/* RFC 8878 Block_Maximum_Size */
 
 /*
@@ -150,10 +145,10 @@ static bool walk_next(struct crib_frames *f, struct ahead_frame *fr)
 	for (;;) {
 		if (f->in_len - f->walk < 8)
 			return false;
-		magic = le32(f->in + f->walk);
+		magic = crib_get_le32(f->in + f->walk);
 		if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) != ZSTD_MAGIC_SKIPPABLE_START)
 			break;
-		size = le32(f->in + f->walk + 4);
+		size = crib_get_le32(f->in + f->walk + 4);
 		if (size > f->in_len - f->walk - 8)
 			return false;
 		f->walk += 8 + size;

@@ -15,6 +15,12 @@
 void crib_set_error(struct crib_error *err, enum crib_err code, uint64_t stream_offset,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Frame magics and sizes (RFC 8878) are little-endian 32-bit words. */
+static inline uint32_t crib_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* ---- xxh64.c: XXH64 (xxHash specification), streaming ---- */
 
 struct crib_xxh64 {

@@ -88,11 +88,6 @@ static ssize_t mem_read(void *ctx, void *buf, size_t len)
 	return (ssize_t)n;
 }
 
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static uint64_t file_offset(const struct crib_reader *r)
 {
 	return r->in_total - (r->in_len - r->in_pos);
@@ -138,33 +133,42 @@ static int read_source(struct crib_reader *r, void *buf, size_t len, size_t *got
 }
 
 /*
- * At a frame start: the frame must be a zstd frame proper (or a skippable
- * one).  libzstd also
- * decodes legacy frames, whose decoders size their buffers from the frame
- * header without the window limit set on the context.  Returns 1 when
- * there are not yet 4 bytes to look at, 0 when the frame is fine, -1 with
- * the error set.
+ * At least @need bytes of input at in[in_pos] (@need no more than in_cap).
+ * Returns 1 when they are there, 0 when the input ends first, -1 on error.
  */
-static int check_frame_magic(struct crib_reader *r)
+static int input_want(struct crib_reader *r, size_t need)
 {
-	const uint8_t *p = r->in + r->in_pos;
-	size_t rem = r->in_len - r->in_pos, got;
-	uint32_t magic;
+	size_t got;
 
-	if (rem < 4) {
+	while (r->in_len - r->in_pos < need) {
 		if (r->src_eof)
-			return 0;	/* zstd reports the truncation */
-		memmove(r->in, p, rem);
+			return 0;
+		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
+		r->in_len -= r->in_pos;
 		r->in_pos = 0;
-		r->in_len = rem;
-		if (read_source(r, r->in + rem, r->in_cap - rem, &got))
+		if (read_source(r, r->in + r->in_len, r->in_cap - r->in_len, &got))
 			return -1;
 		r->in_len += got;
 		r->src_eof = got == 0;
-		return 1;
 	}
-	magic = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		(uint32_t)p[3] << 24;
+	return 1;
+}
+
+/*
+ * At a frame start: the frame must be a zstd frame proper (or a skippable
+ * one).  libzstd also decodes legacy frames, whose decoders size their
+ * buffers from the frame header without the window limit set on the
+ * context.  Returns 0 when the frame is fine or the input ends before its
+ * magic (zstd then reports the truncation), -1 with the error set.
+ */
+static int check_frame_magic(struct crib_reader *r)
+{
+	uint32_t magic;
+	int k = input_want(r, 4);
+
+	if (k <= 0)
+		return k;	/* at the end, zstd reports the truncation */
+	magic = crib_get_le32(r->in + r->in_pos);
 	if (magic != ZSTD_MAGICNUMBER && (magic & ZSTD_MAGIC_SKIPPABLE_MASK) !=
 	    ZSTD_MAGIC_SKIPPABLE_START) {
 		char msg[80];
@@ -211,9 +215,9 @@ static int fill_ahead(struct crib_reader *r)
 	if (!r->ahead.active) {
 		if (!r->frame_start || rem < 8)
 			return 0;
-		magic = get_le32(p);
+		magic = crib_get_le32(p);
 		if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START) {
-			n = get_le32(p + 4);
+			n = crib_get_le32(p + 4);
 			if (n > rem - 8)
 				return 0;
 			r->in_pos += 8 + n;
@@ -272,14 +276,8 @@ static int fill(struct crib_reader *r, size_t need)
 		}
 		if (r->in_pos == r->in_len && r->src_eof && r->frame_done)
 			return 0;
-		if (r->frame_start && r->in_pos < r->in_len) {
-			int c = check_frame_magic(r);
-
-			if (c < 0)
-				return -1;
-			if (c > 0)
-				continue;
-		}
+		if (r->frame_start && r->in_pos < r->in_len && check_frame_magic(r))
+			return -1;
 		in = (ZSTD_inBuffer){ r->in, r->in_len, r->in_pos };
 		out = (ZSTD_outBuffer){ r->buf, r->buf_cap, r->end };
 		old_in = in.pos;
@@ -508,28 +506,6 @@ static int check_trailer(struct crib_reader *r, const struct crib_trailer *t)
 
 /* ---- stored pages (1.4): data frames, read past zstd ---- */
 
-/*
- * At least @need bytes of input at in[in_pos] (@need no more than in_cap).
- * Returns 1 when they are there, 0 when the input ends first, -1 on error.
- */
-static int input_want(struct crib_reader *r, size_t need)
-{
-	size_t got;
-
-	while (r->in_len - r->in_pos < need) {
-		if (r->src_eof)
-			return 0;
-		memmove(r->in, r->in + r->in_pos, r->in_len - r->in_pos);
-		r->in_len -= r->in_pos;
-		r->in_pos = 0;
-		if (read_source(r, r->in + r->in_len, r->in_cap - r->in_len, &got))
-			return -1;
-		r->in_len += got;
-		r->src_eof = got == 0;
-	}
-	return 1;
-}
-
 /* Past @len bytes of input: 1, or 0 when the input ends first, -1 on error. */
 static int input_skip(struct crib_reader *r, uint64_t len)
 {
@@ -636,8 +612,8 @@ static int find_data_frame(struct crib_reader *r, uint64_t off, size_t len)
 			return k < 0 ? -1 : fail(r, CRIB_E_TRUNCATED, off,
 						 "input ends before the data of a stored_pages record");
 		p = r->in + r->in_pos;
-		magic = get_le32(p);
-		size = get_le32(p + 4);
+		magic = crib_get_le32(p);
+		size = crib_get_le32(p + 4);
 		if ((magic & ZSTD_MAGIC_SKIPPABLE_MASK) != ZSTD_MAGIC_SKIPPABLE_START)
 			return fail(r, CRIB_E_SCHEMA, off,
 				    "a stored_pages record is not followed by its data frame");
