@@ -145,39 +145,58 @@ static int sink_iov(struct crib_writer *w, struct iovec *iov, int n)
 }
 
 /*
- * The same into a regular file, through a pipe of the writer's own:
- * vmsplice() hands it the pages of @iov without a copy and splice() copies
- * them into the file, once, in the kernel.  A write() copies from user
- * memory, which emulators and some CPUs make several times slower.  The
- * pipe is emptied before returning, so the caller may reuse its memory.
+ * @n pieces at @iov into @fd through @pipe, at *@at or (@at NULL) at the
+ * file's position: vmsplice() hands the pipe the pages of @iov without a
+ * copy and splice() copies them into the file, once, in the kernel.  A
+ * write() copies from user memory, which emulators and some CPUs make
+ * several times slower.  The pipe is emptied before returning, so the
+ * caller may reuse its memory.  *@moved counts the bytes that reached
+ * the file.  Returns 0, or -1 with *@what the call that failed and errno
+ * set, or (errno 0) *@what saying that the call took nothing.
  */
-static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
+static int splice_out(const int pipe[2], int fd, struct iovec *iov, int n, loff_t *at,
+		      uint64_t *moved, const char **what)
 {
-	ssize_t put, moved;
+	ssize_t put, k;
 
 	while (n) {
-		put = vmsplice(w->splice_pipe[1], iov, (unsigned long)n, 0);
+		put = vmsplice(pipe[1], iov, (unsigned long)n, 0);
 		if (put < 0 && errno == EINTR)
 			continue;
-		if (put <= 0)
-			return fail(w, CRIB_E_IO, "vmsplice: %s",
-				    put < 0 ? strerror(errno) : "nothing taken");
-		/* what the pipe took goes on into the file before anything else */
-		for (moved = 0; moved < put;) {
-			ssize_t k = splice(w->splice_pipe[0], NULL, w->fd, NULL,
-					   (size_t)(put - moved), 0);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				return fail(w, CRIB_E_IO, "write: %s",
-					    k < 0 ? strerror(errno) : "short write");
-			moved += k;
-			w->out_bytes += (uint64_t)k;
+		if (put <= 0) {
+			*what = put ? "vmsplice" : "vmsplice: nothing taken";
+			errno = put ? errno : 0;
+			return -1;
 		}
-		n = iov_advance(&iov, n, (size_t)put);
+		/* what the pipe took goes on into the file before anything else */
+		for (k = 0; put; put -= k) {
+			k = splice(pipe[0], NULL, fd, at, (size_t)put, 0);
+			if (k < 0 && errno == EINTR) {
+				k = 0;
+				continue;
+			}
+			if (k <= 0) {
+				*what = k ? "write" : "write: short write";
+				errno = k ? errno : 0;
+				return -1;
+			}
+			*moved += (uint64_t)k;
+			n = iov_advance(&iov, n, (size_t)k);
+		}
 	}
 	return 0;
+}
+
+/* The same into a regular file, through a pipe of the writer's own. */
+static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
+{
+	const char *what;
+
+	if (!splice_out(w->splice_pipe, w->fd, iov, n, NULL, &w->out_bytes, &what))
+		return 0;
+	if (errno)
+		return fail(w, CRIB_E_IO, "%s: %s", what, strerror(errno));
+	return fail(w, CRIB_E_IO, "%s", what);
 }
 
 #define STORED_MIN	(128 * 1024)	/* smaller page data goes into the zstd frame */
@@ -594,40 +613,20 @@ int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx)
 	return 0;
 }
 
-/*
- * As sink_splice(), through the pipe of crib_writer_write_at(), into the
- * file at @offset: vmsplice() hands the pipe the pages, splice() copies
- * them, once, in the kernel, where a pwrite() from user memory is
- * several times slower under emulation.
- */
+/* As sink_splice(), through a pipe of its own, into the file at @offset. */
 int crib_writer_write_at(const struct crib_writer *w, const void *data, size_t len,
 			 uint64_t offset)
 {
 	struct iovec iov = { (void *)data, len };
 	loff_t at = (loff_t)offset;
-	ssize_t put, k;
+	uint64_t moved = 0;
+	const char *what;
 
-	while (iov.iov_len) {
-		put = vmsplice(w->defer_pipe[1], &iov, 1, 0);
-		if (put < 0 && errno == EINTR)
-			continue;
-		if (put <= 0)
-			return -1;
-		while (put) {
-			k = splice(w->defer_pipe[0], NULL, w->fd, &at, (size_t)put, 0);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				if (!k)
-					errno = EIO;
-				return -1;
-			}
-			put -= k;
-		}
-		iov.iov_base = (uint8_t *)data + (at - (loff_t)offset);
-		iov.iov_len = len - (size_t)(at - (loff_t)offset);
-	}
-	return 0;
+	if (!splice_out(w->defer_pipe, w->fd, &iov, 1, &at, &moved, &what))
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
 }
 
 /* ---- generic records ---- */
