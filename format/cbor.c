@@ -65,30 +65,18 @@ void crib_buf_free(struct crib_buf *b)
 	crib_buf_init(b, b->limit);
 }
 
-/*
- * Whether n more bytes keep the buffer within its limit (a string taken
- * by reference counts too); false, and the buffer marked, if not.
- */
-static bool buf_fits(struct crib_buf *b, size_t n)
-{
-	if (b->overflow || b->nomem)
-		return false;
-	/* len + ref_len never exceeds the limit */
-	if (n > b->limit - b->ref_len - b->len) {
-		b->overflow = true;
-		return false;
-	}
-	return true;
-}
-
 /* Make room for n more bytes; false (and the buffer marked) if refused. */
 static bool buf_reserve(struct crib_buf *b, size_t n)
 {
 	size_t want, cap;
 	uint8_t *p;
 
-	if (!buf_fits(b, n))
+	if (b->overflow || b->nomem)
 		return false;
+	if (n > b->limit || b->len > b->limit - n) {
+		b->overflow = true;
+		return false;
+	}
 	want = b->len + n;
 	if (want <= b->cap)
 		return true;
@@ -105,15 +93,6 @@ static bool buf_reserve(struct crib_buf *b, size_t n)
 	b->data = p;
 	b->cap = cap;
 	return true;
-}
-
-void crib_buf_restart(struct crib_buf *b, bool ref_ok)
-{
-	b->len = 0;
-	b->overflow = b->nomem = false;
-	b->ref_ok = ref_ok;
-	b->ref = NULL;
-	b->ref_len = b->ref_at = 0;
 }
 
 void crib_buf_put(struct crib_buf *b, const void *data, size_t len)
@@ -161,15 +140,7 @@ void crib_cbor_bool(struct crib_buf *b, bool v)
 void crib_cbor_bytes(struct crib_buf *b, const void *data, size_t len)
 {
 	put_head(b, cbor_encode_bytestring_start, len);
-	if (!b->ref_ok || b->ref || len < CRIB_BUF_REF_MIN) {
-		crib_buf_put(b, data, len);
-		return;
-	}
-	if (!buf_fits(b, len))
-		return;
-	b->ref = data;
-	b->ref_len = len;
-	b->ref_at = b->len;
+	crib_buf_put(b, data, len);
 }
 
 void crib_cbor_text(struct crib_buf *b, const char *s, size_t len)

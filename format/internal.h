@@ -62,24 +62,11 @@ struct crib_buf {
 	size_t limit;
 	bool overflow;		/* a write was refused: the content is incomplete */
 	bool nomem;
-	/*
-	 * With ref_ok, the first large byte string is not copied: its
-	 * ref_len bytes stay at ref, and belong at data + ref_at.
-	 */
-	bool ref_ok;
-	const void *ref;
-	size_t ref_len;
-	size_t ref_at;
 };
-
-/* Byte strings this long or longer are taken by reference (ref_ok). */
-#define CRIB_BUF_REF_MIN	(64 * 1024)
 
 void crib_buf_init(struct crib_buf *b, size_t limit);
 void crib_buf_free(struct crib_buf *b);
 void crib_buf_put(struct crib_buf *b, const void *data, size_t len);
-/* Empty @b, taking a large byte string by reference from now on if @ref_ok. */
-void crib_buf_restart(struct crib_buf *b, bool ref_ok);
 void crib_cbor_uint(struct crib_buf *b, uint64_t v);
 void crib_cbor_int(struct crib_buf *b, int64_t v);
 void crib_cbor_bool(struct crib_buf *b, bool v);

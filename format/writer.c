@@ -206,7 +206,6 @@ static int sink_splice(struct crib_writer *w, struct iovec *iov, int n)
  * while costing no ratio a level-1 window (512 KiB) would notice.
  */
 #define FRAME_TARGET	(8u << 20)
-#define RECORD_PARTS	3		/* w->rec before, at and after its reference */
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -261,61 +260,30 @@ static int count_type(struct crib_writer *w, uint32_t type)
 
 static void start_record(struct crib_writer *w, uint32_t type)
 {
-	/* The pages of a record to store are not copied: see record_parts(). */
-	crib_buf_restart(&w->rec, w->store_bulk && type == CRIB_REC_PAGES);
+	w->rec.len = 0;
+	w->rec.overflow = w->rec.nomem = false;
 	crib_cbor_array(&w->rec, 2);
 	crib_cbor_uint(&w->rec, type);
-}
-
-/*
- * The record's bytes in order, as pieces: w->rec, or when it took a byte
- * string by reference, w->rec up to it, the string, and the rest.
- * Returns the number of pieces, none empty; @len gets their total.
- */
-static int record_parts(const struct crib_writer *w, struct iovec parts[RECORD_PARTS],
-			size_t *len)
-{
-	const struct crib_buf *r = &w->rec;
-	struct iovec all[RECORD_PARTS] = {
-		{ r->data, r->ref ? r->ref_at : r->len },
-		{ (void *)r->ref, r->ref_len },
-		{ r->data + r->ref_at, r->ref ? r->len - r->ref_at : 0 },
-	};
-	int i, n = 0;
-
-	*len = 0;
-	for (i = 0; i < RECORD_PARTS; i++) {
-		if (!all[i].iov_len)
-			continue;
-		parts[n++] = all[i];
-		*len += all[i].iov_len;
-	}
-	return n;
 }
 
 /* The record in w->rec is complete: account for it and compress it. */
 static int emit_record(struct crib_writer *w, uint32_t type)
 {
-	struct iovec parts[RECORD_PARTS];
-	size_t len;
-	int n, i;
+	size_t len = w->rec.len;
 
 	if (w->rec.nomem)
 		return fail(w, CRIB_E_NOMEM, "out of memory");
 	if (w->rec.overflow)
 		return fail(w, CRIB_E_LIMIT, "record larger than the limit of %u bytes", CRIB_LIMIT_RECORD);
-	n = record_parts(w, parts, &len);
 	if (type != CRIB_REC_TRAILER) {
 		if (count_type(w, type))
 			return -1;
-		for (i = 0; i < n; i++)
-			crib_xxh64_update(&w->hash, parts[i].iov_base, parts[i].iov_len);
+		crib_xxh64_update(&w->hash, w->rec.data, len);
 		w->stream_bytes += len;
 		w->records++;
 	}
-	for (i = 0; i < n; i++)
-		if (compress(w, parts[i].iov_base, parts[i].iov_len, ZSTD_e_continue))
-			return -1;
+	if (compress(w, w->rec.data, len, ZSTD_e_continue))
+		return -1;
 	w->frame_bytes += len;
 	/* the trailer's frame is ended by crib_writer_close(), a stored record's by its writer */
 	if (w->frame_bytes < FRAME_TARGET || type == CRIB_REC_TRAILER ||

@@ -524,12 +524,11 @@ static void test_stored(void)
 }
 
 /*
- * With pages stored, the writer takes a record's page data where the
- * caller keeps it, uncopied: a record too small to store (96 KiB, so
- * compressed from three pieces) and one stored (160 KiB) read back byte
- * for byte, and the caller's buffer may change once the call returns.
+ * With pages stored, a record too small to store (96 KiB, compressed) and
+ * one stored (160 KiB) read back byte for byte, and the caller's buffer
+ * may change once the call returns.
  */
-static void test_stored_by_reference(void)
+static void test_stored_caller_buffer(void)
 {
 	enum { SMALL = 24, LARGE = 40 };
 	static uint8_t data[SMALL + LARGE][SAMPLE_PAGE_SIZE];
@@ -571,8 +570,8 @@ static void test_stored_by_reference(void)
 	if (r)
 		crib_reader_close(r);
 	tap_check(&t, ret == 0 && found == 2 && !bad,
-		  "stored: page data taken by reference, compressed (96 KiB) and stored (160 KiB), "
-		  "reads back as written");
+		  "stored: page data compressed (96 KiB) and stored (160 KiB), the caller's "
+		  "buffer changed after the call, reads back as written");
 	free(mb.data);
 }
 
@@ -1236,7 +1235,7 @@ int main(void)
 	test_pipe(2, false);
 	test_pipe(2, true);
 	test_stored();
-	test_stored_by_reference();
+	test_stored_caller_buffer();
 	test_stored_hostile();
 	test_decode_ahead();
 	test_writer_errors();
