@@ -29,8 +29,13 @@
 
 #include "sockets.h"
 
-/* How long to wait for sent data to be acknowledged, and for a socket to settle. */
-#define INFLIGHT_WAIT_MS	2000
+/*
+ * How long to wait for sent data to be acknowledged, and for a socket to
+ * settle.  Segments a lock dropped (lock_connections()) come again only
+ * when the retransmission timer fires, which may have backed off to
+ * seconds: the wait outlasts a few of its doublings.
+ */
+#define INFLIGHT_WAIT_MS	10000
 #define SETTLE_TRIES		20
 #define RETRY_SLEEP_MS		20
 
