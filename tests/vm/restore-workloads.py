@@ -10,6 +10,7 @@ with the first by crib-inspect --diff.  TAP.
   restore-workloads.py --migrate dump DIR   start and dump the workloads into DIR
   restore-workloads.py --migrate restore DIR
                                             (a fresh boot) restore and check them"""
+import hashlib
 import os
 import re
 import signal
@@ -500,6 +501,73 @@ def test_faults():
     reap(pid)
 
 
+TARGET = "/usr/local/libexec/crib/bench/bench-target"
+
+
+def private_anon(pid):
+    """The writable private anonymous mappings of @pid but its stack."""
+    return [m for m in proc_maps(pid)
+            if m["perms"] == "rw-p" and m["path"] in ("", "[heap]")]
+
+
+def anon_digest(pid):
+    """A digest of what the large private anonymous mappings of @pid hold
+    (the small ones have words the kernel writes, rseq's CPU number)."""
+    h = hashlib.sha256()
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        for m in private_anon(pid):
+            if m["end"] - m["start"] < 4 << 20:
+                continue
+            mem.seek(m["start"])
+            h.update(b"%x-%x" % (m["start"], m["end"]))
+            h.update(mem.read(m["end"] - m["start"]))
+    return h.hexdigest()
+
+
+def restore_direct(name, pid, digest, run):
+    """One restore by run(): (bytes copied in, bytes in shadows), or None."""
+    rc, err = run()
+    if not t.eq(rc, 0, "direct, %s: restored" % name):
+        t.diag(err)
+        reap(pid)
+        return None
+    m = re.search(r"process %d \(bench-target\): .* (\d+) bytes to copy in, (\d+) in "
+                  r"shadows" % pid, err)
+    t.check(m, "direct, %s: crib-restore -v says where the pages went" % name, err)
+    t.eq(anon_digest(pid), digest, "direct, %s: the 16 MiB are as dumped" % name)
+    reap(pid)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def test_direct():
+    """The pages of a --fast snapshot read from a file are copied straight
+    into the new process; when that copy fails part way (the copy fault)
+    they are written through /proc/PID/mem; read from a pipe, they go
+    through shadows.  Every way, the memory is as dumped."""
+    w = Workload(TARGET, "--mem", "16", "@DIR@/ready")
+    pid, digest = w.pid, anon_digest(w.pid)
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap, "--fast")
+    w.proc.wait()
+    if not t.eq(rc, 0, "direct: dumped a target with 16 MiB with --fast"):
+        t.diag(err)
+        return
+    fault = dict(os.environ, CRIB_RESTORE_FAULT="copy")
+    ways = (("from a file", lambda: restore(snap, "-v")),
+            ("after a failed copy", lambda: restore(snap, "-v", env=fault)),
+            ("from a pipe", lambda: restore_from_pipe(snap, "-v")))
+    for name, run in ways:
+        where = restore_direct(name, pid, digest, run)
+        if where is None:
+            continue
+        if name == "from a pipe":
+            t.check(where[0] == 0 and where[1] >= 16 << 20,
+                    "direct, %s: nothing copied in, all in shadows" % name, str(where))
+        else:
+            t.check(where[0] >= 16 << 20 and where[1] < 1 << 20,
+                    "direct, %s: the pages copied in, not in shadows" % name, str(where))
+
+
 def expect_refusal(name, snap, pid, words):
     rc, err = restore(snap)
     t.check(rc == 1 and words in err, "%s: refused, saying %r" % (name, words), err)
@@ -551,7 +619,7 @@ def migrate_restore_one(case, note):
 def run_all():
     for case in CASES:
         guarded(t, run_case, case)
-    for test in (test_wait, test_verify_difference, test_faults, test_refusals):
+    for test in (test_wait, test_verify_difference, test_faults, test_direct, test_refusals):
         guarded(t, test)
 
 

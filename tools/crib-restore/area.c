@@ -147,6 +147,8 @@ static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		out->shadow = (uint64_t)(uintptr_t)plan->vmas.items[i].shadow;
 		if (out->shadow)
 			out->map_prot = PROT_READ | PROT_WRITE;
+		out->direct = plan->vmas.items[i].direct;
+		a->n_direct += out->direct;
 		out->flags = vma_map_flags(v);
 		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
 		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;

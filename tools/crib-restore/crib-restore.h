@@ -3,9 +3,10 @@
  * crib-restore: bring a process tree back from a CRIB snapshot.
  *
  * The whole snapshot is read and checked first (snapshot.c, check.c,
- * tree.c), its memory going to shadows of the VMAs (shadow.c), shared
- * memory objects (shmem.c) or a page store (a memfd), so nothing is
- * created from a stream that turns out corrupt.  crib-restore then makes
+ * tree.c), its memory left in the mapped snapshot (direct.c) or going to
+ * shadows of the VMAs (shadow.c), shared memory objects (shmem.c) or a
+ * page store (a memfd), so nothing is created from a stream that turns
+ * out corrupt.  crib-restore then makes
  * every open file description of the tree, sockets included (files.c,
  * sockets.c), and creates the root with its original PID (tracer.c).
  * Each process, while it still runs crib-restore's code (child.c), forks
@@ -13,8 +14,9 @@
  * takes its descriptors from the descriptions it inherited, sets the
  * attributes libc can set and jumps into the restorer (restorer.c) in a
  * restore area of its own (area.c).  The restorer rebuilds the address
- * space and the threads; crib-restore, tracing every thread of every
- * process, sets the registers, unmaps the areas, lets the TCP connections
+ * space and the threads, crib-restore copying pages in while it waits
+ * (direct.c); crib-restore, tracing every thread of every process, sets
+ * the registers, unmaps the areas, lets the TCP connections
  * go and then every process.  Any failure kills what was created.
  *
  * A struct restore_plan is what the snapshot says of one process; the
@@ -73,6 +75,14 @@ struct plan_vma {
 	uint64_t shadow_off;	/* where in the reservation the shadow goes */
 	bool shadow_room;	/* it has one there (cleared if it cannot be made) */
 	bool shadow_filled;	/* registered with the tree's filler: shadow.c */
+	bool direct;		/* pages copied straight into the new process: direct.c */
+};
+
+/* Pages for direct.c to copy in: @data in the mapped snapshot, NULL: zeros. */
+struct plan_direct {
+	uint64_t addr;
+	uint64_t len;
+	const void *data;
 };
 
 /* A run of pages with contents, kept in the page store at @offset. */
@@ -161,6 +171,8 @@ struct restore_plan {
 	uint64_t shadows_len;
 	uint64_t shadow_bytes;		/* contents taken into shadows */
 	bool no_shadows;		/* no room for them: everything in the page store */
+	ARRAY(struct plan_direct) direct;	/* direct.c */
+	uint64_t direct_bytes;
 	ARRAY(struct crib_file) files;	/* paths owned by the plan */
 	ARRAY(struct plan_fd) fds;	/* files.c: each file's description */
 	struct crib_sigaction *actions;
@@ -203,6 +215,8 @@ struct restore_tree {
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;
 	struct shadow_filler *filler;	/* fills shadows while the snapshot is read */
+	void *input_map;		/* the snapshot, kept mapped for direct.c */
+	size_t input_map_len;
 	ARRAY(struct crib_pipe) pipe_fds;	/* the pipe ends, one per fd of any process */
 	ARRAY(struct plan_pipe) pipes;	/* one per pipe */
 	ARRAY(struct plan_socket) sockets;	/* one per descriptor of any process */
@@ -256,6 +270,12 @@ struct fill_run {
  */
 struct shadow_filler *shadow_filler_open(bool threaded);
 void shadow_filler_close(struct shadow_filler *f);
+/*
+ * Fill [@to, +@len) of memory registered with @uffd with @data, or (@data
+ * NULL) with the zero page.  -1 when the kernel would not: a page there
+ * already (runs that overlap), no memory, the memory no longer registered.
+ */
+int uffd_fill(int uffd, uint64_t to, const void *data, uint64_t len);
 /* Register a new shadow, so that runs fill it: false when they cannot. */
 bool shadow_fill_register(struct shadow_filler *f, void *shadow, uint64_t len);
 /*
@@ -271,6 +291,37 @@ bool shadow_fill(struct shadow_filler *f, const struct fill_run *run, bool data_
  */
 void shadow_let_go(const struct restore_plan *plan);
 void shadow_free(struct restore_plan *plan);
+
+/*
+ * Pages straight into the new process (direct.c).  While the snapshot is
+ * read: 1 when the run at @addr of @pv (@data in the mapped snapshot;
+ * NULL: zeros) is left there, to be copied in by direct_fill(); 0 when it
+ * goes elsewhere; -1 on failure.
+ */
+int direct_take(struct restore_plan *plan, struct plan_vma *pv, uint64_t addr,
+		 const void *data, uint64_t len, struct tool_error *err);
+/*
+ * Once every VMA of @plan is known: whether @pv's runs may stay direct.
+ * Not when a neighbour would merge with it if both were mapped afresh
+ * (the kernel keeps them apart only by where their pages came from): then
+ * each keeps a shadow, moved into place pages and all, and they stay apart.
+ */
+bool direct_keeps(const struct restore_plan *plan, const struct plan_vma *pv);
+/*
+ * Threads that copy with the tracer, made before the tree's first process
+ * so that none takes a PID the tree needs; NULL: the tracer copies alone.
+ */
+struct direct_copiers;
+struct direct_copiers *direct_copiers_start(const struct restore_tree *tree);
+void direct_copiers_stop(struct direct_copiers *c);
+/*
+ * Process @pid, restored by @plan, trapped in its restorer with @args:
+ * copy its direct runs in through its userfaultfd, or write them through
+ * /proc/PID/mem when it has none or the copy fails (@copy_fails: a
+ * testing aid, it fails after the first piece).
+ */
+int direct_fill(struct direct_copiers *c, const struct restore_plan *plan, pid_t pid,
+		const struct rst_args *args, bool copy_fails, struct tool_error *err);
 void plan_free(struct restore_tree *tree);
 struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id);
 
@@ -334,6 +385,8 @@ int sockets_check(const struct restore_tree *tree, struct tool_error *err);
 int tree_link(struct restore_tree *tree, struct tool_error *err);
 /* Every PID the restore takes (processes, threads, helpers) is free. */
 int tree_check_pids(const struct restore_tree *tree, struct tool_error *err);
+/* @pid is one the restore takes. */
+bool tree_takes_pid(const struct restore_tree *tree, pid_t pid);
 
 /*
  * What the processes of a tree being made tell each other: a word per
@@ -473,6 +526,12 @@ struct restore_fds {
 void *map_in_hole(const struct restore_plan *plan, size_t len, int prot, int flags);
 /* The MAP_* flags a VMA of the snapshot is mapped with. */
 uint32_t vma_map_flags(const struct crib_vma *v);
+/*
+ * Private anonymous memory, not locked (which would be populated as it is
+ * mapped): what may wait in a shadow (shadow.c) or be copied in straight
+ * (direct.c).
+ */
+bool vma_private_anon(const struct crib_vma *v);
 
 int area_create(struct restore_area *area, const struct restore_plan *plan,
 		struct tool_error *err);
@@ -501,6 +560,7 @@ enum fault_site {
 	FAULT_RESUME,		/* the tracer, once the connections left repair mode */
 	FAULT_UNLOCK,		/* the tracer, once the network lock is released */
 	FAULT_DETACH,		/* the tracer, once the first thread is let go */
+	FAULT_COPY,		/* no failure: direct.c's copy fails, the pages are written */
 };
 
 /*

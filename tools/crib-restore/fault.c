@@ -10,6 +10,10 @@
  * child's steps, the restorer's steps (enum rst_step) and the tracer's.
  * A child or restorer step fails in the root, or in the process
  * STEP@PID names.
+ *
+ * One site, the last, fails no restore: at "copy" the copy of a process's
+ * pages through its restorer's userfaultfd (direct.c) fails after its
+ * first piece, so that the pages are written the other way.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,7 @@ static const struct fault_site_name {
 	{ "resume",		FAULT_RESUME,		0 },
 	{ "unlock",		FAULT_UNLOCK,		0 },
 	{ "detach",		FAULT_DETACH,		0 },
+	{ "copy",		FAULT_COPY,		0 },
 };
 
 #define N_SITES (sizeof(sites) / sizeof(sites[0]))

@@ -212,9 +212,11 @@ int main(int argc, char **argv)
 		const struct restore_plan *p = plan.procs.items[i];
 
 		restore_verbose(&o.restore, "process %llu (%s)%s: %zu threads, %zu VMAs, %llu "
-				"bytes in shadows, %zu fds\n", (unsigned long long)p->proc.pid,
-				p->proc.comm, p->proc.zombie ? ", a zombie" : "", p->threads.n,
-				p->vmas.n, (unsigned long long)p->shadow_bytes, p->files.n);
+				"bytes to copy in, %llu in shadows, %zu fds\n",
+				(unsigned long long)p->proc.pid, p->proc.comm,
+				p->proc.zombie ? ", a zombie" : "", p->threads.n, p->vmas.n,
+				(unsigned long long)p->direct_bytes,
+				(unsigned long long)p->shadow_bytes, p->files.n);
 	}
 	restore_verbose(&o.restore, "%zu open file descriptions, %zu sockets, %llu bytes in "
 			"the page store\n", plan.descs.n, plan.sockets.n,

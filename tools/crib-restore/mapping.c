@@ -6,7 +6,8 @@
  * the snapshot's VMAs around them) and where crib-restore itself has none
  * (the child inherits them at the same address), with room to spare from
  * the neighbours so a stack's guard gap is never involved.  And the
- * flags a snapshot's VMA is mapped with, by the restorer or as a shadow.
+ * flags a snapshot's VMA is mapped with, by the restorer or as a shadow,
+ * and which VMAs are private anonymous memory.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -111,4 +112,11 @@ uint32_t vma_map_flags(const struct crib_vma *v)
 	if (v->flags & CRIB_MAP_LOCKED)
 		flags |= MAP_LOCKED;
 	return flags;
+}
+
+bool vma_private_anon(const struct crib_vma *v)
+{
+	return (v->kind == CRIB_VMA_ANON || v->kind == CRIB_VMA_HEAP ||
+		v->kind == CRIB_VMA_STACK) && !(v->flags & CRIB_MAP_SHARED) &&
+	       !(v->flags & CRIB_MAP_LOCKED);
 }

@@ -17,9 +17,12 @@
 #include <asm/prctl.h>
 #include <asm/unistd.h>
 #include <linux/capability.h>
+#include <linux/fcntl.h>
+#include <linux/ioctl.h>
 #include <linux/mman.h>
 #include <linux/prctl.h>
 #include <linux/sched.h>
+#include <linux/userfaultfd.h>
 
 #include "restorer.h"
 
@@ -184,6 +187,59 @@ static void map_vmas(struct rst_args *a)
 		if (ret)
 			fail(a, NULL, RST_STEP_MAP, ret, a->shadows_start);
 	}
+}
+
+/* A userfaultfd with every direct VMA registered on it; -errno when none. */
+static long open_direct_uffd(struct rst_args *a)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_SIGBUS };
+	struct uffdio_register reg;
+	struct rst_vma *v = at(a, a->vmas_off);
+	long uffd, ret;
+	__u64 i;
+
+	/* The pages are copied in by ioctl; a fault on one is a bug: SIGBUS. */
+	uffd = sys1(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (uffd == -22)	/* EINVAL: a kernel before UFFD_USER_MODE_ONLY */
+		uffd = sys1(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		return uffd;
+	ret = sys3(__NR_ioctl, uffd, UFFDIO_API, &api);
+	for (i = 0; !ret && i < a->n_vmas; i++) {
+		if (!v[i].direct)
+			continue;
+		reg = (struct uffdio_register){
+			.range = { v[i].start, v[i].end - v[i].start },
+			.mode = UFFDIO_REGISTER_MODE_MISSING,
+		};
+		ret = sys3(__NR_ioctl, uffd, UFFDIO_REGISTER, &reg);
+	}
+	if (ret) {
+		sys1(__NR_close, uffd);	/* which drops what was registered */
+		return ret;
+	}
+	return uffd;
+}
+
+/*
+ * Wait at a trap while crib-restore copies the direct VMAs' pages in
+ * (enum rst_direct_state); closing the userfaultfd after, the last
+ * reference to it, ends the registrations.
+ */
+static void fill_direct(struct rst_args *a)
+{
+	long uffd;
+
+	if (!a->n_direct)
+		return;
+	uffd = open_direct_uffd(a);
+	a->uffd = (__s32)uffd;
+	a->direct_state = RST_DIRECT_WAITING;
+	asm volatile("int3" ::: "memory");
+	if (a->direct_state != RST_DIRECT_DONE)
+		fail(a, NULL, RST_STEP_FILL, -5, 0);
+	if (uffd >= 0)
+		sys1(__NR_close, uffd);
 }
 
 static void fill_from_store(struct rst_args *a)
@@ -557,6 +613,7 @@ void rst_main(struct rst_args *a)
 	enter(a, NULL, RST_STEP_MAP);
 	map_vmas(a);
 	enter(a, NULL, RST_STEP_FILL);
+	fill_direct(a);
 	fill_from_store(a);
 	enter(a, NULL, RST_STEP_PROTECT);
 	protect_vmas(a);

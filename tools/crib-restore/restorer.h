@@ -66,6 +66,8 @@ struct rst_vma {
 	__u32 flags;		/* MAP_* without MAP_FIXED */
 	__s32 fd;
 	__u64 shadow;		/* its contents, to move here whole; 0: none */
+	__u32 direct;		/* crib-restore copies pages in: see rst_args.direct_state */
+	__u32 pad;
 };
 
 /*
@@ -81,6 +83,20 @@ struct rst_pages {
 };
 
 #define RST_IN_PLACE		(~0ULL)
+
+/*
+ * rst_args.direct_state.  The pages of the VMAs marked direct are copied in
+ * by crib-restore, from its mapping of the snapshot, through a userfaultfd
+ * the restorer opens on them (rst_args.uffd): the restorer traps WAITING,
+ * crib-restore takes the descriptor by pidfd_getfd(), copies, sets DONE
+ * and lets it go on.  Each page comes into being with its contents, this
+ * process's alone: no copy in between, none on its first write.
+ */
+enum rst_direct_state {
+	RST_DIRECT_NONE = 0,
+	RST_DIRECT_WAITING = 1,
+	RST_DIRECT_DONE = 2,
+};
 
 /* The kernel's struct sigaction for rt_sigaction(2) on x86_64. */
 struct rst_sigaction {
@@ -182,6 +198,10 @@ struct rst_args {
 	__s32 tgid;
 	__u64 n_vmas, vmas_off;		/* struct rst_vma[] */
 	__u64 n_pages, pages_off;	/* struct rst_pages[] */
+	__u32 n_direct;			/* VMAs marked direct */
+	__u32 direct_state;		/* enum rst_direct_state */
+	__s32 uffd;			/* on the direct VMAs; -errno: none, write them */
+	__u32 pad1;
 	__u64 n_actions, actions_off;	/* struct rst_sigaction[] */
 	__u64 n_threads, threads_off;	/* struct rst_thread[], the leader first */
 	__u64 n_shared, shared_off;	/* rst_siginfo[] queued to the process */

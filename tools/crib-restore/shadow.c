@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shadows: private anonymous memory waits for the restorer in this
- * process, in one mapping per VMA laid out like the VMA (its shadow),
+ * Shadows: private anonymous memory whose contents are not left in a
+ * mapped snapshot (direct.c: compressed runs, or a snapshot read from a
+ * pipe) waits for the restorer in this process, in one mapping per VMA laid out like the VMA (its shadow),
  * rather than in the page store.  The new process inherits the shadows
  * (copy-on-write, so no copy) and the restorer moves each into place with
  * mremap(), pages and all: the contents are copied once, from the
@@ -22,14 +23,6 @@
 
 #define SHADOWS_MAX	(1ULL << 47)	/* a 4-level user address space */
 
-/* Memory that can wait in a shadow: private, anonymous, not locked. */
-static bool shadowable(const struct crib_vma *v)
-{
-	return (v->kind == CRIB_VMA_ANON || v->kind == CRIB_VMA_HEAP ||
-		v->kind == CRIB_VMA_STACK) && !(v->flags & CRIB_MAP_SHARED) &&
-	       !(v->flags & CRIB_MAP_LOCKED);
-}
-
 /*
  * Reserve room for every shadow, once the VMAs are known: each VMA that
  * can have one gets its place, a page apart from the next.
@@ -43,7 +36,7 @@ static void reserve(struct restore_plan *plan)
 
 	for (i = 0; i < plan->vmas.n; i++) {
 		pv = &plan->vmas.items[i];
-		if (!shadowable(&pv->v))
+		if (!vma_private_anon(&pv->v))
 			continue;
 		/* More than a user address space holds: no room, surely. */
 		if (len > SHADOWS_MAX - page ||
@@ -63,7 +56,7 @@ static void reserve(struct restore_plan *plan)
 	plan->shadows = p;
 	plan->shadows_len = len;
 	for (i = 0; i < plan->vmas.n; i++)
-		plan->vmas.items[i].shadow_room = shadowable(&plan->vmas.items[i].v);
+		plan->vmas.items[i].shadow_room = vma_private_anon(&plan->vmas.items[i].v);
 }
 
 /* The VMA holding all of [addr, addr + len), or NULL. */

@@ -78,25 +78,21 @@ bool shadow_fill_register(struct shadow_filler *f, void *shadow, uint64_t len)
 	return false;
 }
 
-/*
- * Fill [to, to + len) of a registered shadow with @data, or (@data NULL)
- * with the zero page.  -1 when the kernel would not: a page there already
- * (runs that overlap), no memory, a shadow no longer registered.
- */
-static int fill_pages(int uffd, char *to, const char *data, uint64_t len)
+int uffd_fill(int uffd, uint64_t to, const void *data, uint64_t len)
 {
 	struct uffdio_zeropage zero;
 	struct uffdio_copy copy;
+	const char *from = data;
 	int64_t done;
 	int ret, stalls = 0;
 
 	while (len) {
-		if (data) {
-			copy = (struct uffdio_copy){ (uintptr_t)to, (uintptr_t)data, len, 0, 0 };
+		if (from) {
+			copy = (struct uffdio_copy){ to, (uintptr_t)from, len, 0, 0 };
 			ret = ioctl(uffd, UFFDIO_COPY, &copy);
 			done = copy.copy;
 		} else {
-			zero = (struct uffdio_zeropage){ { (uintptr_t)to, len }, 0, 0 };
+			zero = (struct uffdio_zeropage){ { to, len }, 0, 0 };
 			ret = ioctl(uffd, UFFDIO_ZEROPAGE, &zero);
 			done = zero.zeropage;
 		}
@@ -106,8 +102,8 @@ static int fill_pages(int uffd, char *to, const char *data, uint64_t len)
 		if (done <= 0 && ++stalls == FILL_STALLS_MAX)
 			return -1;
 		if (done > 0) {
-			to += done;
-			data = data ? data + done : NULL;
+			to += (uint64_t)done;
+			from = from ? from + done : NULL;
 			len -= (uint64_t)done;
 		}
 	}
@@ -145,7 +141,7 @@ static bool fill_one(int uffd, const struct fill_run *run)
 {
 	struct uffdio_range range = { (uintptr_t)run->shadow, run->shadow_len };
 
-	if (run->registered && !fill_pages(uffd, run->to, run->data, run->len))
+	if (run->registered && !uffd_fill(uffd, (uintptr_t)run->to, run->data, run->len))
 		return true;
 	if (run->registered)
 		ioctl(uffd, UFFDIO_UNREGISTER, &range);

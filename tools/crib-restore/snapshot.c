@@ -2,10 +2,12 @@
 /*
  * Read a whole snapshot into a restore tree: a plan per process, and what
  * they share.  The reader checks the stream (framing, schema, trailer
- * checksum) as it goes; page contents go to shadows of their VMAs
- * (shadow.c), to shared memory objects (shmem.c) or to the page store, a
- * memfd the restorers read them from, so memory is never held twice in the
- * heap.  Only a stream read to its end without an error yields a tree.
+ * checksum) as it goes; page contents stay in a mapped snapshot, to be
+ * copied straight into the new process (direct.c), or go to shadows of
+ * their VMAs (shadow.c), to shared memory objects (shmem.c) or to the page
+ * store, a memfd the restorers read them from, so memory is never held
+ * twice in the heap.  Only a stream read to its end without an error
+ * yields a tree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -205,11 +207,10 @@ static int take_vma(struct restore_plan *plan, const struct crib_vma *v,
  * and zero rather than the file's bytes in a private file mapping.
  */
 /* The VMA of @plan holding [addr, addr + len), or NULL. */
-static const struct plan_vma *vma_at(const struct restore_plan *plan, uint64_t addr,
-				     uint64_t len)
+static struct plan_vma *vma_at(const struct restore_plan *plan, uint64_t addr, uint64_t len)
 {
 	for (size_t i = plan->vmas.n; i-- > 0;) {
-		const struct plan_vma *pv = &plan->vmas.items[i];
+		struct plan_vma *pv = &plan->vmas.items[i];
 
 		if (pv->v.start <= addr && len <= pv->v.end - addr)
 			return pv;
@@ -239,13 +240,45 @@ static int plan_run(struct restore_plan *plan, uint64_t addr, uint64_t len, uint
 	return 0;
 }
 
+/*
+ * The run at @addr of @pv (NULL: no VMA holds it), @data NULL for zeros,
+ * to a shadow or to the page store.  @data_in_input: it lies in the
+ * mapped snapshot.
+ */
+static int keep_pages(struct restore_tree *tree, struct restore_plan *plan,
+		      const struct plan_vma *pv, uint64_t addr, const void *data, uint64_t len,
+		      bool data_in_input, struct tool_error *err)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	if (shadow_take(plan, tree->filler, addr, data, len, data_in_input))
+		return data && pv && (pv->v.prot & PROT_WRITE) ?
+		       plan_run(plan, addr, len, RST_IN_PLACE, err) : 0;
+	if (!data) {
+		if (ftruncate(tree->page_store, (off_t)(tree->page_store_len + len)))
+			return tool_fail(err, errno, "cannot keep the memory contents");
+		done = len;
+	}
+	while (done < len) {
+		n = pwrite(tree->page_store, (const char *)data + done, len - done,
+			   (off_t)(tree->page_store_len + done));
+		if (n < 0)
+			return tool_fail(err, errno, "cannot keep the memory contents");
+		done += (size_t)n;
+	}
+	if (plan_run(plan, addr, len, tree->page_store_len, err))
+		return -1;
+	tree->page_store_len += len;
+	return 0;
+}
+
 static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 		      const struct crib_pages *p, bool stored, struct tool_error *err)
 {
 	uint64_t len = p->npages * tree->header.page_size;
-	const struct plan_vma *pv;
-	size_t done = 0;
-	ssize_t n;
+	struct plan_vma *pv;
+	int ret;
 
 	if (p->data.data && p->data.len != len)
 		return tool_fail(err, 0, "pages record at %#llx: %zu bytes for %llu pages",
@@ -254,24 +287,49 @@ static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
 	pv = vma_at(plan, p->addr, len);
 	if (pv && shmem_take_pages(tree, pv, p->addr, p->data.data, len, tree->header.page_size))
 		return 0;
-	if (shadow_take(plan, tree->filler, p->addr, p->data.data, len, stored))
-		return p->data.data && pv && (pv->v.prot & PROT_WRITE) ?
-		       plan_run(plan, p->addr, len, RST_IN_PLACE, err) : 0;
-	if (!p->data.data) {
-		if (ftruncate(tree->page_store, (off_t)(tree->page_store_len + len)))
-			return tool_fail(err, errno, "cannot keep the memory contents");
-		done = len;
+	/* Data that stays in the mapped snapshot, or none, is copied in later. */
+	if (pv && tree->input_map && (stored || !p->data.data)) {
+		ret = direct_take(plan, pv, p->addr, p->data.data, len, err);
+		if (ret)
+			return ret < 0 ? -1 : 0;
 	}
-	while (done < len) {
-		n = pwrite(tree->page_store, (const char *)p->data.data + done, len - done,
-			   (off_t)(tree->page_store_len + done));
-		if (n < 0)
-			return tool_fail(err, errno, "cannot keep the memory contents");
-		done += (size_t)n;
+	return keep_pages(tree, plan, pv, p->addr, p->data.data, len, stored, err);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct plan_pages *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Once every VMA is known: the runs left in the snapshot for a VMA that
+ * must keep a shadow (direct_keeps()) go to its shadow after all, their
+ * runs into the restorer's, which stay in address order.
+ */
+static int settle_direct(struct restore_tree *tree, struct restore_plan *plan,
+			 struct tool_error *err)
+{
+	struct plan_direct d;
+	struct plan_vma *pv;
+	size_t i, kept = 0;
+
+	for (i = 0; i < plan->direct.n; i++) {
+		d = plan->direct.items[i];
+		pv = vma_at(plan, d.addr, d.len);
+		if (direct_keeps(plan, pv)) {
+			plan->direct.items[kept++] = d;
+			continue;
+		}
+		pv->direct = false;
+		plan->direct_bytes -= d.len;
+		if (keep_pages(tree, plan, pv, d.addr, d.data, d.len, true, err))
+			return -1;
 	}
-	if (plan_run(plan, p->addr, len, tree->page_store_len, err))
-		return -1;
-	tree->page_store_len += len;
+	if (kept < plan->direct.n)
+		qsort(plan->pages.items, plan->pages.n, sizeof(*plan->pages.items), by_addr);
+	plan->direct.n = kept;
 	return 0;
 }
 
@@ -589,6 +647,23 @@ static int take_all(struct restore_tree *tree, struct crib_reader *r, struct pro
 	return ret;
 }
 
+static uint64_t direct_bytes(const struct restore_tree *tree)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < tree->procs.n; i++)
+		n += tree->procs.items[i]->direct_bytes;
+	return n;
+}
+
+static void unmap_input(struct restore_tree *tree)
+{
+	if (tree->input_map)
+		munmap(tree->input_map, tree->input_map_len);
+	tree->input_map = NULL;
+	tree->input_map_len = 0;
+}
+
 int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err)
 {
@@ -613,9 +688,18 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 			munmap(m.addr, m.len);
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	}
-	/* Stored data stays in a mapped snapshot: a thread may fill shadows from it. */
+	/*
+	 * Stored data stays in a mapped snapshot: it is copied into the new
+	 * processes from there (direct.c), or a thread fills shadows from it.
+	 */
+	if (m.addr != MAP_FAILED) {
+		tree->input_map = m.addr;
+		tree->input_map_len = m.len;
+	}
 	tree->filler = shadow_filler_open(m.addr != MAP_FAILED);
 	ret = take_all(tree, r, progress, err);
+	for (i = 0; !ret && i < tree->procs.n; i++)
+		ret = settle_direct(tree, tree->procs.items[i], err);
 	/* The shadows are full: nothing is to wait for a fill after this. */
 	shadow_filler_close(tree->filler);
 	tree->filler = NULL;
@@ -626,10 +710,10 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	if (ret < 0 && !tool_failed(err))
 		tool_fail(err, 0, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
 	crib_reader_close(r);
-	if (m.addr != MAP_FAILED)
-		munmap(m.addr, m.len);
 	if (ret < 0)
 		return -1;
+	if (!direct_bytes(tree))
+		unmap_input(tree);
 	if (!tree->procs.n)
 		return tool_fail(err, 0, "the snapshot has no process record");
 	if (tree_root(tree)->proc.pid != tree->header.root_pid && tree->header.root_pid)
@@ -679,6 +763,7 @@ static void free_one(struct restore_plan *plan)
 	free(plan->shared_pending);
 	free((void *)plan->timers.posix);
 	array_free(&plan->children);
+	array_free(&plan->direct);
 	shadow_free(plan);
 	free(plan);
 }
@@ -710,5 +795,6 @@ void plan_free(struct restore_tree *tree)
 	inotify_free(tree);
 	if (tree->page_store > 0)
 		close(tree->page_store);
+	unmap_input(tree);
 	memset(tree, 0, sizeof(*tree));
 }

@@ -55,6 +55,7 @@ struct trace {
 	ARRAY(struct tracee) threads;	/* of every process but the zombies */
 	size_t n_ready;
 	int *sock_fds;			/* crib-restore's copies of the tree's sockets */
+	struct direct_copiers *copiers;	/* direct.c */
 	bool resumed;			/* connections left repair mode */
 	bool released;			/* the network lock was released */
 	struct tool_error *err;
@@ -215,6 +216,19 @@ static int report_signal(struct trace *tr, pid_t tid, int sig)
 			 area_step_name(step));
 }
 
+/* A restorer waits for its direct pages (restorer.h): copy them in, let it go on. */
+static int fill_direct(struct trace *tr, const struct tracee *t)
+{
+	struct rst_args *args = tr->areas[t->proc].args;
+	bool copy_fails = tr->ctx.fault->site == FAULT_COPY && t->tid == tr->ctx.fault_pid;
+
+	if (direct_fill(tr->copiers, tr->tree->procs.items[t->proc], t->tid, args, copy_fails,
+			tr->err))
+		return -1;
+	args->direct_state = RST_DIRECT_DONE;
+	return ptrace(PTRACE_CONT, t->tid, 0, 0) ? -1 : 0;
+}
+
 static int on_stop(struct trace *tr, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
@@ -225,6 +239,9 @@ static int on_stop(struct trace *tr, pid_t tid, int status)
 	if (event)
 		return ptrace(PTRACE_CONT, tid, 0, 0) ? -1 : 0;
 	t = find_tracee(tr, tid);
+	if (sig == SIGTRAP && t && !t->thread &&
+	    tr->areas[t->proc].args->direct_state == RST_DIRECT_WAITING)
+		return fill_direct(tr, t);
 	if (sig == SIGTRAP && t && !t->ready &&
 	    area_thread(tr, t->proc, t->thread)->state == RST_THREAD_READY) {
 		t->ready = true;
@@ -581,6 +598,7 @@ static void cleanup(struct trace *tr)
 	if (tr->ctx.park_base > 0 && tree->descs.n)
 		close_range((unsigned int)tr->ctx.park_base,
 			    (unsigned int)(tr->ctx.park_base + (int)tree->descs.n - 1), 0);
+	direct_copiers_stop(tr->copiers);
 	for (p = 0; tr->areas && p < tree->procs.n; p++)
 		area_destroy(&tr->areas[p]);
 	free(tr->areas);
@@ -619,6 +637,7 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		goto out;
 	restore_verbose(opt, "%zu open file descriptions made, parked from %d\n",
 			tree->descs.n, tr.ctx.park_base);
+	tr.copiers = direct_copiers_start(tree);
 	if (start_root(&tr)) {
 		kill_all(&tr);
 		goto out;
