@@ -73,10 +73,13 @@ def context(quick_note, clock_lines=()):
     return lines
 
 
-def parse_args(msgs, description, quick_help):
-    """The drivers' command line (--quick, --output FILE); they run as root."""
+def parse_args(msgs, description, quick_help, large_help=None):
+    """The drivers' command line (--quick, --large if @large_help, --output
+    FILE); they run as root."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true", help=quick_help)
+    if large_help:
+        ap.add_argument("--large", action="store_true", help=large_help)
     ap.add_argument("--output", help="write the markdown results here too")
     args = ap.parse_args()
     if os.geteuid():

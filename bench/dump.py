@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The dump benchmark, run in the guest (./crib-dev bench dump boots it).
 
-  dump.py [--quick] [--output FILE]
+  dump.py [--quick | --large] [--output FILE]
 
 (a) Reading what a dump needs to know about a process (its task, VMAs and
     descriptors) through the CRIB programs and through procfs, on
@@ -15,6 +15,10 @@
     and of a process with no touched memory, for the fixed cost, crib-dump
     with its programs pinned (warm) and with no pins (cold).  A baseline
     for the compact mode: criu dump, then zstd -1 -T0 on its pages.
+
+--large measures (b) alone for a process with 4 GiB of touched memory,
+crib-dump --fast with and without --pre-copy and criu dump, in a guest
+with the RAM for it (./crib-dev bench dump --large).
 
 Prints the results as markdown and writes them to FILE.  --quick runs
 tiny cases once each (a functional check, not a measurement).  See
@@ -47,6 +51,10 @@ FACT_BUDGET, QUICK_FACT_BUDGET = 12, 0
 MEM_CASES = [(0, 7, True, "default"), (64, 7, True, "default"), (512, 7, False, "default"),
              (64, 7, True, "heap"), (512, 7, False, "heap")]
 QUICK_MEM_CASES = [(0, 1, True, "default"), (4, 1, True, "default"), (4, 1, True, "heap")]
+# --large: the tools warmed up on an empty process, then 4 GiB, with no
+# compact dump (a minute a round) and no zstd baseline.
+LARGE_MEM_CASES = [(0, 1, True, "default"), (4096, 3, False, "default")]
+LARGE_TOOLS = ("crib_fast", "crib_precopy", "criu")
 PINS = "/sys/fs/bpf/crib"
 MSGS = benchlib.Messages("dump.py")
 MISSED_NOTE = ("A goal missed: where the time goes, step by step, and what would close it, "
@@ -290,7 +298,8 @@ def crib_cold(target):
     return crib_dump(target)
 
 
-def measure_dumps(case):
+def measure_dumps(case, only=None):
+    """One case of MEM_CASES, by every tool or those named in @only."""
     mib, rounds, warmup, mix = case
     log("dumps: %d MiB of touched memory, %s mix" % (mib, mix))
     target = Target("dump-%d" % mib, mem=mib, heartbeat=True, heap_mix=mix == "heap")
@@ -300,6 +309,8 @@ def measure_dumps(case):
         tools.append(("criu_zstd", criu_zstd))
     if mib == 0:
         tools.append(("crib_cold", crib_cold))
+    if only:
+        tools = [t for t in tools if t[0] in only]
     results = {name: [] for name, _ in tools}
     try:
         if warmup:
@@ -458,6 +469,34 @@ def dump_report(rows):
     return out
 
 
+def large_report(row):
+    """--large: the dumps of @row's process and the frozen-time goal at its size."""
+    out = ["# Dump benchmark results, %s" % memory(row), ""]
+    out += [line + "  " for line in benchlib.context(None, [])]
+    out += ["", "As in dump.md, (b), for one process with %s of touched memory (fill.h's "
+            "default mix), in a guest with the RAM for it, output on tmpfs; %d rounds, "
+            "after a warm-up of both tools on a process with none." % (
+                memory(row), row["rounds"]), "",
+            "| touched memory | rounds | tool | whole | stopped (heartbeat) | stopped (tool) "
+            "| output | criu whole / tool whole | criu stopped / tool stopped (heartbeat) |",
+            "|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for name, label in (("crib_fast", "crib --fast"), ("crib_precopy", "crib --fast --pre-copy"),
+                        ("criu", "criu")):
+        out.append("| %s | %d | %s | %s | %.3f s | %.3f s | %s | %.2fx | %.2fx |" % (
+            memory(row), row["rounds"], label, spread(row, name), row[name + "_stop"],
+            row[name + "_frozen"], mib(row[name + "_size"]),
+            row["criu_time"] / row[name + "_time"], row["criu_stop"] / row[name + "_stop"]))
+    out += ["", "The heartbeat's longest gap with no dump: %.3f s." % row["noise"], "",
+            "| goal | measured | |", "|---|---|---|",
+            "| stopped 3x shorter than by criu dump, %s (--pre-copy) | %.3f s vs %.3f s | %s |" % (
+                memory(row), row["crib_precopy_stop"], row["criu_stop"],
+                verdict(3 * row["crib_precopy_stop"] <= row["criu_stop"])),
+            "| fast mode faster than criu dump, %s | %.2f s vs %.2f s | %s |" % (
+                memory(row), row["crib_fast_time"], row["criu_time"],
+                verdict(row["crib_fast_time"] < row["criu_time"]))]
+    return "\n".join(out) + "\n"
+
+
 def report(fact_rows, dump_rows, quick):
     out = ["# Dump benchmark results", ""]
     out += [line + "  " for line in context(quick, fact_rows)]
@@ -479,7 +518,14 @@ def report(fact_rows, dump_rows, quick):
 
 
 def main():
-    args = benchlib.parse_args(MSGS, "the dump benchmark (in the guest)", "tiny cases, once: a functional check")
+    args = benchlib.parse_args(MSGS, "the dump benchmark (in the guest)",
+                               "tiny cases, once: a functional check",
+                               "4 GiB alone, crib --fast (--pre-copy) and criu")
+    if args.large:
+        rows = [measure_dumps(c, LARGE_TOOLS if c[0] else None) for c in LARGE_MEM_CASES]
+        log("done")
+        benchlib.publish(large_report(rows[-1]), args.output)
+        return 0
     os.makedirs(WORK, exist_ok=True)
     with open("/proc/sys/vm/max_map_count") as f:
         old_max = f.read().strip()

@@ -2,11 +2,12 @@
 # Benchmarks: each boots the guest once, runs there, and writes its results
 # into the checkout (the guest sees it at the same path).
 #
-#   dev/bench.sh dump [--quick]
+#   dev/bench.sh dump [--quick | --large]
 #       the CRIB programs against procfs, crib-dump against criu dump
 #       (bench/README.md); results in bench/results/dump.md, or with
 #       --quick (tiny cases, once: a functional check) in the build
-#       directory
+#       directory; --large: the dumps of 4 GiB alone, in a guest with the
+#       RAM for them, results in bench/results/dump-4g.md
 #   dev/bench.sh restore [--quick]
 #       crib-restore against criu restore (bench/README.md); results in
 #       bench/results/restore.md, or with --quick in the build directory
@@ -33,9 +34,9 @@ host_context() {
 
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# run_bench NAME MINUTES [--quick]: boot the guest once and run
+# run_bench NAME MINUTES [--quick | --large]: boot the guest once and run
 # bench/NAME.py there; results in bench/results/NAME.md, or with --quick in
-# the build directory.
+# the build directory, or with --large in bench/results/NAME-4g.md.
 run_bench() {
 	local name=$1 minutes=$2 out args=()
 	shift 2
@@ -43,6 +44,12 @@ run_bench() {
 	case "${1:-}" in
 	"") ;;
 	--quick) args+=(--quick); out=$CRIB_BUILD/bench-$name-quick.md ;;
+	--large)
+		[ "$name" = dump ] || die "bench $name: --large is for the dump benchmark"
+		# 4 GiB of memory, crib-dump's copy of it (--pre-copy), the
+		# snapshot or CRIU's images, all in RAM at once.
+		args+=(--large); out=$CRIB_ROOT/bench/results/$name-4g.md
+		export CRIB_VM_MEM=${CRIB_VM_MEM:-15G} ;;
 	*) die "bench $name: unknown argument '$1'" ;;
 	esac
 	mkdir -p "$(dirname "$out")"
@@ -65,7 +72,7 @@ bench_restore() { run_bench restore 6 "$@"; }
 bench_sockets() { run_bench sockets 4 "$@"; }
 bench_tcp() { run_bench tcp 8 "$@"; }
 
-[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore|sockets|tcp [--quick]"
+[ $# -gt 0 ] || die "usage: dev/bench.sh dump|restore|sockets|tcp [--quick] | dump --large"
 what=$1
 shift
 case "$what" in
