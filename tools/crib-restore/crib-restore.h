@@ -385,8 +385,6 @@ int sockets_check(const struct restore_tree *tree, struct tool_error *err);
 int tree_link(struct restore_tree *tree, struct tool_error *err);
 /* Every PID the restore takes (processes, threads, helpers) is free. */
 int tree_check_pids(const struct restore_tree *tree, struct tool_error *err);
-/* @pid is one the restore takes. */
-bool tree_takes_pid(const struct restore_tree *tree, pid_t pid);
 
 /*
  * What the processes of a tree being made tell each other: a word per

@@ -139,6 +139,26 @@ static void *copier_main(void *arg)
 	return NULL;
 }
 
+/* @pid is one the restore takes: a process, a thread or a group's helper. */
+static bool takes_pid(const struct restore_tree *tree, pid_t pid)
+{
+	const struct restore_plan *plan;
+	size_t i, j;
+
+	for (i = 0; i < tree->procs.n; i++) {
+		plan = tree->procs.items[i];
+		if ((pid_t)plan->proc.pid == pid)
+			return true;
+		for (j = 0; j < plan->threads.n; j++)
+			if (plan->threads.items[j].tid == pid)
+				return true;
+	}
+	for (i = 0; i < tree->helpers.n; i++)
+		if (tree->helpers.items[i].pid == pid)
+			return true;
+	return false;
+}
+
 static int copier_count(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN) - 1;
@@ -177,7 +197,7 @@ struct direct_copiers *direct_copiers_start(const struct restore_tree *tree)
 	while (c->started < c->n)
 		pthread_cond_wait(&c->idle, &c->lock);
 	for (i = 0; i < c->n; i++)
-		clash |= tree_takes_pid(tree, c->tids[i]);
+		clash |= takes_pid(tree, c->tids[i]);
 	pthread_mutex_unlock(&c->lock);
 	/* A copier has a PID of the tree: let it go, the tracer copies alone. */
 	if (clash || !c->n) {

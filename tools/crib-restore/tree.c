@@ -263,25 +263,6 @@ int tree_check_pids(const struct restore_tree *tree, struct tool_error *err)
 	return 0;
 }
 
-bool tree_takes_pid(const struct restore_tree *tree, pid_t pid)
-{
-	const struct restore_plan *plan;
-	size_t i, j;
-
-	for (i = 0; i < tree->procs.n; i++) {
-		plan = tree->procs.items[i];
-		if ((pid_t)plan->proc.pid == pid)
-			return true;
-		for (j = 0; j < plan->threads.n; j++)
-			if (plan->threads.items[j].tid == pid)
-				return true;
-	}
-	for (i = 0; i < tree->helpers.n; i++)
-		if (tree->helpers.items[i].pid == pid)
-			return true;
-	return false;
-}
-
 /* ---- what the processes tell each other ---- */
 
 struct tree_ctl *tree_ctl_new(const struct restore_tree *tree, struct tool_error *err)
