@@ -216,6 +216,19 @@ static int report_signal(struct trace *tr, pid_t tid, int sig)
 			 area_step_name(step));
 }
 
+/*
+ * Let stopped thread @tid go on, with @sig.  One that is gone meanwhile
+ * (killed by its process's exit_group(), a failure) is no error here: its
+ * end comes as an exit, and the process's own tells why.
+ */
+static int cont(struct trace *tr, pid_t tid, int sig)
+{
+	if (!ptrace(PTRACE_CONT, tid, 0, sig) || errno == ESRCH)
+		return 0;
+	return tool_fail(tr->err, errno, "cannot let thread %d of the new process go on",
+			 (int)tid);
+}
+
 /* A restorer waits for its direct pages (restorer.h): copy them in, let it go on. */
 static int fill_direct(struct trace *tr, const struct tracee *t)
 {
@@ -226,7 +239,7 @@ static int fill_direct(struct trace *tr, const struct tracee *t)
 			tr->err))
 		return -1;
 	args->direct_state = RST_DIRECT_DONE;
-	return ptrace(PTRACE_CONT, t->tid, 0, 0) ? -1 : 0;
+	return cont(tr, t->tid, 0);
 }
 
 static int on_stop(struct trace *tr, pid_t tid, int status)
@@ -237,7 +250,7 @@ static int on_stop(struct trace *tr, pid_t tid, int status)
 
 	/* forks, clones, a new process's first stop, an interrupt: go on */
 	if (event)
-		return ptrace(PTRACE_CONT, tid, 0, 0) ? -1 : 0;
+		return cont(tr, tid, 0);
 	t = find_tracee(tr, tid);
 	if (sig == SIGTRAP && t && !t->thread &&
 	    tr->areas[t->proc].args->direct_state == RST_DIRECT_WAITING)
@@ -251,14 +264,14 @@ static int on_stop(struct trace *tr, pid_t tid, int status)
 	/* A zombie of the snapshot dies of its own signal, as it did. */
 	plan = proc_of(tr, tid);
 	if (plan && plan->proc.zombie)
-		return ptrace(PTRACE_CONT, tid, 0, sig) ? -1 : 0;
+		return cont(tr, tid, sig);
 	/*
 	 * The end of a zombie or a helper tells its parent: the snapshot says
 	 * what the process had pending, this is not of it.
 	 */
 	if (sig == SIGCHLD || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
 	    sig == SIGTTOU)
-		return ptrace(PTRACE_CONT, tid, 0, 0) ? -1 : 0;
+		return cont(tr, tid, 0);
 	return report_signal(tr, tid, sig);
 }
 
