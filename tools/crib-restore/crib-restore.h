@@ -307,6 +307,8 @@ int direct_take(struct restore_plan *plan, struct plan_vma *pv, uint64_t addr,
  * each keeps a shadow, moved into place pages and all, and they stay apart.
  */
 bool direct_keeps(const struct restore_plan *plan, const struct plan_vma *pv);
+/* Some process of @tree has runs left to copy in. */
+bool direct_any(const struct restore_tree *tree);
 /*
  * Threads that copy with the tracer, made before the tree's first process
  * so that none takes a PID the tree needs; NULL: the tracer copies alone.

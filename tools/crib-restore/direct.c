@@ -166,7 +166,7 @@ static int copier_count(void)
 	return cpus > 0 ? (int)(cpus < COPIERS_MAX ? cpus : COPIERS_MAX) : 0;
 }
 
-static bool has_direct(const struct restore_tree *tree)
+bool direct_any(const struct restore_tree *tree)
 {
 	for (size_t i = 0; i < tree->procs.n; i++)
 		if (tree->procs.items[i]->direct_bytes)
@@ -180,7 +180,7 @@ struct direct_copiers *direct_copiers_start(const struct restore_tree *tree)
 	struct direct_copiers *c;
 	bool clash = false;
 
-	if (!want || !has_direct(tree))
+	if (!want || !direct_any(tree))
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)

@@ -2,8 +2,8 @@
 /*
  * Shadows: private anonymous memory whose contents are not left in a
  * mapped snapshot (direct.c: compressed runs, or a snapshot read from a
- * pipe) waits for the restorer in this process, in one mapping per VMA laid out like the VMA (its shadow),
- * rather than in the page store.  The new process inherits the shadows
+ * pipe) waits for the restorer in this process, in one mapping per VMA
+ * laid out like the VMA (its shadow), rather than in the page store.  The new process inherits the shadows
  * (copy-on-write, so no copy) and the restorer moves each into place with
  * mremap(), pages and all: the contents are copied once, from the
  * snapshot into the shadow, where the page store costs a second copy, from

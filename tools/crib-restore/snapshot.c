@@ -647,15 +647,6 @@ static int take_all(struct restore_tree *tree, struct crib_reader *r, struct pro
 	return ret;
 }
 
-static uint64_t direct_bytes(const struct restore_tree *tree)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < tree->procs.n; i++)
-		n += tree->procs.items[i]->direct_bytes;
-	return n;
-}
-
 static void unmap_input(struct restore_tree *tree)
 {
 	if (tree->input_map)
@@ -712,7 +703,7 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	crib_reader_close(r);
 	if (ret < 0)
 		return -1;
-	if (!direct_bytes(tree))
+	if (!direct_any(tree))
 		unmap_input(tree);
 	if (!tree->procs.n)
 		return tool_fail(err, 0, "the snapshot has no process record");
