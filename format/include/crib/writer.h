@@ -64,9 +64,10 @@ typedef int (*crib_data_fn)(void *ctx, const void *data, size_t len, uint64_t of
  * From now on (until called with @fn NULL), hand the data of each data
  * frame to @fn rather than write it: the writer writes everything else
  * around a hole of the data's length, and the caller writes the data
- * there (pwrite()), in any thread, before it relies on the snapshot; the
- * data stays the caller's meanwhile.  For a writer storing bulk data into
- * a regular file opened with crib_writer_open*(); -1 for any other.
+ * there (crib_writer_write_at()), in any thread, before it relies on the
+ * snapshot; the data stays the caller's meanwhile.  For a writer storing
+ * bulk data into a regular file opened with crib_writer_open*(); -1 for
+ * any other.
  */
 int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx);
 /*
