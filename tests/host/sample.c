@@ -30,6 +30,8 @@ void sample_header(struct crib_header *hdr)
 		.monotonic_ns = 86400123456789ull,
 		.boottime_ns = 86405123456789ull,
 		.boot_id = "8f4c1d2e-0b7a-4c3e-9d61-5a2f0e7b9c14",
+		.timens_monotonic_ns = -3600000000000ll,
+		.timens_boottime_ns = 7200000000000ll,
 	};
 }
 

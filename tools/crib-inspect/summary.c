@@ -96,6 +96,9 @@ static void print_header(const struct crib_header *h)
 		       (unsigned int)(h->monotonic_ns % 1000000000u / 1000000u),
 		       h->boottime_ns / 1000000000u,
 		       (unsigned int)(h->boottime_ns % 1000000000u / 1000000u), h->boot_id);
+	if (h->timens_monotonic_ns || h->timens_boottime_ns)
+		printf("  time namespace offsets: monotonic %+.3f s, boottime %+.3f s\n",
+		       (double)h->timens_monotonic_ns / 1e9, (double)h->timens_boottime_ns / 1e9);
 }
 
 static void flush_vmas(struct summary *s)

@@ -29,6 +29,12 @@ struct crib_header {
 	uint64_t monotonic_ns;		/* CLOCK_MONOTONIC as the tree saw it */
 	uint64_t boottime_ns;		/* CLOCK_BOOTTIME as the tree saw it */
 	const char *boot_id;		/* /proc/sys/kernel/random/boot_id */
+	/*
+	 * (1.5) The offsets of the tree's time namespace (time_namespaces(7)),
+	 * which that boot's own clocks plus these made the ones above.
+	 */
+	int64_t timens_monotonic_ns;
+	int64_t timens_boottime_ns;
 };
 
 struct crib_type_count {
