@@ -97,6 +97,31 @@ struct dump_creds {
 	__u64 cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
 };
 
+/*
+ * The namespaces of a task, by inode number, as the links in
+ * /proc/PID/ns show them.
+ * A zombie has none but its pid namespace, which is told by its level
+ * (0 the initial one): a process crib-dump sees is in crib-dump's pid
+ * namespace or one below it.
+ */
+enum dump_ns_kind {
+	DUMP_NS_PID_FOR_CHILDREN,
+	DUMP_NS_MNT,
+	DUMP_NS_NET,
+	DUMP_NS_UTS,
+	DUMP_NS_IPC,
+	DUMP_NS_CGROUP,
+	DUMP_NS_USER,
+	DUMP_NS_TIME,
+	DUMP_NS_TIME_FOR_CHILDREN,
+	DUMP_NR_NS,
+};
+
+struct dump_namespaces {
+	__u32 ino[DUMP_NR_NS];	/* 0 where the task has none (a zombie) */
+	__u32 pid_level;	/* of its own pid namespace */
+};
+
 /* An object a path names: a file, a directory. */
 struct dump_inode_id {
 	__u64 ino;
@@ -150,6 +175,10 @@ struct dump_task_rec {
 	__u64 vdso;		/* mm->context.vdso: start of the [vdso] VMA */
 	struct dump_inode_id exe;
 	__u64 auxv[DUMP_AUXV_WORDS];
+	/* namespaces: the leader's, and the first thread whose differ */
+	struct dump_namespaces ns;
+	__s32 ns_odd_tid;	/* 0 when every thread shares the leader's */
+	__u32 ns_odd_mask;	/* bit n: namespace n (dump_ns_kind) differs */
 };
 
 struct dump_thread_rec {

@@ -130,6 +130,62 @@ static __always_inline void read_mm(struct task_struct *task, struct dump_task_r
 	bpf_probe_read_kernel(t->auxv, sizeof(t->auxv), &mm->saved_auxv);
 }
 
+/*
+ * The namespaces @task is in.  The kernel keeps them per thread: nsproxy
+ * and the credentials' user namespace.  An exited task has no nsproxy.
+ */
+static __always_inline void read_namespaces(struct task_struct *task, struct dump_namespaces *ns)
+{
+	struct nsproxy *nsp = task->nsproxy;
+	struct pid *pid = task->thread_pid;
+
+	ns->pid_level = pid ? pid->level : 0;
+	ns->ino[DUMP_NS_USER] = task->cred->user_ns->ns.inum;
+	if (!nsp)
+		return;
+	ns->ino[DUMP_NS_PID_FOR_CHILDREN] = nsp->pid_ns_for_children ?
+					    nsp->pid_ns_for_children->ns.inum : 0;
+	ns->ino[DUMP_NS_MNT] = nsp->mnt_ns->ns.inum;
+	ns->ino[DUMP_NS_NET] = nsp->net_ns->ns.inum;
+	ns->ino[DUMP_NS_UTS] = nsp->uts_ns->ns.inum;
+	ns->ino[DUMP_NS_IPC] = nsp->ipc_ns->ns.inum;
+	ns->ino[DUMP_NS_CGROUP] = nsp->cgroup_ns->ns.inum;
+	ns->ino[DUMP_NS_TIME] = nsp->time_ns->ns.inum;
+	ns->ino[DUMP_NS_TIME_FOR_CHILDREN] = nsp->time_ns_for_children->ns.inum;
+}
+
+/*
+ * The first thread of @leader's process whose namespaces are not the
+ * leader's (setns(2) and unshare(2) act on the calling thread alone), and
+ * which of them differ.
+ */
+static __always_inline void find_odd_thread(struct task_struct *leader, struct dump_task_rec *t)
+{
+	struct dump_namespaces theirs;
+	struct bpf_iter_task it;
+	struct task_struct *task;
+	__u32 mask;
+	int i;
+
+	bpf_iter_task_new(&it, leader, BPF_TASK_ITER_PROC_THREADS);
+	while ((task = bpf_iter_task_next(&it))) {
+		if (task == leader || task->exit_state)
+			continue;
+		dump_zero(&theirs, sizeof(theirs));
+		read_namespaces(task, &theirs);
+		mask = 0;
+		for (i = 0; i < DUMP_NR_NS; i++)
+			if (theirs.ino[i] != t->ns.ino[i])
+				mask |= 1u << i;
+		if (mask) {
+			t->ns_odd_tid = task->pid;
+			t->ns_odd_mask = mask;
+			break;
+		}
+	}
+	bpf_iter_task_destroy(&it);
+}
+
 SEC("crib")
 int dump_task(struct dump_ctx *ctx)
 {
@@ -171,6 +227,9 @@ int dump_task(struct dump_ctx *ctx)
 
 	read_fs(task, t);
 	read_mm(task, t);
+	read_namespaces(task, &t->ns);
+	if (t->nr_threads > 1)
+		find_odd_thread(task, t);
 
 	bpf_task_release(task);
 	bpf_ringbuf_submit(t, 0);

@@ -224,10 +224,18 @@ struct dump_clocks {
 	uint64_t monotonic_ns;		/* as the tree's time namespace shows them */
 	uint64_t boottime_ns;
 	char boot_id[BOOT_ID_SIZE];
+	int64_t timens_monotonic_ns;	/* the offsets of that namespace */
+	int64_t timens_boottime_ns;
 };
 
 /* Read them; refuses a tree whose processes are in two time namespaces. */
 int clocks_read(struct dump_tree *tree, struct dump_clocks *clocks);
+
+/*
+ * Refuse a tree with a process or thread in another namespace than
+ * crib-dump's (namespaces.c): none is carried yet, but time's clocks.
+ */
+int namespaces_check(struct dump_tree *tree);
 
 /* The snapshot stream (snapshot.c): the header and notes, the end. */
 /* Where and how the snapshot is written. */

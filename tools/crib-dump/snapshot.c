@@ -61,6 +61,8 @@ int snapshot_open(struct dump_job *job, const struct dump_output *out,
 	hdr.monotonic_ns = clocks->monotonic_ns;
 	hdr.boottime_ns = clocks->boottime_ns;
 	hdr.boot_id = clocks->boot_id;
+	hdr.timens_monotonic_ns = clocks->timens_monotonic_ns;
+	hdr.timens_boottime_ns = clocks->timens_boottime_ns;
 	job->writer = crib_writer_open_threads(out->fd, out->level, compress_threads(), &hdr,
 					       &cerr);
 	if (!job->writer)

@@ -9,8 +9,9 @@
  *
  * crib-restore makes the namespace for its children (unshare(2) with
  * CLONE_NEWTIME) and sets its offsets before the root is created; every
- * process of the tree is born in it.  In the boot of the dump nothing is
- * done: the clocks are the ones the tree ran on.
+ * process of the tree is born in it.  In the boot of the dump the clocks
+ * are the ones the tree ran on: a tree that ran in a time namespace of its
+ * own gets one with the same offsets (1.5), and otherwise nothing is done.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,11 +51,10 @@ static int format_offset(char *buf, size_t size, const char *clock, int64_t ns)
 	return snprintf(buf, size, "%s %lld %lld\n", clock, (long long)sec, (long long)nsec);
 }
 
-static int set_offsets(const struct restore_tree *tree, const struct restore_options *opt,
+/* The namespace crib-restore's children are born in gets these offsets. */
+static int set_offsets(int64_t mono, int64_t boot, const struct restore_options *opt,
 		       struct tool_error *err)
 {
-	int64_t mono = offset_to(CLOCK_MONOTONIC, tree->header.monotonic_ns);
-	int64_t boot = offset_to(CLOCK_BOOTTIME, tree->header.boottime_ns);
 	char text[128];
 	size_t len;
 	int fd;
@@ -77,19 +77,36 @@ static int set_offsets(const struct restore_tree *tree, const struct restore_opt
 	return 0;
 }
 
+static int new_namespace(int64_t mono, int64_t boot, const char *why,
+			 const struct restore_options *opt, struct tool_error *err)
+{
+	if (unshare(CLONE_NEWTIME))
+		return tool_fail(err, errno, "%s, and its clocks need a time namespace "
+				 "(CONFIG_TIME_NS)", why);
+	return set_offsets(mono, boot, opt, err);
+}
+
+/*
+ * Offsets are to the boot's own clocks, and ours include @own's: the
+ * clocks of another boot go on from the header's values.
+ */
 int clocks_prepare(const struct restore_tree *tree, const struct restore_options *opt,
 		   struct tool_error *err)
 {
+	const struct crib_header *h = &tree->header;
+	struct timens_offsets own;
 	char now[BOOT_ID_SIZE];
 
-	if (!tree->header.boot_id || !tree->header.monotonic_ns)
+	if (!h->boot_id || !h->monotonic_ns)
 		return 0;	/* a snapshot older than 1.2: the clocks of this boot */
-	if (boot_id_read(now, sizeof(now), err))
+	if (boot_id_read(now, sizeof(now), err) || timens_offsets_read("self", &own, err))
 		return -1;
-	if (!strcmp(now, tree->header.boot_id))
+	if (strcmp(now, h->boot_id))
+		return new_namespace(own.monotonic_ns + offset_to(CLOCK_MONOTONIC, h->monotonic_ns),
+				     own.boottime_ns + offset_to(CLOCK_BOOTTIME, h->boottime_ns),
+				     "the snapshot comes from another boot", opt, err);
+	if (own.monotonic_ns == h->timens_monotonic_ns && own.boottime_ns == h->timens_boottime_ns)
 		return 0;
-	if (unshare(CLONE_NEWTIME))
-		return tool_fail(err, errno, "the snapshot comes from another boot, and its "
-				 "clocks need a time namespace (CONFIG_TIME_NS)");
-	return set_offsets(tree, opt, err);
+	return new_namespace(h->timens_monotonic_ns, h->timens_boottime_ns,
+			     "the tree ran in a time namespace of its own", opt, err);
 }
