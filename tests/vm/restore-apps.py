@@ -5,9 +5,9 @@ redis-server holding 10,000 keys with a client connected, nginx (a master
 and two workers) serving a static file, python3 -m http.server, and a
 Python asyncio program with a timer and a child process.  Each is started,
 given its state, dumped whole (which kills every process of it), found
-gone, restored with the same PIDs, and checked from outside: its data,
-its old client connection (same boot), new clients, and what a user does
-next (nginx -s reload).  TAP.
+gone, restored with the same PIDs, and checked from outside: the state
+audit against spec/state.md, its data, its old client connection (same
+boot), new clients, and what a user does next (nginx -s reload).  TAP.
 
   restore-apps.py                        everything, in this boot
   restore-apps.py --migrate dump DIR     start and dump them into DIR
@@ -24,6 +24,7 @@ from dumptest import WORKLOADS, alive, dump, read  # noqa: E402
 from restoretest import (guarded, main_with_migration, pid_free, restore,  # noqa: E402
                          wait_for)
 from tap import Tap  # noqa: E402
+import stateaudit  # noqa: E402
 
 t = Tap()
 LOCALHOST = "127.0.0.1"
@@ -161,6 +162,7 @@ class App:
     check(old) reports what is wrong with it after a restore (old: the
     client state kept from before the dump, None after a migration)."""
     name = ""
+    moving = ()     # what the server changes itself while it runs (stateaudit)
 
     def __init__(self, workdir):
         self.dir = workdir
@@ -243,6 +245,8 @@ class Redis(App):
 class Nginx(App):
     name = "nginx"
     port = 8089
+    # its error log (standard error too), where it writes what it serves
+    moving = (r"fd [23] of \d+\|(fdinfo:pos|fstat:size|fstat:mtime)",)
 
     def conf_path(self):
         return os.path.join(self.dir, "nginx.conf")
@@ -355,6 +359,7 @@ def gone(pids):
 def dump_app(app, snap):
     """Dump app's tree into snap; its note, or None (checks reported)."""
     note = app.note()
+    note["audit"] = stateaudit.note(app.root)
     rc, err = dump(app.root, snap)
     if not t.eq(rc, 0, "%s: crib-dump of %d processes" % (app.name, len(note["pids"]))):
         t.diag(err)
@@ -376,6 +381,7 @@ def restore_app(app, snap, note, old, migrated=False):
     now = tree_of(app.root)
     t.eq(now, note["pids"], "%s: the same processes, with the same PIDs" % app.name)
     t.check(all(alive(p) for p in now), "%s: every process runs" % app.name)
+    stateaudit.check(t, app.name, note["audit"], app.root, app.moving)
     # Across boots the tree gets a time namespace whose clocks go on from
     # the dump's (spec §5.6); in the same boot it keeps ours.
     ours = os.stat("/proc/self/ns/time").st_ino

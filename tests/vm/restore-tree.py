@@ -3,8 +3,9 @@
 """crib-dump and crib-restore on process trees: each tree workload is
 dumped whole (which kills every process of it), restored, and checked
 from outside (every PID and TID, parent, process group, session and state
-as procfs shows them, a second dump compared with the first) and by its
-own processes (SIGUSR1: each checks itself and writes DIR/check.ROLE).
+as procfs shows them, the state audit of every process against
+spec/state.md, a second dump compared with the first) and by its own
+processes (SIGUSR1: each checks itself and writes DIR/check.ROLE).
 Then what a tree may not hold is refused, a dump that fails leaves every
 process as it was, and a restore that fails at any step leaves no process
 of the tree and every PID free.  TAP.
@@ -26,6 +27,7 @@ from dumptest import (WORKLOADS, Workload, dump, inspect_json, proc_stat,  # noq
 from restoretest import (guarded, main_with_migration, pid_free, redump_diff,  # noqa: E402
                          restore, running_exe, wait_for)
 from tap import Tap  # noqa: E402
+import stateaudit  # noqa: E402
 
 t = Tap()
 
@@ -171,6 +173,7 @@ class Case:
     redump = True       # compare a second dump of the restored tree
     local = False       # it takes --local LDIR for its sockets and FIFOs
     dump_args = ()      # crib-dump's options
+    moving = ()         # what the tree changes itself while it runs (stateaudit)
 
     def __init__(self, name):
         self.name = name
@@ -398,7 +401,7 @@ def snapshot_of(tree):
 def note_original(case, tree):
     pids = tree.pids()
     notes = {"dir": tree.dir, "root": tree.root, "pids": pids, "places": places(pids),
-             "local": tree.local}
+             "local": tree.local, "audit": stateaudit.note(tree.root)}
     notes.update(case.notes(tree))
     return notes
 
@@ -434,6 +437,7 @@ def restore_case(case, notes):
     t.eq(got, notes["places"], "%s: every process with its PID, TIDs, parent, group, "
          "session and state" % case.name)
     t.check(not any(traced(p) for p in pids.values()), "%s: none is traced" % case.name)
+    stateaudit.check(t, case.name, notes["audit"], notes["root"], case.moving)
     tree = Tree(tree_dir, notes["root"])
     if case.redump:
         redump_diff(t, case.name, tree.root, os.path.join(tree_dir, "snap.crib"),

@@ -3,8 +3,9 @@
 """crib-restore on the workloads: dump (which kills), restore, and check
 the restored process against what the original was: its PID and TIDs,
 its state read from outside (procfs, its memory through /proc/PID/mem,
-its pipe), its own account of itself, and a second dump of it compared
-with the first by crib-inspect --diff.  TAP.
+its pipe), the state audit (every attribute the kernel shows, against
+spec/state.md), its own account of itself, and a second dump of it
+compared with the first by crib-inspect --diff.  TAP.
 
   restore-workloads.py                      everything, in this boot
   restore-workloads.py --migrate dump DIR   start and dump the workloads into DIR
@@ -24,6 +25,7 @@ from dumptest import (PAGE, Workload, alive, dump, fdinfo, not_traced,  # noqa: 
 from restoretest import (guarded, main_with_migration, pid_free, reap,  # noqa: E402
                          redump_diff, restore, restore_from_pipe, running_exe)
 from tap import Tap  # noqa: E402
+import stateaudit  # noqa: E402
 
 t = Tap()
 
@@ -60,6 +62,7 @@ class Case:
     verify = False      # crib-restore --verify
     from_pipe = False   # the snapshot through a pipe
     dump_args = ()      # crib-dump's options
+    moving = ()         # what the workload changes itself while it runs (stateaudit)
 
     def __init__(self, name):
         self.name = name
@@ -85,7 +88,8 @@ class Case:
 def note_original(case, w):
     """What every case checks of the original, and the case's own notes."""
     notes = {"pid": w.pid, "dir": w.dir, "maps": maps_key(w.pid),
-             "tids": sorted(int(x) for x in os.listdir("/proc/%d/task" % w.pid))}
+             "tids": sorted(int(x) for x in os.listdir("/proc/%d/task" % w.pid)),
+             "audit": stateaudit.note(w.pid)}
     notes.update(case.notes(w))
     return notes
 
@@ -116,6 +120,7 @@ def restore_case(case, notes, snap):
              "%s: the same thread IDs" % case.name)
         t.eq([list(m) for m in maps_key(pid)], [list(m) for m in notes["maps"]],
              "%s: the same memory map (procfs)" % case.name)
+        stateaudit.check(t, case.name, notes["audit"], pid, case.moving)
         case.check(pid, notes)
     reap(pid)
 
@@ -185,6 +190,8 @@ def log_is_a_count(path):
 class Counter(Case):
     workload = ("counter", "@DIR@/count", "@DIR@/log")
     ready = "count"
+    # it appends to its log while it runs, before the dump and after the restore
+    moving = (r"fd \d+ of \d+\|(fdinfo:pos|fstat:size|fstat:mtime)",)
 
     def start(self, parent=None):
         w = Case.start(self, parent)
