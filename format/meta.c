@@ -18,8 +18,8 @@ static const struct crib_field header_fields[] = {
 	CRIB_F(10, CRIB_FT_UINT, V, struct crib_header, monotonic_ns, 0, NULL),
 	CRIB_F(11, CRIB_FT_UINT, V, struct crib_header, boottime_ns, 0, NULL),
 	CRIB_F(12, CRIB_FT_TEXT, V, struct crib_header, boot_id, 0, NULL),
-	CRIB_F(13, CRIB_FT_INT, 0, struct crib_header, timens_monotonic_ns, 0, NULL),
-	CRIB_F(14, CRIB_FT_INT, 0, struct crib_header, timens_boottime_ns, 0, NULL),
+	CRIB_F(13, CRIB_FT_INT, V, struct crib_header, timens_monotonic_ns, 0, NULL),
+	CRIB_F(14, CRIB_FT_INT, V, struct crib_header, timens_boottime_ns, 0, NULL),
 };
 const struct crib_struct_desc crib_header_desc = CRIB_DESC("header", struct crib_header, header_fields);
 
