@@ -20,6 +20,7 @@ import mmap
 import os
 import re
 import socket
+import stat
 import struct
 
 STATE_LISTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")
@@ -307,6 +308,10 @@ def capture_descriptor_calls(c, where, fd, link):
     if link.startswith("/"):
         c.put(where, "fcntl:F_GETLEASE", _fcntl_value(fd, F_GETLEASE))
         st = os.fstat(fd)
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+            # a device node's times and owner are the boot's /dev
+            c.put(where, "fstat:rdev", st.st_rdev)
+            return
         c.put(where, "fstat:mode", "%o" % st.st_mode)
         c.put(where, "fstat:uid", st.st_uid)
         c.put(where, "fstat:gid", st.st_gid)
@@ -367,6 +372,15 @@ def capture_fdinfo(c, where, path):
     an epoll item's file has (which tfd and pos name as well), and the
     order of the items, which is the kernel's by file address."""
     c.key_value_file(where, "fdinfo", path)
+    key = "%s|fdinfo:inotify wd" % where
+    if key in c.items:
+        # the watched inode, by number and handle: the boot's names for it
+        watches = sorted(c.items[key].split("\n"))
+        c.items[key] = "\n".join(re.sub(r" ino:\S+ sdev:\S+|fhandle-bytes:\S+ "
+                                         r"fhandle-type:\S+ f_handle:\S+", "", w).strip()
+                                  for w in watches)
+        c.put(where, "fdinfo:inotify wd inode", "\n".join(
+            " ".join(re.findall(r"(?:ino|sdev|f_handle):\S+", w)) for w in watches))
     key = "%s|fdinfo:tfd" % where
     if key in c.items:
         items = [re.sub(r" ino:\S+ sdev:\S+", "", i) for i in c.items[key].split("\n")]
@@ -598,10 +612,14 @@ def note(root):
 
 def check(t, name, original, root, moving=()):
     """One TAP check on t: the tree restored at root shows what the
-    original (note()) did, in this boot or another."""
+    original (note()) did, in this boot or another.  The root's parent is
+    whoever restores it (spec/state.md)."""
     after = capture(root)
     same_boot = original["boot"] == boot_id()
-    lines, known = differences(original["state"], after, same_boot, moving=moving)
+    parent = (r"(process %d|thread \d+ of %d)\|(status:PPid|task status:PPid|stat:ppid)"
+              % (root, root))
+    lines, known = differences(original["state"], after, same_boot,
+                               moving=tuple(moving) + (parent,))
     if known:
         t.diag("%s: %d known losses (spec/state.md: not yet refused), e.g.\n%s" %
                (name, len(known), "\n".join(known[:8])))
