@@ -1111,6 +1111,7 @@ static enum crib_err digest_read(const uint8_t *snap, size_t len, int threads, u
 	int ret;
 
 	*records = 0;
+	*digest = 0;
 	crib_xxh64_init(&h, 0);
 	if (!r)
 		return err.code;
