@@ -25,6 +25,9 @@ static const struct crib_field file_fields[] = {
 	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_file, desc, 0, NULL),
 	CRIB_F(16, CRIB_FT_BOOL, 0, struct crib_file, eventfd_semaphore, 0, NULL),
 	CRIB_F(20, CRIB_FT_UINT, 0, struct crib_file, ghost_id, 0, NULL),
+	CRIB_F(21, CRIB_FT_UINT, 0, struct crib_file, owner_pid, 0, NULL),
+	CRIB_F(22, CRIB_FT_UINT, 0, struct crib_file, owner_type, 0, NULL),
+	CRIB_F(23, CRIB_FT_UINT, 0, struct crib_file, signal, 0, NULL),
 };
 const struct crib_struct_desc crib_file_desc = CRIB_DESC("file", struct crib_file, file_fields);
 
@@ -36,6 +39,7 @@ static const struct crib_field pipe_fields[] = {
 	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_pipe, pipe_size, 0, NULL),
 	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_pipe, queued, 0, NULL),
 	CRIB_F(7, CRIB_FT_UINT, 0, struct crib_pipe, ends_outside, 0, NULL),
+	CRIB_F(8, CRIB_FT_UINT, 0, struct crib_pipe, mtime_ns, 0, NULL),
 };
 const struct crib_struct_desc crib_pipe_desc = CRIB_DESC("pipe", struct crib_pipe, pipe_fields);
 
@@ -94,6 +98,7 @@ static const struct crib_field ghost_fields[] = {
 	CRIB_F(8, CRIB_FT_UINT, X, struct crib_ghost, seals, 0, NULL),
 	CRIB_F(9, CRIB_FT_UINT, X, struct crib_ghost, dev, 0, NULL),
 	CRIB_F(10, CRIB_FT_UINT, V, struct crib_ghost, inode, 0, NULL),
+	CRIB_F(11, CRIB_FT_UINT, 0, struct crib_ghost, mtime_ns, 0, NULL),
 };
 const struct crib_struct_desc crib_ghost_desc =
 	CRIB_DESC("ghost", struct crib_ghost, ghost_fields);

@@ -42,6 +42,7 @@ static const struct crib_field vma_fields[] = {
 	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_vma, shmid, 0, NULL),
 	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_vma, shmem_id, 0, NULL),
 	CRIB_F(14, CRIB_FT_UINT, 0, struct crib_vma, ghost_id, 0, NULL),
+	CRIB_F(15, CRIB_FT_UINT, X, struct crib_vma, advice, 0, NULL),
 };
 const struct crib_struct_desc crib_vma_desc = CRIB_DESC("vma", struct crib_vma, vma_fields);
 

@@ -53,6 +53,9 @@ static const struct crib_field process_fields[] = {
 	CRIB_F(35, CRIB_FT_UINT, 0, struct crib_process, stop_signal, 0, NULL),
 	CRIB_F(36, CRIB_FT_BOOL, 0, struct crib_process, child_subreaper, 0, NULL),
 	CRIB_F(37, CRIB_FT_BOOL, 0, struct crib_process, cwd_unlinked, 0, NULL),
+	CRIB_F(38, CRIB_FT_INT, 0, struct crib_process, oom_score_adj, 0, NULL),
+	CRIB_F(39, CRIB_FT_UINT, X, struct crib_process, cpus, 0, NULL),
+	CRIB_F(40, CRIB_FT_UINT, 0, struct crib_process, timer_slack_ns, 0, NULL),
 };
 const struct crib_struct_desc crib_process_desc =
 	CRIB_DESC("process", struct crib_process, process_fields);

@@ -64,6 +64,8 @@ static int write_process(struct crib_writer *w, uint64_t pid, uint64_t ppid, con
 		.no_new_privs = true, .dumpable = 1, .start_time = 123456789,
 		.child_subreaper = pid == 100,
 		.stop_signal = pid == 101 ? 19 : 0,	/* SIGSTOP */
+		.oom_score_adj = pid == 101 ? -500 : 300,
+		.cpus = 0x5, .timer_slack_ns = 50000,
 	};
 
 	return crib_write_process(w, &p);
@@ -195,6 +197,7 @@ static int write_child_memory(struct crib_writer *w, uint64_t pid)
 		.pid = pid, .start = SHARED_START + 0x100000, .end = SHARED_START + 0x101000,
 		.prot = 1, .flags = CRIB_MAP_SHARED, .path = "/tmp/scratch.log (deleted)",
 		.dev = 0x801, .inode = 779, .kind = CRIB_VMA_FILE, .vm_flags = 0xf1, .ghost_id = 2,
+		.advice = CRIB_ADV_RANDOM | CRIB_ADV_DONTDUMP,
 	};
 
 	return crib_write_mm(w, &mm) || crib_write_vma(w, &shared) ||
@@ -212,8 +215,9 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
 		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 0, .inode = 4242,
 		  .mode = 010600, .desc = 3 },
-		{ .pid = pid, .fd = 5, .type = CRIB_FILE_SOCKET, .flags = 02, .inode = 5151,
-		  .mode = 0140777, .desc = 4 },
+		/* signal-driven I/O: O_ASYNC, its SIGIO as SIGRTMIN to the process */
+		{ .pid = pid, .fd = 5, .type = CRIB_FILE_SOCKET, .flags = 020002, .inode = 5151,
+		  .mode = 0140777, .desc = 4, .owner_pid = pid, .owner_type = 1, .signal = 34 },
 		{ .pid = pid, .fd = 6, .type = CRIB_FILE_EVENTFD, .flags = 02, .eventfd_count = 3,
 		  .desc = 5, .eventfd_semaphore = true },
 		/* dup(3): the same description, offset and flags */
@@ -259,7 +263,8 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 	struct crib_pipe pipes[] = {
 		{ .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_READ, .pipe_size = 65536,
 		  .queued = sizeof(pipe_bytes) - 1 },
-		{ .pid = pid, .fd = 9, .pipe_id = 2, .end = CRIB_PIPE_BOTH, .pipe_size = 65536 },
+		{ .pid = pid, .fd = 9, .pipe_id = 2, .end = CRIB_PIPE_BOTH, .pipe_size = 65536,
+		  .mtime_ns = 1700000000000000001ull },
 	};
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
@@ -374,6 +379,7 @@ int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
 	struct crib_ghost unlinked = {
 		.ghost_id = 2, .kind = CRIB_GHOST_UNLINKED, .path = "/tmp/scratch.log", .size = 11,
 		.mode = 0100600, .uid = 1000, .gid = 1000, .dev = 0x801, .inode = 779,
+		.mtime_ns = 1700000000123456789ull,
 	};
 
 	if (crib_write_shmem(w, &shmem))

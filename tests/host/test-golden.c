@@ -116,6 +116,8 @@ int main(int argc, char **argv)
 	expect(argv[1], "sample-1.3.crib", CRIB_OK);
 	/* written by the 1.4 writer, before time namespace offsets: still read */
 	expect(argv[1], "sample-1.4.crib", CRIB_OK);
+	/* written by the 1.5 writer, before affinity, timer slack and advice: still read */
+	expect(argv[1], "sample-1.5.crib", CRIB_OK);
 	/* pages stored in a data frame (1.4) */
 	expect(argv[1], "sample-stored.crib", CRIB_OK);
 	expect(argv[1], "sample-volatile.crib", CRIB_OK);

@@ -280,6 +280,9 @@ static void print_process(const struct crib_process *p)
 	       "  personality 0x%" PRIx64 "  no_new_privs %d  dumpable %" PRIu64 "  %zu rlimits\n",
 	       p->sched_policy, p->sched_priority, p->nice, p->umask, p->personality,
 	       p->no_new_privs, p->dumpable, p->n_rlimits);
+	if (p->cpus || p->timer_slack_ns || p->oom_score_adj)
+		printf("  cpus 0x%" PRIx64 "  timer slack %" PRIu64 " ns  oom_score_adj %" PRId64 "\n",
+		       p->cpus, p->timer_slack_ns, p->oom_score_adj);
 	printf("  cwd ");
 	print_path(p->cwd);
 	if (p->cwd_unlinked)

@@ -50,6 +50,10 @@ struct crib_file {
 	uint64_t desc;			/* 1.1: the open file description, 0 its own */
 	bool eventfd_semaphore;		/* 1.2: EFD_SEMAPHORE */
 	uint64_t ghost_id;		/* 1.2: the ghost it opens, 0 none */
+	/* 1.6: who gets its SIGIO (F_SETOWN_EX), and which signal (F_SETSIG) */
+	uint64_t owner_pid;		/* 0: none */
+	uint64_t owner_type;		/* F_OWNER_TID, F_OWNER_PID or F_OWNER_PGRP */
+	uint64_t signal;		/* 0: SIGIO */
 };
 
 enum crib_pipe_end {
@@ -66,6 +70,7 @@ struct crib_pipe {
 	uint64_t pipe_size;		/* F_GETPIPE_SZ */
 	uint64_t queued;		/* bytes in the pipe; carried by pipe_data */
 	uint64_t ends_outside;		/* 1.1: descriptions no process of the snapshot holds */
+	uint64_t mtime_ns;		/* 1.6, a FIFO's: modification time, ns since the epoch */
 };
 
 struct crib_pipe_data {
@@ -126,6 +131,7 @@ struct crib_ghost {
 	uint64_t seals;			/* memfd: F_GET_SEALS */
 	uint64_t dev;
 	uint64_t inode;
+	uint64_t mtime_ns;		/* 1.6: modification time, ns since the epoch */
 };
 
 /* 1.2: a run of a ghost's contents; what no chunk covers reads as zeros. */

@@ -43,6 +43,17 @@ enum crib_vma_kind {
 #define CRIB_MAP_LOCKED		0x2000
 #define CRIB_MAP_NORESERVE	0x4000
 
+/* What madvise(2) set on a mapping and keeps in it (vma advice, 1.6). */
+#define CRIB_ADV_SEQUENTIAL	0x01	/* MADV_SEQUENTIAL */
+#define CRIB_ADV_RANDOM		0x02	/* MADV_RANDOM */
+#define CRIB_ADV_DONTFORK	0x04	/* MADV_DONTFORK */
+#define CRIB_ADV_WIPEONFORK	0x08	/* MADV_WIPEONFORK */
+#define CRIB_ADV_DONTDUMP	0x10	/* MADV_DONTDUMP */
+#define CRIB_ADV_HUGEPAGE	0x20	/* MADV_HUGEPAGE */
+#define CRIB_ADV_NOHUGEPAGE	0x40	/* MADV_NOHUGEPAGE */
+#define CRIB_ADV_MERGEABLE	0x80	/* MADV_MERGEABLE */
+#define CRIB_ADV_ALL		0xff
+
 struct crib_vma {
 	uint64_t pid;
 	uint64_t start, end;
@@ -57,6 +68,7 @@ struct crib_vma {
 	uint64_t shmid;			/* sysv-shm only */
 	uint64_t shmem_id;		/* 1.1, shared-anon only: a shmem record; 0 its own */
 	uint64_t ghost_id;		/* 1.2, file only: the ghost it maps, 0 none */
+	uint64_t advice;		/* 1.6: CRIB_ADV_*, what madvise(2) set */
 };
 
 /* A shared anonymous memory object mapped by several vmas (1.1). */

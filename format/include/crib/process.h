@@ -47,6 +47,10 @@ struct crib_process {
 	uint64_t stop_signal;		/* stopped by job control; 0 running */
 	bool child_subreaper;
 	bool cwd_unlinked;		/* 1.2: the working directory was removed */
+	/* 1.6 */
+	int64_t oom_score_adj;		/* /proc/PID/oom_score_adj */
+	uint64_t cpus;			/* CPU affinity, bit n CPU n; 0: not recorded */
+	uint64_t timer_slack_ns;	/* PR_SET_TIMERSLACK; 0: not recorded */
 };
 
 /* A thread's credentials, when they are not its process's (1.1). */
