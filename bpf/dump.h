@@ -92,7 +92,7 @@ struct dump_rlimit {
 struct dump_creds {
 	__u32 uid, gid, euid, egid, suid, sgid, fsuid, fsgid;
 	__u32 ngroups;		/* may exceed DUMP_MAX_GROUPS: then only those are in groups[] */
-	__u32 pad;
+	__u32 securebits;
 	__u32 groups[DUMP_MAX_GROUPS];
 	__u64 cap_eff, cap_prm, cap_inh, cap_bnd, cap_amb;
 };
@@ -127,6 +127,27 @@ struct dump_inode_id {
 	__u64 ino;
 	__u32 dev;		/* kernel encoding */
 	__u32 present;		/* 0 when there is no such object */
+};
+
+/*
+ * What a thread sets for itself besides its signals and credentials: its
+ * scheduling, the CPUs it may run on, its timer slack, and the sandboxes
+ * it put itself in.
+ */
+struct dump_thread_attrs {
+	__u32 policy;		/* SCHED_* */
+	__u32 rt_priority;
+	__s32 nice;
+	__u32 reset_on_fork;	/* SCHED_RESET_ON_FORK */
+	__u64 timer_slack_ns;
+	__u64 default_timer_slack_ns;
+	__u64 cpus;		/* cpus_mask: CPUs 0 to 63 */
+	__u32 nr_cpus_allowed;	/* more than cpus holds: CPUs beyond 63 */
+	__u32 seccomp_mode;	/* SECCOMP_MODE_* */
+	__u32 seccomp_filters;
+	__u32 spec_flags;	/* PR_SET_SPECULATION_CTRL's bits of atomic_flags */
+	__u32 syscall_dispatch;	/* PR_SET_SYSCALL_USER_DISPATCH is on */
+	__u32 ioprio;		/* ioprio_set(2), 0 when never set */
 };
 
 struct dump_task_rec {
@@ -179,6 +200,9 @@ struct dump_task_rec {
 	struct dump_namespaces ns;
 	__s32 ns_odd_tid;	/* 0 when every thread shares the leader's */
 	__u32 ns_odd_mask;	/* bit n: namespace n (dump_ns_kind) differs */
+	__s32 oom_score_adj;
+	__u32 membarrier_state;	/* mm's MEMBARRIER_STATE_* registrations */
+	struct dump_thread_attrs attrs;	/* the leader's */
 };
 
 struct dump_thread_rec {
@@ -195,6 +219,7 @@ struct dump_thread_rec {
 	__s32 pdeath_signal;
 	__u32 pad;
 	struct dump_creds creds;
+	struct dump_thread_attrs attrs;
 };
 
 /* A child of the process dump_children was run for. */
@@ -243,7 +268,15 @@ struct dump_file_rec {
 	__s64 value_ns;		/* timerfd: time left on its clock, 0 when disarmed or due */
 	__s64 interval_ns;	/* timerfd: its period, 0 for one shot */
 	__u64 queued;		/* inotify: events queued and not read */
+	__u32 locks;		/* 1: a POSIX, OFD or flock() lock or a lease was taken
+				 * through it (or a list was longer than DUMP_MAX_LOCKS_WALKED) */
+	/* who gets SIGIO (F_SETOWN, F_SETOWN_EX) and as which signal (F_SETSIG) */
+	__s32 owner_pid;	/* 0: none */
+	__u32 owner_type;	/* enum pid_type: PIDTYPE_PID, _TGID or _PGID */
+	__u32 owner_signum;	/* 0: SIGIO */
 };
+
+#define DUMP_MAX_LOCKS_WALKED	1024
 
 /*
  * What dump_epoll walks: the epoll at descriptor @fd of process @pid,
@@ -394,6 +427,7 @@ static __always_inline void dump_zero(void *rec, unsigned int size)
 
 _Static_assert(sizeof(struct dump_task_rec) % 8 == 0, "dump_task size");
 _Static_assert(sizeof(struct dump_thread_rec) % 8 == 0, "dump_thread size");
+_Static_assert(sizeof(struct dump_thread_attrs) % 8 == 0, "dump_thread_attrs size");
 _Static_assert(sizeof(struct dump_child_rec) % 8 == 0, "dump_child size");
 _Static_assert(sizeof(struct dump_vma_rec) % 8 == 0, "dump_vma size");
 _Static_assert(sizeof(struct dump_file_rec) % 8 == 0, "dump_file size");

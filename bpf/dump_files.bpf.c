@@ -73,6 +73,77 @@ static __always_inline __u32 fd_cloexec(struct task_struct *task, int fd)
 	return (word >> ((unsigned int)fd % 64)) & 1;
 }
 
+/* The offset of @field in @type, relocated to the running kernel's layout. */
+#define FIELD_OFFSET(type, field) \
+	__builtin_preserve_field_info(((type *)0)->field, BPF_CORE_FIELD_BYTE_OFFSET)
+
+/*
+ * Whether @file took a lock on the list at @head (a file_lock_context's):
+ * a POSIX lock's, an OFD or flock() lock's or a lease's flc_file.  Only the
+ * first DUMP_MAX_LOCKS_WALKED are looked at; a longer list counts as taken,
+ * so that crib-dump refuses rather than lose a lock.  The numbers iterator
+ * has the verifier check the walk's body until its states converge, not
+ * once per step.  The list is read without its spinlock, which a CRIB program cannot take:
+ * the tree is frozen, and another process's lock coming or going is not
+ * ours.
+ */
+static __always_inline __u32 lock_taken(__u64 head, __u64 file)
+{
+	__u64 flc_list = FIELD_OFFSET(struct file_lock_core, flc_list);
+	__u64 flc_file = FIELD_OFFSET(struct file_lock_core, flc_file);
+	struct bpf_iter_num it;
+	__u64 pos = 0, owner;
+	__u32 taken = 1;	/* unless the walk reaches the list's end */
+
+	if (bpf_probe_read_kernel(&pos, sizeof(pos), (void *)head))
+		return 1;
+	bpf_iter_num_new(&it, 0, DUMP_MAX_LOCKS_WALKED);
+	while (bpf_iter_num_next(&it)) {
+		if (!pos || pos == head) {
+			taken = 0;
+			break;
+		}
+		owner = 0;
+		bpf_probe_read_kernel(&owner, sizeof(owner), (void *)(pos - flc_list + flc_file));
+		if (owner == file ||
+		    bpf_probe_read_kernel(&pos, sizeof(pos), (void *)pos))
+			break;
+	}
+	bpf_iter_num_destroy(&it);
+	return taken;
+}
+
+static __always_inline __u32 file_locks(struct inode *inode, struct file *file)
+{
+	struct file_lock_context *flctx = inode->i_flctx;
+	__u64 base;
+
+	if (!flctx)
+		return 0;
+	base = (__u64)flctx;
+	if (lock_taken(base + FIELD_OFFSET(struct file_lock_context, flc_flock), (__u64)file))
+		return 1;
+	if (lock_taken(base + FIELD_OFFSET(struct file_lock_context, flc_posix), (__u64)file))
+		return 1;
+	return lock_taken(base + FIELD_OFFSET(struct file_lock_context, flc_lease), (__u64)file);
+}
+
+/* Who gets the file's SIGIO, by its number in the initial pid namespace. */
+static __always_inline void read_owner(struct file *file, struct dump_file_rec *f)
+{
+	struct fown_struct *fown = file->f_owner;
+	struct pid *pid;
+
+	if (!fown)
+		return;
+	f->owner_signum = fown->signum;
+	pid = fown->pid;
+	if (!pid)
+		return;
+	f->owner_pid = pid->numbers[0].nr;
+	f->owner_type = fown->pid_type;
+}
+
 /* The number of @file's description; 0 when the map is full. */
 static __always_inline __u32 desc_id(struct file *file)
 {
@@ -193,6 +264,8 @@ int dump_files(struct dump_ctx *ctx)
 		f->rdev = inode->i_rdev;
 		f->cloexec = fd_cloexec(task, fd);
 		f->desc = desc_id(file);
+		f->locks = file_locks(inode, file);
+		read_owner(file, f);
 		if ((inode->i_mode & S_IFMT) == S_IFIFO && inode->i_pipe) {
 			f->pipe_readers = inode->i_pipe->readers;
 			f->pipe_writers = inode->i_pipe->writers;

@@ -120,6 +120,7 @@ static __always_inline void read_inet(struct socket *sock, struct sock *sk,
 		if (np) {
 			r->hop_limit = np->hop_limit;
 			r->tclass = np->tclass;
+			r->bits |= BIT_AS(!!np->rxopt.all, 0, DUMP_IPV6_RXOPT);
 		}
 	}
 	r->uc_ttl = inet->uc_ttl;
@@ -134,7 +135,8 @@ static __always_inline void read_inet(struct socket *sock, struct sock *sk,
 		   BIT_AS(flags, INET_FLAGS_TRANSPARENT, DUMP_IP_TRANSPARENT) |
 		   BIT_AS(flags, INET_FLAGS_MC_LOOP, DUMP_IP_MULTICAST_LOOP) |
 		   BIT_AS(flags, INET_FLAGS_BIND_ADDRESS_NO_PORT, DUMP_IP_BIND_ADDRESS_NO_PORT) |
-		   BIT_AS(flags, INET_FLAGS_ORIGDSTADDR, DUMP_IP_RECVORIGDSTADDR);
+		   BIT_AS(flags, INET_FLAGS_ORIGDSTADDR, DUMP_IP_RECVORIGDSTADDR) |
+		   BIT_AS(flags, INET_FLAGS_RECVERR6, DUMP_IPV6_RECVERR);
 	r->mc_ttl = inet->mc_ttl;
 	r->pmtudisc = inet->pmtudisc;
 	r->min_ttl = inet->min_ttl;
@@ -185,7 +187,9 @@ static __always_inline void read_tcp(struct sock *sk, struct dump_socket_rec *r)
 	r->tstamp_ok = BITFIELD(rx, tstamp_ok);
 	r->sack_ok = BITFIELD(rx, sack_ok);
 	r->bits |= BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_OFF_BIT, DUMP_TCP_NODELAY) |
-		   BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_CORK_BIT, DUMP_TCP_CORK);
+		   BIT_AS(BITFIELD(tp, nonagle), TCP_NAGLE_CORK_BIT, DUMP_TCP_CORK) |
+		   BIT_AS(BITFIELD(tp, fastopen_connect), 0, DUMP_TCP_FASTOPEN_CONNECT) |
+		   BIT_AS(!!icsk->icsk_accept_queue.fastopenq.max_qlen, 0, DUMP_TCP_FASTOPEN);
 	r->repair = BITFIELD(tp, repair);
 	r->thin_lto = BITFIELD(tp, thin_lto);
 	r->urg_data = tp->urg_data;
@@ -275,6 +279,12 @@ static __always_inline void read_sock(struct socket *sock, struct sock *sk,
 	r->write_qlen = sk->sk_write_queue.qlen;
 	r->error_qlen = sk->sk_error_queue.qlen;
 	r->bits |= BIT_AS(sock->flags, SOCK_PASSCRED_BIT, DUMP_SO_PASSCRED);
+	r->bits |= BIT_AS(!!sk->sk_filter, 0, DUMP_SO_FILTER) |
+		   BIT_AS(flags, SOCK_FILTER_LOCKED, DUMP_SO_LOCK_FILTER) |
+		   BIT_AS(flags, SOCK_ZEROCOPY, DUMP_SO_ZEROCOPY) |
+		   BIT_AS(!!sk->sk_tsflags, 0, DUMP_SO_TIMESTAMPING);
+	if (bpf_core_field_exists(sk->sk_ll_usec))
+		r->bits |= BIT_AS(!!sk->sk_ll_usec, 0, DUMP_SO_BUSY_POLL);
 }
 
 /* Why the task_file iterator stopped early, as a dump result. */

@@ -70,6 +70,16 @@ enum dump_sock_bit {
 	DUMP_TCP_CORK,
 	DUMP_UDP_CORK,
 	DUMP_UDP_GRO,
+	/* what no snapshot carries: crib-dump refuses a socket with any */
+	DUMP_SO_FILTER,		/* SO_ATTACH_FILTER, SO_ATTACH_BPF: sk_filter */
+	DUMP_SO_LOCK_FILTER,	/* SOCK_FILTER_LOCKED */
+	DUMP_SO_ZEROCOPY,	/* SOCK_ZEROCOPY */
+	DUMP_SO_TIMESTAMPING,	/* sk_tsflags */
+	DUMP_SO_BUSY_POLL,	/* sk_ll_usec */
+	DUMP_IPV6_RECVERR,	/* INET_FLAGS_RECVERR6 */
+	DUMP_IPV6_RXOPT,	/* IPV6_RECVPKTINFO and the other IPV6_RECV* options */
+	DUMP_TCP_FASTOPEN,	/* a listener's fastopen queue */
+	DUMP_TCP_FASTOPEN_CONNECT,
 };
 
 /* The queues dump_socket_queue can walk. */

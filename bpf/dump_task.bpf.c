@@ -65,6 +65,7 @@ static __always_inline void read_creds(struct task_struct *task, struct dump_cre
 	c->cap_inh = cred->cap_inheritable.val;
 	c->cap_bnd = cred->cap_bset.val;
 	c->cap_amb = cred->cap_ambient.val;
+	c->securebits = cred->securebits;
 	c->ngroups = gi ? gi->ngroups : 0;
 	if (c->ngroups)
 		bpf_probe_read_kernel(c->groups, sizeof(c->groups), &gi->gid);
@@ -125,6 +126,8 @@ static __always_inline void read_mm(struct task_struct *task, struct dump_task_r
 	t->env_start = mm->env_start;
 	t->env_end = mm->env_end;
 	t->vdso = (u64)mm->context.vdso;
+	if (bpf_core_field_exists(mm->membarrier_state))
+		t->membarrier_state = mm->membarrier_state.counter;
 	if (mm->exe_file)
 		inode_id_of(mm->exe_file->f_path.dentry, &t->exe);
 	bpf_probe_read_kernel(t->auxv, sizeof(t->auxv), &mm->saved_auxv);
@@ -186,6 +189,31 @@ static __always_inline void find_odd_thread(struct task_struct *leader, struct d
 	bpf_iter_task_destroy(&it);
 }
 
+/* PR_SET_SPECULATION_CTRL's bits of task->atomic_flags: PFA_SPEC_SSB_DISABLE to PFA_SPEC_SSB_NOEXEC. */
+#define PFA_SPEC_MASK	(0x1fu << 3)
+#define DEFAULT_NICE_PRIO	120	/* MAX_RT_PRIO + NICE_WIDTH / 2 */
+
+static __always_inline void read_thread_attrs(struct task_struct *task,
+					      struct dump_thread_attrs *a)
+{
+	a->policy = task->policy;
+	a->rt_priority = task->rt_priority;
+	a->nice = task->static_prio - DEFAULT_NICE_PRIO;
+	a->reset_on_fork = task->sched_reset_on_fork;
+	a->timer_slack_ns = task->timer_slack_ns;
+	a->default_timer_slack_ns = task->default_timer_slack_ns;
+	a->cpus = task->cpus_mask.bits[0];
+	a->nr_cpus_allowed = task->nr_cpus_allowed;
+	a->seccomp_mode = task->seccomp.mode;
+	a->seccomp_filters = task->seccomp.filter_count.counter;
+	a->spec_flags = task->atomic_flags & PFA_SPEC_MASK;
+	a->syscall_dispatch = !!(task->thread_info.syscall_work &
+				 (1ul << bpf_core_enum_value(enum syscall_work_bit,
+							     SYSCALL_WORK_BIT_SYSCALL_USER_DISPATCH)));
+	if (bpf_core_field_exists(task->io_context) && task->io_context)
+		a->ioprio = task->io_context->ioprio;
+}
+
 SEC("crib")
 int dump_task(struct dump_ctx *ctx)
 {
@@ -216,7 +244,7 @@ int dump_task(struct dump_ctx *ctx)
 
 	t->sched_policy = task->policy;
 	t->rt_priority = task->rt_priority;
-	t->nice = task->static_prio - 120;	/* MAX_RT_PRIO + NICE_WIDTH / 2 */
+	t->nice = task->static_prio - DEFAULT_NICE_PRIO;
 	t->personality = task->personality;
 	t->no_new_privs = task->atomic_flags & 1;	/* PFA_NO_NEW_PRIVS */
 	t->start_boottime = task->start_boottime;
@@ -225,6 +253,8 @@ int dump_task(struct dump_ctx *ctx)
 		t->rlim[i].max = task->signal->rlim[i].rlim_max;
 	}
 
+	t->oom_score_adj = task->signal->oom_score_adj;
+	read_thread_attrs(task, &t->attrs);
 	read_fs(task, t);
 	read_mm(task, t);
 	read_namespaces(task, &t->ns);
@@ -267,6 +297,7 @@ int dump_thread(struct dump_ctx *ctx)
 	t->robust_list = (u64)task->robust_list;
 	t->pdeath_signal = task->pdeath_signal;
 	read_creds(task, &t->creds);
+	read_thread_attrs(task, &t->attrs);
 	bpf_task_release(task);
 	bpf_ringbuf_submit(t, 0);
 	return DUMP_OK;

@@ -85,14 +85,116 @@ REFUSED_FILES = {
         "assert libc.inotify_add_watch(3, b'/tmp/crib-watched', 2) == 1\n"
         "os.unlink('/tmp/crib-watched')\n",
         "fd 3 (inotify): "),
+    # Locks and leases: two processes could both hold one after a restore.
+    "a flock() lock": (
+        "f = open('/tmp/crib-locked', 'w')\n"
+        "assert f.fileno() == 3\n"
+        "fcntl.flock(f, fcntl.LOCK_EX)\n",
+        "fd 3 (/tmp/crib-locked): it holds a lock or lease"),
+    "a POSIX record lock": (
+        "f = open('/tmp/crib-locked', 'w')\n"
+        "assert f.fileno() == 3\n"
+        "fcntl.lockf(f, fcntl.LOCK_EX)\n",
+        "fd 3 (/tmp/crib-locked): it holds a lock or lease"),
+    "an open file description lock": (
+        "f = open('/tmp/crib-locked', 'w')\n"
+        "assert f.fileno() == 3\n"
+        "fcntl.fcntl(f, 37, struct.pack('hhqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0))  # F_OFD_SETLK\n",
+        "fd 3 (/tmp/crib-locked): it holds a lock or lease"),
+    "a lease": (
+        "open('/tmp/crib-leased', 'w').close()\n"
+        "f = open('/tmp/crib-leased')\n"
+        "assert f.fileno() == 3\n"
+        "fcntl.fcntl(f, 1024, fcntl.F_RDLCK)  # F_SETLEASE\n",
+        "fd 3 (/tmp/crib-leased): it holds a lock or lease"),
+    "a socket filter": (
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "assert s.fileno() == 3\n"
+        "insn = ctypes.c_uint64(0x06 | (0xffff << 32))  # BPF_RET|BPF_K: the whole packet\n"
+        "s.setsockopt(socket.SOL_SOCKET, 26, struct.pack('H6xQ', 1, ctypes.addressof(insn)))\n",
+        "fd 3: the socket has a socket filter (SO_ATTACH_FILTER or SO_ATTACH_BPF)"),
+    "a socket with SO_ZEROCOPY": (
+        "s = socket.socket()\n"
+        "assert s.fileno() == 3\n"
+        "s.setsockopt(socket.SOL_SOCKET, 60, 1)  # SO_ZEROCOPY\n",
+        "fd 3: the socket has SO_ZEROCOPY"),
+    "a socket with IPV6_RECVERR": (
+        "s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n"
+        "assert s.fileno() == 3\n"
+        "s.setsockopt(socket.IPPROTO_IPV6, 25, 1)  # IPV6_RECVERR\n",
+        "fd 3: the socket has IPV6_RECVERR"),
+    "a listener with TCP_FASTOPEN": (
+        "s = socket.socket()\n"
+        "assert s.fileno() == 3\n"
+        "s.bind(('127.0.0.1', 0))\n"
+        "s.setsockopt(socket.IPPROTO_TCP, 23, 5)  # TCP_FASTOPEN\n"
+        "s.listen(5)\n",
+        "fd 3: the socket has TCP_FASTOPEN"),
 }
+
+
+# Python programs with a thread or process attribute no snapshot carries.
+# A thread of their own sets it where it is per thread: the dump must name
+# that thread, not only the leader.
+IN_THREAD = ("import threading\n"
+             "done = threading.Event()\n"
+             "def apart():\n"
+             "    %s\n"
+             "    done.set()\n"
+             "    threading.Event().wait()\n"
+             "threading.Thread(target=apart, daemon=True).start()\n"
+             "done.wait()\n")
+REFUSED_STATE = {
+    "a seccomp filter": (
+        "import ctypes\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "insn = ctypes.c_uint64(0x06 | (0x7fff0000 << 32))  # BPF_RET|BPF_K, ALLOW\n"
+        "class Prog(ctypes.Structure):\n"
+        "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+        "p = Prog(1, ctypes.addressof(insn))\n"
+        "assert libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0  # PR_SET_SECCOMP, FILTER\n",
+        "it runs under seccomp filters (1), which a snapshot does not carry"),
+    "securebits": (
+        "import ctypes\n"
+        "assert ctypes.CDLL(None).prctl(28, 0x10, 0, 0, 0) == 0  # SECBIT_KEEP_CAPS\n",
+        "it set securebits (PR_SET_SECUREBITS) (16)"),
+    "a membarrier registration": (
+        "import ctypes\n"
+        "assert ctypes.CDLL(None).syscall(324, 16, 0, 0) == 0  # PRIVATE_EXPEDITED\n",
+        "registered with membarrier(2)"),
+    "syscall user dispatch": (
+        "import ctypes\n"
+        "assert ctypes.CDLL(None).prctl(59, 1, ctypes.c_ulong(0), ctypes.c_ulong(1 << 47), "
+        "ctypes.c_ulong(0)) == 0\n",
+        "it turned on syscall user dispatch"),
+    "memory locked on fault": (
+        "import ctypes, mmap\n"
+        "m = mmap.mmap(-1, 8192)\n"
+        "a = ctypes.addressof(ctypes.c_char.from_buffer(m))\n"
+        "assert ctypes.CDLL(None).syscall(325, ctypes.c_ulong(a), 8192, 1) == 0  # mlock2\n",
+        "memory locked on fault (mlock2(MLOCK_ONFAULT))"),
+    "SCHED_RESET_ON_FORK": (
+        "import os\n"
+        "os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, os.sched_param(0))\n",
+        "its scheduling policy has SCHED_RESET_ON_FORK"),
+    "a thread's own nice value": (
+        IN_THREAD % "os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 5)",
+        "its scheduling policy, priority or nice value differs from its process's leader's"),
+    "a thread's own timer slack": (
+        IN_THREAD % "ctypes.CDLL(None).prctl(29, 1000, 0, 0, 0)",
+        "its timer slack differs from its process's leader's"),
+}
+if len(os.sched_getaffinity(0)) > 1:
+    REFUSED_STATE["a thread's own CPU affinity"] = (
+        IN_THREAD % "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})",
+        "its CPU affinity differs from its process's leader's")
 
 
 def test_refused_file(tmp, what, code, message):
     ready = os.path.join(tmp, "sock-ready")
     if os.path.exists(ready):
         os.unlink(ready)
-    code = ("import array, socket, time\n" + code +
+    code = ("import array, ctypes, fcntl, os, socket, struct, time\n" + code +
             "open(%r, 'w').close()\n"
             "time.sleep(600)\n") % ready
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
@@ -103,7 +205,9 @@ def test_refused_file(tmp, what, code, message):
         out = os.path.join(tmp, "sock.crib")
         rc, err = dump(p.pid, out)
         t.eq(rc, 1, "%s: exit 1" % what)
-        t.check(message in err, "... naming the descriptor and why", err)
+        t.check(message in err, "... naming the object and why", err)
+        if what in REFUSED_STATE:
+            t.check("process %d" % p.pid in err, "... and the process", err)
         t.check(not os.path.exists(out), "... no snapshot file left")
         t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
     finally:
@@ -196,7 +300,7 @@ for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
              test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
              test_foreign_timer] + \
         [lambda w=w, c=c, m=m: test_refused_file(tmpdir, w, c, m)
-         for w, (c, m) in REFUSED_FILES.items()]:
+         for w, (c, m) in list(REFUSED_FILES.items()) + list(REFUSED_STATE.items())]:
     try:
         test()
     except Exception as e:

@@ -173,6 +173,7 @@ struct dump_job {
 	struct signal_state *signals;	/* signals.c */
 	struct timer_state *timers;	/* timers.c */
 	ARRAY(uint64_t) rseq_areas;	/* threads.c: each thread's struct rseq */
+	ARRAY(struct dump_thread_rec) threads;	/* threads.c: from dump_thread */
 	struct page_store *kept;	/* --pre-copy: its pages, kept to write last */
 	struct progress *progress;	/* the tree's, on a terminal */
 	struct tool_error err;		/* this process's first failure */
@@ -264,7 +265,17 @@ int resolve_checked_path(struct dump_job *job, const char *what, const struct du
 			 char *buf, size_t size);
 int task_write(struct dump_job *job);
 
+/* Each thread's kernel side, read and checked (threads_read) before it is written. */
+int threads_read(struct dump_job *job);
 int threads_write(struct dump_job *job);
+
+/*
+ * Refuse, naming the process and thread, a thread's scheduling (sched.c)
+ * or its sandboxes and speculation controls (security.c) that no record
+ * carries; the process record carries the leader's scheduling.
+ */
+int sched_check_thread(struct dump_job *job, const struct dump_thread_rec *t);
+int security_check_thread(struct dump_job *job, const struct dump_thread_rec *t);
 
 /* Every VMA as dump_vmas sends it, resuming the walk when the ring buffer filled up. */
 int mm_collect_vmas(struct dump_job *job, struct record_list *recs);

@@ -31,6 +31,7 @@
 
 #include "crib-dump.h"
 #include "dump_files.skel.h"
+#include "filetime.h"
 #include "kabi.h"
 
 struct file_entry {
@@ -111,6 +112,12 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	if (!k->desc)
 		return tool_fail(&job->err, 0, "fd %d: the tree has more open files than the %d "
 				 "a dump numbers", k->fd, DUMP_MAX_DESCS);
+	/* Two processes could both hold a database's lock after a restore. */
+	if (k->locks)
+		return tool_fail(&job->err, 0, "process %d, fd %d (%s): it holds a lock or lease "
+				 "(flock(2), fcntl(2) F_SETLK, F_OFD_SETLK or F_SETLEASE), which "
+				 "a snapshot does not carry: that cannot be restored",
+				 (int)job->pid, k->fd, path);
 	e->path = strdup(path);
 	if (!e->path)
 		return tool_fail(&job->err, 0, "out of memory");
@@ -174,6 +181,42 @@ static int share_one(struct dump_tree *tree, pid_t job_pid, struct shared_files 
 	return 0;
 }
 
+/* Whether @id names a thread (@type PIDTYPE_PID), a process or a process group of the tree. */
+static bool owner_in_tree(const struct dump_tree *tree, uint32_t type, pid_t id)
+{
+	const struct dump_job *job;
+	size_t i, j;
+
+	for (i = 0; i < tree->procs.n; i++) {
+		job = tree->procs.items[i];
+		if (type == PIDTYPE_PGID ? job->task.pgid == id : job->pid == id)
+			return true;
+		for (j = 0; type == PIDTYPE_PID && j < job->threads.n; j++)
+			if (job->threads.items[j].tid == id)
+				return true;
+	}
+	return false;
+}
+
+/* A restore gives a file's SIGIO to the same thread, process or group: one of the tree. */
+static int check_owner(struct dump_tree *tree, const struct dump_job *job,
+		       const struct file_entry *e)
+{
+	static const char *const kind[] = { "thread", "process", "process group" };
+	const struct dump_file_rec *k = &e->k;
+
+	if (!k->owner_pid)
+		return 0;
+	if (k->owner_type > PIDTYPE_PGID)
+		return tool_fail(&tree->err, 0, "process %d, fd %d: its SIGIO goes to a session, "
+				 "which a snapshot does not carry", (int)job->pid, k->fd);
+	if (!owner_in_tree(tree, k->owner_type, k->owner_pid))
+		return tool_fail(&tree->err, 0, "process %d, fd %d (%s): its SIGIO goes to %s %d "
+				 "(F_SETOWN), outside the tree: that cannot be restored",
+				 (int)job->pid, k->fd, e->path, kind[k->owner_type], k->owner_pid);
+	return 0;
+}
+
 int files_share(struct dump_tree *tree)
 {
 	struct shared_files *sf = calloc(1, sizeof(*sf));
@@ -194,7 +237,8 @@ int files_share(struct dump_tree *tree)
 	for (i = 0; i < tree->procs.n; i++) {
 		job = tree->procs.items[i];
 		for (j = 0; job->files && j < job->files->n; j++)
-			if (share_one(tree, job->pid, sf, &job->files->items[j], &next))
+			if (share_one(tree, job->pid, sf, &job->files->items[j], &next) ||
+			    check_owner(tree, job, &job->files->items[j]))
 				return -1;
 	}
 	return 0;
@@ -276,6 +320,11 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 		.size = k->size, .mode = k->i_mode, .desc = e->desc, .ghost_id = e->ghost_id,
 	};
 
+	if (k->owner_pid) {
+		f.owner_pid = (uint64_t)k->owner_pid;
+		f.owner_type = k->owner_type;	/* enum pid_type's order is F_OWNER_*'s */
+	}
+	f.signal = k->owner_signum;
 	events_fill_file(k, &f);
 	if (crib_write_file(job->writer, &f))
 		return tool_fail(&job->err, 0, "writing the record of fd %d: %s", k->fd,
@@ -288,8 +337,9 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
  * and, when @data is not NULL, those bytes, without consuming them.
  */
 static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **data,
-			   int *queued)
+			   int *queued, uint64_t *mtime_ns)
 {
+	struct stat st;
 	char path[64];
 	int src, tmp[2] = { -1, -1 }, ret = -1;
 	ssize_t n, got = 0;
@@ -301,10 +351,11 @@ static int read_pipe_queue(struct dump_job *job, int fd, int *pipe_size, void **
 	if (src < 0)
 		return tool_fail(&job->err, errno, "cannot open the pipe of fd %d", fd);
 	*pipe_size = fcntl(src, F_GETPIPE_SZ);
-	if (*pipe_size < 0 || ioctl(src, FIONREAD, queued)) {
+	if (*pipe_size < 0 || ioctl(src, FIONREAD, queued) || fstat(src, &st)) {
 		tool_fail(&job->err, errno, "cannot query the pipe of fd %d", fd);
 		goto out;
 	}
+	*mtime_ns = stat_mtime_ns(&st);
 	if (!*queued || !data) {
 		ret = 0;
 		goto out;
@@ -362,14 +413,18 @@ static int write_pipe(struct dump_job *job, size_t i)
 	bool with_data = !e->pipe->data_written;
 	struct crib_pipe p;
 	int pipe_size = 0, queued = 0, ret = -1;
+	uint64_t mtime_ns = 0;
 	void *data = NULL;
 
-	if (read_pipe_queue(job, e->k.fd, &pipe_size, with_data ? &data : NULL, &queued))
+	if (read_pipe_queue(job, e->k.fd, &pipe_size, with_data ? &data : NULL, &queued,
+			    &mtime_ns))
 		return -1;
 	p = (struct crib_pipe) {
 		.pid = job->pid, .fd = (uint64_t)e->k.fd, .pipe_id = e->pipe->id,
 		.end = pipe_end(e), .pipe_size = (uint64_t)pipe_size, .queued = (uint64_t)queued,
 		.ends_outside = ends_outside(e->pipe),
+		/* a pipe made anew has new times; a FIFO is the filesystem's, kept */
+		.mtime_ns = e->type == CRIB_FILE_FIFO ? mtime_ns : 0,
 	};
 	if (crib_write_pipe(job->writer, &p))
 		goto fail;

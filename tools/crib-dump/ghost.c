@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "crib-dump.h"
+#include "filetime.h"
 
 #define DELETED_SUFFIX	" (deleted)"
 #define MEMFD_PREFIX	"/memfd:"
@@ -248,6 +249,7 @@ static int write_ghost(struct dump_tree *tree, struct crib_writer *w, const stru
 		.size = (uint64_t)g->st.st_size, .mode = g->st.st_mode,
 		.uid = g->st.st_uid, .gid = g->st.st_gid, .seals = g->seals,
 		.dev = g->st.st_dev, .inode = g->st.st_ino,
+		.mtime_ns = stat_mtime_ns(&g->st),
 	};
 	int fd, ret;
 

@@ -226,8 +226,8 @@ static int open_output(const struct options *o)
 /* Everything read of one process before anything is written. */
 static int read_one(struct dump_job *job)
 {
-	return mm_read(job) || files_read(job) || sockets_read(job) || signals_read(job) ||
-	       timers_read(job) ? -1 : 0;
+	return threads_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
+	       signals_read(job) || timers_read(job) ? -1 : 0;
 }
 
 /*

@@ -100,14 +100,16 @@ static int refuse_unsupported(struct dump_job *job, const struct dump_vma_rec *v
 		why = "a device (I/O or PFN) mapping";
 	else if (v->vm_flags & VM_HUGETLB)
 		why = "a hugetlb mapping";
+	else if (v->vm_flags & VM_LOCKONFAULT)
+		why = "memory locked on fault (mlock2(MLOCK_ONFAULT))";
 	else if (kind == CRIB_VMA_SYSV_SHM)
 		why = "System V shared memory";
 	else if (v->has_file && (S_ISCHR(v->i_mode) || S_ISBLK(v->i_mode)))
 		why = "a device mapping";
 	if (!why)
 		return 0;
-	return tool_fail(&job->err, 0, "cannot dump VMA %#llx-%#llx%s%s: %s is not supported",
-			 (unsigned long long)v->start, (unsigned long long)v->end,
+	return tool_fail(&job->err, 0, "process %d, VMA %#llx-%#llx%s%s: %s is not supported",
+			 (int)job->pid, (unsigned long long)v->start, (unsigned long long)v->end,
 			 path[0] ? " of " : "", path, why);
 }
 
@@ -143,6 +145,24 @@ static const char *kind_path(uint64_t kind)
 	case CRIB_VMA_VVAR: return "[vvar]";
 	default: return "";
 	}
+}
+
+/* What madvise(2) set and the kernel keeps in the VMA's flags (spec: vma advice). */
+static uint64_t vma_advice(uint64_t vm_flags)
+{
+	static const struct { uint64_t vm_flag, advice; } map[] = {
+		{ VM_SEQ_READ, CRIB_ADV_SEQUENTIAL }, { VM_RAND_READ, CRIB_ADV_RANDOM },
+		{ VM_DONTCOPY, CRIB_ADV_DONTFORK }, { VM_WIPEONFORK, CRIB_ADV_WIPEONFORK },
+		{ VM_DONTDUMP, CRIB_ADV_DONTDUMP }, { VM_HUGEPAGE, CRIB_ADV_HUGEPAGE },
+		{ VM_NOHUGEPAGE, CRIB_ADV_NOHUGEPAGE }, { VM_MERGEABLE, CRIB_ADV_MERGEABLE },
+	};
+	uint64_t advice = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (vm_flags & map[i].vm_flag)
+			advice |= map[i].advice;
+	return advice;
 }
 
 static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vma_entry *e)
@@ -181,6 +201,8 @@ static int add_vma(struct dump_job *job, const struct dump_vma_rec *v, struct vm
 		.inode = v->ino,
 		.kind = kind,
 		.vm_flags = v->vm_flags,
+		/* The vDSO's come with it: the kernel sets them when it maps one. */
+		.advice = kind == CRIB_VMA_VDSO || kind == CRIB_VMA_VVAR ? 0 : vma_advice(v->vm_flags),
 	};
 	e->size = v->size;
 	return 0;

@@ -147,12 +147,39 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			 k->fd, k->family);
 }
 
+/* The socket options no snapshot carries, when set: a filter above all. */
+static const char *option_not_carried(const struct dump_socket_rec *k)
+{
+	static const struct { enum dump_sock_bit bit; const char *what; } options[] = {
+		{ DUMP_SO_FILTER, "a socket filter (SO_ATTACH_FILTER or SO_ATTACH_BPF)" },
+		{ DUMP_SO_LOCK_FILTER, "SO_LOCK_FILTER" },
+		{ DUMP_SO_ZEROCOPY, "SO_ZEROCOPY" },
+		{ DUMP_SO_TIMESTAMPING, "SO_TIMESTAMPING" },
+		{ DUMP_SO_BUSY_POLL, "SO_BUSY_POLL" },
+		{ DUMP_IPV6_RECVERR, "IPV6_RECVERR" },
+		{ DUMP_IPV6_RXOPT, "IPV6_RECVPKTINFO or another IPV6_RECV* option" },
+		{ DUMP_TCP_FASTOPEN, "TCP_FASTOPEN" },
+		{ DUMP_TCP_FASTOPEN_CONNECT, "TCP_FASTOPEN_CONNECT" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (k->bits & (1ull << options[i].bit))
+			return options[i].what;
+	return NULL;
+}
+
 /* What no snapshot of this socket could carry. */
 static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
 	const char *why;
 
+	why = option_not_carried(k);
+	if (why)
+		return tool_fail(&job->err, 0, "process %d, fd %d: the socket has %s, which a "
+				 "snapshot does not carry: that cannot be restored",
+				 (int)job->pid, k->fd, why);
 	if (k->state == CRIB_SK_LISTEN && k->ack_backlog)
 		return tool_fail(&job->err, 0, "cannot dump fd %d: a listening socket with connections not yet accepted (%u)",
 				 k->fd, k->ack_backlog);

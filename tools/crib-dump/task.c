@@ -124,6 +124,10 @@ int task_check(struct dump_tree *tree)
 
 	for (i = 0; i < tree->procs.n; i++) {
 		job = tree->procs.items[i];
+		if (!job->zombie && job->task.membarrier_state)
+			return tool_fail(&tree->err, 0, "process %d registered with membarrier(2) "
+					 "(state %#x), which a snapshot does not carry: that cannot "
+					 "be restored", (int)job->pid, job->task.membarrier_state);
 		if (i && job->task.exit_signal != SIGCHLD)
 			return tool_fail(&tree->err, 0, "process %d was made by clone() with exit "
 					 "signal %d, not SIGCHLD: that cannot be restored",
@@ -228,6 +232,9 @@ int task_write(struct dump_job *job)
 		.stop_signal = t->stopped ? (t->stop_code ? t->stop_code : SIGSTOP) : 0,
 		.child_subreaper = t->child_subreaper,
 		.cwd_unlinked = unlinked,
+		.oom_score_adj = t->oom_score_adj,
+		.cpus = t->attrs.cpus,
+		.timer_slack_ns = t->attrs.timer_slack_ns,
 	};
 	if (crib_write_process(job->writer, &p))
 		return tool_fail(&job->err, 0, "writing the process record: %s",

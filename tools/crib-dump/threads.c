@@ -2,7 +2,8 @@
 /*
  * Thread records: the kernel side of each thread (signal mask, alternate
  * stack, tid address, robust list, parent-death signal, and credentials,
- * which the kernel keeps per thread) from the dump_thread CRIB program, its
+ * which the kernel keeps per thread) from the dump_thread CRIB program,
+ * checked by sched.c and security.c for what no record carries, its
  * pending signals from signals.c, and its registers from ptrace, which is
  * the only place they are consistent: a stopped thread's user registers
  * are saved on its kernel stack.
@@ -115,27 +116,53 @@ static void thread_creds(const struct dump_job *job, const struct dump_creds *c,
 	};
 }
 
-static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
+/*
+ * Each thread's kernel side, checked before anything is written: what no
+ * record carries stops the dump here, naming the thread.
+ */
+int threads_read(struct dump_job *job)
 {
-	struct dump_thread_rec kt;
+	struct dump_thread_rec *kt;
+	pid_t tid;
+	size_t i;
+
+	if (job->task.nr_threads != job->freezer.threads.n)
+		return tool_fail(&job->err, 0, "process %d has %u threads but %zu were stopped",
+				 (int)job->pid, job->task.nr_threads, job->freezer.threads.n);
+	for (i = 0; i < job->freezer.threads.n; i++) {
+		tid = job->freezer.threads.items[i].tid;
+		kt = array_push(&job->threads);
+		if (!kt)
+			return tool_fail(&job->err, 0, "out of memory");
+		if (read_thread_kernel_state(job, tid, kt))
+			return -1;
+		if (kt->creds.ngroups > DUMP_MAX_GROUPS)
+			return tool_fail(&job->err, 0, "thread %d has %u supplementary groups, "
+					 "more than the %d supported", (int)tid,
+					 kt->creds.ngroups, DUMP_MAX_GROUPS);
+		if (sched_check_thread(job, kt) || security_check_thread(job, kt))
+			return -1;
+	}
+	return 0;
+}
+
+static int write_thread(struct dump_job *job, const struct dump_thread_rec *kt,
+			void *xstate_buf)
+{
+	pid_t tid = kt->tid;
 	struct user_regs_struct regs;
 	struct iovec iov = { .iov_base = xstate_buf, .iov_len = XSTATE_MAX };
 	char comm[DUMP_COMM_LEN + 1];
 	uint64_t groups[DUMP_MAX_GROUPS];
 	struct crib_thread t;
 
-	if (read_thread_kernel_state(job, tid, &kt))
-		return -1;
-	if (kt.creds.ngroups > DUMP_MAX_GROUPS)
-		return tool_fail(&job->err, 0, "thread %d has %u supplementary groups, more than "
-				 "the %d supported", (int)tid, kt.creds.ngroups, DUMP_MAX_GROUPS);
 	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
 		return tool_fail(&job->err, errno, "cannot read the registers of thread %d",
 				 (int)tid);
 	if (ptrace(PTRACE_GETREGSET, tid, NT_X86_XSTATE, &iov))
 		return tool_fail(&job->err, errno, "cannot read the FPU state of thread %d",
 				 (int)tid);
-	memcpy(comm, kt.comm, DUMP_COMM_LEN);
+	memcpy(comm, kt->comm, DUMP_COMM_LEN);
 	comm[DUMP_COMM_LEN] = '\0';
 
 	memset(&t, 0, sizeof(t));
@@ -144,18 +171,18 @@ static int write_thread(struct dump_job *job, pid_t tid, void *xstate_buf)
 	t.comm = comm;
 	copy_regs(&t.regs_x86_64, &regs);
 	t.xstate = (struct crib_blob){ .data = xstate_buf, .len = iov.iov_len };
-	t.sigmask = kt.blocked;
+	t.sigmask = kt->blocked;
 	t.pending = signals_thread_pending(job, tid, &t.n_pending);
-	t.sigaltstack.sp = kt.sas_ss_sp;
-	t.sigaltstack.size = kt.sas_ss_size;
+	t.sigaltstack.sp = kt->sas_ss_sp;
+	t.sigaltstack.size = kt->sas_ss_size;
 	/* The kernel keeps only SS_AUTODISARM; "disabled" is a zero size. */
-	t.sigaltstack.flags = kt.sas_ss_size ? kt.sas_ss_flags : SS_DISABLE;
-	t.clear_child_tid = kt.clear_child_tid;
-	t.robust_list = kt.robust_list;
+	t.sigaltstack.flags = kt->sas_ss_size ? kt->sas_ss_flags : SS_DISABLE;
+	t.clear_child_tid = kt->clear_child_tid;
+	t.robust_list = kt->robust_list;
 	/* The kernel only accepts sizeof(struct robust_list_head), and keeps no length. */
-	t.robust_list_len = kt.robust_list ? 24 : 0;
-	t.pdeath_signal = (uint64_t)kt.pdeath_signal;
-	thread_creds(job, &kt.creds, &t, groups);
+	t.robust_list_len = kt->robust_list ? 24 : 0;
+	t.pdeath_signal = (uint64_t)kt->pdeath_signal;
+	thread_creds(job, &kt->creds, &t, groups);
 	if (read_rseq(job, tid, &t))
 		return -1;
 	if (t.rseq && note_rseq_area(job, t.rseq))
@@ -172,15 +199,12 @@ int threads_write(struct dump_job *job)
 	size_t i;
 	int ret = 0;
 
-	if (job->task.nr_threads != job->freezer.threads.n)
-		return tool_fail(&job->err, 0, "process %d has %u threads but %zu were stopped",
-				 (int)job->pid, job->task.nr_threads, job->freezer.threads.n);
 	xstate_buf = malloc(XSTATE_MAX);
 	if (!xstate_buf)
 		return tool_fail(&job->err, 0, "out of memory");
-	for (i = 0; i < job->freezer.threads.n && !ret; i++)
-		ret = write_thread(job, job->freezer.threads.items[i].tid, xstate_buf);
+	for (i = 0; i < job->threads.n && !ret; i++)
+		ret = write_thread(job, &job->threads.items[i], xstate_buf);
 	free(xstate_buf);
-	dump_verbose(job, "%zu threads\n", job->freezer.threads.n);
+	dump_verbose(job, "%zu threads\n", job->threads.n);
 	return ret;
 }

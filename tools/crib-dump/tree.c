@@ -164,7 +164,12 @@ int tree_freeze(struct dump_tree *tree, const struct dump_job *model, pid_t root
 
 int tree_fail_in(struct dump_tree *tree, const struct dump_job *job)
 {
-	if (tree->procs.n <= 1 || tool_failed(&tree->err))
+	char named[32];
+
+	/* A message that names the process already needs no prefix. */
+	snprintf(named, sizeof(named), "process %d,", (int)job->pid);
+	if (tree->procs.n <= 1 || tool_failed(&tree->err) ||
+	    !strncmp(job->err.msg, named, strlen(named)))
 		return tool_fail_with(&tree->err, &job->err);
 	tree->err.errnum = job->err.errnum;
 	snprintf(tree->err.msg, sizeof(tree->err.msg), "process %d: %.*s", (int)job->pid,
@@ -242,6 +247,7 @@ void tree_free(struct dump_tree *tree)
 		mm_free(job);
 		page_store_free(job->kept);
 		array_free(&job->rseq_areas);
+		array_free(&job->threads);
 		free(job);
 	}
 	array_free(&tree->procs);
