@@ -11,10 +11,13 @@ compared with the first by crib-inspect --diff.  TAP.
   restore-workloads.py --migrate dump DIR   start and dump the workloads into DIR
   restore-workloads.py --migrate restore DIR
                                             (a fresh boot) restore and check them"""
+import ctypes
+import fcntl
 import hashlib
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -298,6 +301,64 @@ class Threads(Case):
         redump("threads", pid, in_dir(notes, "snap.crib"))
 
 
+def vma_flags(pid):
+    """{start address: VmFlags} from /proc/PID/smaps."""
+    flags, start = {}, None
+    for line in read("/proc/%d/smaps" % pid).splitlines():
+        if re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):
+            start = int(line.split("-")[0], 16)
+        elif line.startswith("VmFlags:"):
+            flags[start] = line.split()[1:]
+    return flags
+
+
+def sigio_owner(pid, fd):
+    """F_GETOWN_EX's type and id, and F_GETSIG, on a duplicate of the descriptor."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        dup = ctypes.CDLL(None, use_errno=True).syscall(438, pidfd, fd, 0)  # pidfd_getfd
+        owner = struct.unpack("ii", fcntl.fcntl(dup, 16, bytes(8)))  # F_GETOWN_EX
+        sig = fcntl.fcntl(dup, 11)  # F_GETSIG
+        os.close(dup)
+    finally:
+        os.close(pidfd)
+    return [owner[0], owner[1], sig]
+
+
+def scheduling(pid):
+    """What attrs sets before it starts its threads, seen for every thread."""
+    return {"oom_score_adj": read("/proc/%d/oom_score_adj" % pid).strip(),
+            "timerslack_ns": read("/proc/%d/timerslack_ns" % pid).strip(),
+            "cpus": {tid: sorted(os.sched_getaffinity(int(tid)))
+                     for tid in os.listdir("/proc/%d/task" % pid)}}
+
+
+class Attrs(Case):
+    """oom_score_adj, timer slack, CPU affinity and madvise() advice."""
+    workload = ("attrs", "2", "@DIR@/ready")
+    advice = {0: "rr", 2: "sr", 4: "dd", 6: "dc", 8: "wf"}
+
+    def notes(self, w):
+        base, sock = w.ready.split()
+        return {"base": int(base, 16), "sock": int(sock), "sched": scheduling(w.pid)}
+
+    def check(self, pid, notes):
+        sched = scheduling(pid)
+        t.eq(sched["oom_score_adj"], "321", "attrs: oom_score_adj")
+        t.eq(sched["timerslack_ns"], "123456", "attrs: timer slack")
+        t.eq(sched, notes["sched"], "attrs: every thread's CPU affinity")
+        flags = vma_flags(pid)
+        for i, flag in self.advice.items():
+            t.check(flag in flags.get(notes["base"] + i * PAGE, []),
+                    "attrs: page %d of the mapping has its advice (%s)" % (i, flag),
+                    flags.get(notes["base"] + i * PAGE))
+        t.check(int(fdinfo(pid, notes["sock"])["flags"], 8) & 0o20000,
+                "attrs: the socket has O_ASYNC")
+        t.eq(sigio_owner(pid, notes["sock"]), [1, pid, 35],
+             "attrs: its SIGIO goes to the process, as SIGRTMIN + 1")
+        redump("attrs", pid, in_dir(notes, "snap.crib"))
+
+
 def signal_state(pid):
     keys = ("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
     state = {k: proc_status(pid)[k] for k in keys}
@@ -392,7 +453,7 @@ class ChurnPreCopy(Case):
 # The workloads a migration carries from one boot to the next.
 MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fast"),
             ChurnPreCopy("churn --pre-copy"),
-            Maps("maps"), Pipe("pipe"), Threads("threads"), Signals("signals"),
+            Maps("maps"), Pipe("pipe"), Threads("threads"), Attrs("attrs"), Signals("signals"),
             Events("events"))
 # In one boot, also a process of an ordinary user; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1]

@@ -127,6 +127,12 @@ static uint32_t prot_of(uint64_t crib_prot)
 	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
 }
 
+_Static_assert(RST_ADV_SEQUENTIAL == CRIB_ADV_SEQUENTIAL && RST_ADV_RANDOM == CRIB_ADV_RANDOM &&
+	       RST_ADV_DONTFORK == CRIB_ADV_DONTFORK && RST_ADV_WIPEONFORK == CRIB_ADV_WIPEONFORK &&
+	       RST_ADV_DONTDUMP == CRIB_ADV_DONTDUMP && RST_ADV_HUGEPAGE == CRIB_ADV_HUGEPAGE &&
+	       RST_ADV_NOHUGEPAGE == CRIB_ADV_NOHUGEPAGE && RST_ADV_MERGEABLE == CRIB_ADV_MERGEABLE,
+	       "the restorer's advice bits are the format's");
+
 static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		      const struct restore_fds *fds, struct rst_vma *out)
 {
@@ -148,6 +154,7 @@ static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
 		if (out->shadow)
 			out->map_prot = PROT_READ | PROT_WRITE;
 		out->direct = plan->vmas.items[i].direct;
+		out->advice = (uint32_t)v->advice;
 		a->n_direct += out->direct;
 		out->flags = vma_map_flags(v);
 		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
@@ -417,7 +424,7 @@ const char *area_step_name(uint32_t step)
 		[RST_STEP_VDSO] = "mapping the vDSO",
 		[RST_STEP_MAP] = "mapping a VMA",
 		[RST_STEP_FILL] = "filling memory",
-		[RST_STEP_PROTECT] = "setting a VMA's protection",
+		[RST_STEP_PROTECT] = "setting a VMA's protection or advice",
 		[RST_STEP_MM] = "setting the mm layout (prctl PR_SET_MM_MAP)",
 		[RST_STEP_SIGACTION] = "installing a signal handler",
 		[RST_STEP_ITIMER] = "arming an interval timer",

@@ -7,6 +7,7 @@
  * reason, while nothing exists yet.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
@@ -136,6 +137,10 @@ static int check_file(const struct restore_tree *tree, const struct restore_plan
 	char what[96];
 	struct stat st;
 
+	if (f->owner_pid && (f->owner_type > F_OWNER_PGRP || d->proc_owner))
+		return tool_fail(err, 0, "fd %llu has a SIGIO owner of kind %llu, which cannot be "
+				 "restored", (unsigned long long)f->fd,
+				 (unsigned long long)f->owner_type);
 	if (f->ghost_id) {
 		snprintf(what, sizeof(what), "fd %llu (%s)", (unsigned long long)f->fd,
 			 f->path ? f->path : "");
@@ -182,6 +187,10 @@ static int check_vma(const struct restore_tree *tree, const struct plan_vma *pv,
 	const struct plan_shmem *sh;
 	struct stat st;
 
+	if (v->advice & ~(uint64_t)CRIB_ADV_ALL)
+		return tool_fail(err, 0, "the mapping at %#llx has advice %#llx, which this "
+				 "crib-restore does not know", (unsigned long long)v->start,
+				 (unsigned long long)v->advice);
 	switch (v->kind) {
 	case CRIB_VMA_SHARED_ANON:
 		if (!v->shmem_id)

@@ -270,10 +270,55 @@ static void set_mm_flags(const struct child *c)
 			   flags & MMF_DISABLE_THP_MASK ? "disable" : "enable");
 }
 
-static void set_attributes(const struct child *c)
+/* Through procfs, the only way in: before chroot() can hide it. */
+static void set_oom_score_adj(const struct child *c, int64_t adj)
+{
+	char value[24];
+	int fd, len;
+
+	if (!adj)
+		return;
+	len = snprintf(value, sizeof(value), "%lld\n", (long long)adj);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, value, (size_t)len) != len)
+		child_fail(c, errno, "cannot set oom_score_adj %lld", (long long)adj);
+	close(fd);
+}
+
+/*
+ * What the threads the restorer makes inherit from the leader: CPU
+ * affinity, timer slack (before the policy: a real-time thread has none),
+ * scheduling policy and nice value.
+ */
+static void set_scheduling(const struct child *c)
 {
 	const struct crib_process *p = &c->plan->proc;
 	struct sched_param sp = { .sched_priority = (int)p->sched_priority };
+	cpu_set_t cpus;
+	unsigned int cpu;
+
+	if (p->cpus) {
+		CPU_ZERO(&cpus);
+		for (cpu = 0; cpu < 64; cpu++)
+			if (p->cpus & (1ull << cpu))
+				CPU_SET(cpu, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus))
+			child_fail(c, errno, "cannot set CPU affinity %#llx",
+				   (unsigned long long)p->cpus);
+	}
+	if (p->timer_slack_ns && prctl(PR_SET_TIMERSLACK, p->timer_slack_ns, 0, 0, 0))
+		child_fail(c, errno, "cannot set timer slack %llu ns",
+			   (unsigned long long)p->timer_slack_ns);
+	if (sched_setscheduler(0, (int)p->sched_policy, &sp))
+		child_fail(c, errno, "cannot set scheduling policy %llu",
+			   (unsigned long long)p->sched_policy);
+	if (setpriority(PRIO_PROCESS, 0, (int)p->nice))
+		child_fail(c, errno, "cannot set nice %lld", (long long)p->nice);
+}
+
+static void set_attributes(const struct child *c)
+{
+	const struct crib_process *p = &c->plan->proc;
 	struct rst_sigaction dfl = { 0 };	/* the first four words are the kernel's */
 	int sig;
 
@@ -284,6 +329,7 @@ static void set_attributes(const struct child *c)
 	for (sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+	set_oom_score_adj(c, p->oom_score_adj);
 	if (p->cwd_unlinked)
 		enter_removed_cwd(c);
 	else if (chdir(p->cwd))
@@ -294,11 +340,7 @@ static void set_attributes(const struct child *c)
 	if (personality((unsigned long)p->personality) < 0)
 		child_fail(c, errno, "cannot set personality %#llx",
 			   (unsigned long long)p->personality);
-	if (sched_setscheduler(0, (int)p->sched_policy, &sp))
-		child_fail(c, errno, "cannot set scheduling policy %llu",
-			   (unsigned long long)p->sched_policy);
-	if (setpriority(PRIO_PROCESS, 0, (int)p->nice))
-		child_fail(c, errno, "cannot set nice %lld", (long long)p->nice);
+	set_scheduling(c);
 	if (p->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		child_fail(c, errno, "cannot set no_new_privs");
 	if (p->child_subreaper && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))

@@ -96,6 +96,7 @@ struct plan_pages {
 struct plan_pipe {
 	uint64_t pipe_id;
 	uint64_t pipe_size;
+	uint64_t mtime_ns;		/* a FIFO's, set again once filled */
 	unsigned char *data;
 	size_t len;
 	bool has_read_end, has_write_end;	/* some descriptor of the tree has one */
@@ -346,8 +347,9 @@ void shmem_free(struct restore_tree *tree);
  * Ghosts (ghost.c): memfds and unlinked files.  Their records go into
  * memfds as the snapshot is read; ghosts_make() makes the unlinked files
  * again (created, filled, opened, unlinked) before the first process;
- * ghost_open() opens one as a descriptor of its own; ghosts_seal() adds
- * the memfds' seals once every process maps them.
+ * ghost_open() opens one as a descriptor of its own; ghosts_finish() sets
+ * their modification times and the memfds' seals once every process maps
+ * them.
  */
 int ghost_take(struct restore_tree *tree, const struct crib_ghost *g, struct tool_error *err);
 int ghost_take_data(struct restore_tree *tree, const struct crib_ghost_data *d,
@@ -358,7 +360,7 @@ int ghost_check_dir(const struct plan_ghost *pg, struct tool_error *err);
 int ghosts_make(const struct restore_tree *tree, struct tool_error *err);
 /* A descriptor of ghost @id opened with @flags; -1 with errno. */
 int ghost_open(const struct restore_tree *tree, uint64_t id, int flags);
-int ghosts_seal(const struct restore_tree *tree, struct tool_error *err);
+int ghosts_finish(const struct restore_tree *tree, struct tool_error *err);
 void ghosts_free(struct restore_tree *tree);
 
 /* Socket records into the tree: see socket_plan.c. */
@@ -414,6 +416,11 @@ int files_link(struct restore_tree *tree, struct tool_error *err);
 int files_park_base(const struct restore_tree *tree);
 int files_make(const struct restore_tree *tree, struct udp_refill *refill, int base,
 	       struct tool_error *err);
+/*
+ * Once every process exists: who gets each description's SIGIO and as
+ * which signal (F_SETOWN_EX, F_SETSIG), set on crib-restore's parked copy.
+ */
+int files_set_owners(const struct restore_tree *tree, int base, struct tool_error *err);
 int files_install(const struct restore_tree *tree, const struct restore_plan *plan, int base,
 		  struct tool_error *err);
 struct restore_ctx;

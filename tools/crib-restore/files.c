@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "filetime.h"
 
 /* Status flags open(2) takes back; the access mode is added separately. */
 #define REOPEN_FLAGS	(O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | \
@@ -315,7 +316,7 @@ static int make_fifo(const struct restore_tree *tree, size_t first, int base,
 	size_t i;
 
 	hold = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (hold < 0 || fill_pipe(pp, hold))
+	if (hold < 0 || fill_pipe(pp, hold) || file_set_mtime(hold, pp->mtime_ns))
 		goto fail;
 	for (i = first; i < tree->descs.n; i++) {
 		const struct plan_desc *d = &tree->descs.items[i];
@@ -418,6 +419,22 @@ out:
 	return ret;
 }
 
+/*
+ * O_ASYNC at the descriptor's own number: the kernel notes it with the
+ * description (fasync), and a SIGIO's si_fd is that number.
+ */
+static int set_async(int fd, const struct crib_file *f)
+{
+	int fl;
+
+	if (!(f->flags & O_ASYNC))
+		return 0;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ASYNC))
+		return fl < 0 ? -1 : 0;
+	return fcntl(fd, F_SETFL, fl | O_ASYNC);
+}
+
 int files_install(const struct restore_tree *tree, const struct restore_plan *plan, int base,
 		  struct tool_error *err)
 {
@@ -429,8 +446,41 @@ int files_install(const struct restore_tree *tree, const struct restore_plan *pl
 		if (dup3(base + (int)pf->desc, (int)pf->fd, pf->cloexec ? O_CLOEXEC : 0) < 0)
 			return tool_fail(err, errno, "cannot place fd %llu",
 					 (unsigned long long)pf->fd);
+		if (set_async((int)pf->fd, tree->descs.items[pf->desc].file))
+			return tool_fail(err, errno, "cannot set O_ASYNC on fd %llu",
+					 (unsigned long long)pf->fd);
 	}
 	close_range((unsigned int)base, (unsigned int)(base + (int)tree->descs.n - 1), 0);
+	return 0;
+}
+
+int files_set_owners(const struct restore_tree *tree, int base, struct tool_error *err)
+{
+	static const char *const kind[] = { "thread", "process", "process group" };
+	const struct plan_desc *d;
+	struct f_owner_ex owner;
+	size_t i;
+
+	for (i = 0; i < tree->descs.n; i++) {
+		d = &tree->descs.items[i];
+		if (d->proc_owner)
+			continue;	/* not made here; check.c refuses an owner */
+		if (d->file->signal && fcntl(base + (int)i, F_SETSIG, (int)d->file->signal))
+			return tool_fail(err, errno, "fd %llu of process %llu: cannot set its "
+					 "signal for I/O to %llu", (unsigned long long)d->file->fd,
+					 (unsigned long long)d->owner->proc.pid,
+					 (unsigned long long)d->file->signal);
+		if (!d->file->owner_pid)
+			continue;
+		owner = (struct f_owner_ex){ .type = (int)d->file->owner_type,
+					     .pid = (pid_t)d->file->owner_pid };
+		if (fcntl(base + (int)i, F_SETOWN_EX, &owner))
+			return tool_fail(err, errno, "fd %llu of process %llu: cannot give its "
+					 "SIGIO to %s %llu", (unsigned long long)d->file->fd,
+					 (unsigned long long)d->owner->proc.pid,
+					 kind[d->file->owner_type],
+					 (unsigned long long)d->file->owner_pid);
+	}
 	return 0;
 }
 

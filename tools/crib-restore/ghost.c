@@ -13,7 +13,7 @@
  * exists, makes each unlinked file again: created at its former path (a
  * new name in the same directory when that one is taken), filled, given
  * its mode and owner, opened, and unlinked.  Seals come last
- * (ghosts_seal()), once every process maps what it mapped.
+ * (ghosts_finish()), once every process maps what it mapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "filetime.h"
 
 /* memfd_create(2): the longest name, without "memfd:" and the NUL. */
 #define MEMFD_NAME_MAX	249
@@ -221,12 +222,15 @@ int ghosts_make(const struct restore_tree *tree, struct tool_error *err)
 	return 0;
 }
 
-int ghosts_seal(const struct restore_tree *tree, struct tool_error *err)
+int ghosts_finish(const struct restore_tree *tree, struct tool_error *err)
 {
 	const struct plan_ghost *pg;
 
 	for (size_t i = 0; i < tree->ghosts.n; i++) {
 		pg = &tree->ghosts.items[i];
+		if (file_set_mtime(pg->fd, pg->g.mtime_ns))
+			return tool_fail(err, errno, "cannot give %s its modification time again",
+					 pg->g.path);
 		if (pg->g.kind != CRIB_GHOST_MEMFD || !pg->g.seals)
 			continue;
 		if (fcntl(pg->fd, F_ADD_SEALS, (int)pg->g.seals))

@@ -265,6 +265,18 @@ static void fill_from_store(struct rst_args *a)
 	}
 }
 
+static void advise(struct rst_args *a, const struct rst_vma *v, __u32 bit, int advice)
+{
+	long ret;
+
+	if (!(v->advice & bit))
+		return;
+	ret = sys3(__NR_madvise, v->start, v->end - v->start, advice);
+	if (ret)
+		fail(a, NULL, RST_STEP_PROTECT, ret, v->start);
+}
+
+/* The final protection, then what madvise(2) had set (spec: vma advice). */
 static void protect_vmas(struct rst_args *a)
 {
 	struct rst_vma *v = at(a, a->vmas_off);
@@ -272,11 +284,21 @@ static void protect_vmas(struct rst_args *a)
 	long ret;
 
 	for (i = 0; i < a->n_vmas; i++, v++) {
-		if (v->prot == v->map_prot)
+		if (v->prot != v->map_prot) {
+			ret = sys3(__NR_mprotect, v->start, v->end - v->start, v->prot);
+			if (ret)
+				fail(a, NULL, RST_STEP_PROTECT, ret, v->start);
+		}
+		if (!v->advice)
 			continue;
-		ret = sys3(__NR_mprotect, v->start, v->end - v->start, v->prot);
-		if (ret)
-			fail(a, NULL, RST_STEP_PROTECT, ret, v->start);
+		advise(a, v, RST_ADV_SEQUENTIAL, MADV_SEQUENTIAL);
+		advise(a, v, RST_ADV_RANDOM, MADV_RANDOM);
+		advise(a, v, RST_ADV_DONTFORK, MADV_DONTFORK);
+		advise(a, v, RST_ADV_WIPEONFORK, MADV_WIPEONFORK);
+		advise(a, v, RST_ADV_DONTDUMP, MADV_DONTDUMP);
+		advise(a, v, RST_ADV_HUGEPAGE, MADV_HUGEPAGE);
+		advise(a, v, RST_ADV_NOHUGEPAGE, MADV_NOHUGEPAGE);
+		advise(a, v, RST_ADV_MERGEABLE, MADV_MERGEABLE);
 	}
 }
 

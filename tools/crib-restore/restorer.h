@@ -67,8 +67,18 @@ struct rst_vma {
 	__s32 fd;
 	__u64 shadow;		/* its contents, to move here whole; 0: none */
 	__u32 direct;		/* crib-restore copies pages in: see rst_args.direct_state */
-	__u32 pad;
+	__u32 advice;		/* RST_ADV_*: madvise(2) once filled */
 };
+
+/* The snapshot's vma advice bits (CRIB_ADV_*, checked equal in area.c). */
+#define RST_ADV_SEQUENTIAL	0x01
+#define RST_ADV_RANDOM		0x02
+#define RST_ADV_DONTFORK	0x04
+#define RST_ADV_WIPEONFORK	0x08
+#define RST_ADV_DONTDUMP	0x10
+#define RST_ADV_HUGEPAGE	0x20
+#define RST_ADV_NOHUGEPAGE	0x40
+#define RST_ADV_MERGEABLE	0x80
 
 /*
  * A run of pages to copy from the page store, or (offset RST_IN_PLACE)

@@ -372,6 +372,7 @@ static int take_pipe(struct restore_tree *tree, const struct crib_pipe *p,
 		pp->pipe_id = p->pipe_id;
 	}
 	pp->pipe_size = p->pipe_size;
+	pp->mtime_ns = p->mtime_ns;
 	pp->ends_outside = p->ends_outside;
 	if (p->end != CRIB_PIPE_WRITE)
 		pp->has_read_end = true;

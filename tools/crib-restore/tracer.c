@@ -447,7 +447,7 @@ static int set_registers(struct trace *tr)
 	if (fault(tr, FAULT_REGISTERS, "the registers were set"))
 		return -1;
 	/* Last, so that every mapping a seal would now refuse was made. */
-	if (ghosts_seal(tr->tree, tr->err))
+	if (ghosts_finish(tr->tree, tr->err))
 		return -1;
 	return fault(tr, FAULT_SEALS, "the memfds were sealed");
 }
@@ -655,7 +655,9 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		kill_all(&tr);
 		goto out;
 	}
-	if (wait_ready(&tr) || set_registers(&tr) || let_connections_go(&tr) || let_go(&tr)) {
+	if (wait_ready(&tr) || set_registers(&tr) ||
+	    files_set_owners(tree, tr.ctx.park_base, err) || let_connections_go(&tr) ||
+	    let_go(&tr)) {
 		if (tr.resumed)
 			network_hold_again(tree, tr.sock_fds, tr.released, err);
 		kill_all(&tr);
