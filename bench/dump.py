@@ -184,7 +184,8 @@ def crib_dump(target, *extra):
     that says the process is let go), size, user and system CPU time, the
     longest stop the process saw, path."""
     path = os.path.join(WORK, "out", "snapshot.crib")
-    argv = ["crib-dump", "-p", str(target.pid), "--leave-running", "-v", "-o", path] + list(extra)
+    argv = ["crib-dump", "-p", str(target.pid), "--leave-running", "-v", "--force", "-o",
+            path] + list(extra)
     target.reset_gap()
     elapsed, frozen, usage = benchlib.timed_crib_dump(MSGS, argv)
     target.check_running("crib-dump")

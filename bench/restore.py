@@ -123,7 +123,7 @@ class Snapshot:
     def crib_dump(self):
         self.path = os.path.join(self.dir, "snapshot.crib")
         fast = ["--fast"] if self.tool == "crib_fast" else []
-        run(["crib-dump", "-p", str(self.pid), "-o", self.path] + fast, "crib-dump")
+        run(["crib-dump", "-p", str(self.pid), "--force", "-o", self.path] + fast, "crib-dump")
         run(["crib-inspect", "--verify", self.path], "crib-inspect --verify")
 
     def criu_dump(self):

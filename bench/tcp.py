@@ -136,7 +136,7 @@ class Pair:
         """Whole time, and frozen time: from its "stopped" line to its
         "done" line (the process killed)."""
         self.path = os.path.join(self.dir, "snapshot.crib")
-        argv = ["crib-dump", "-p", str(self.pid), "-v", "-o", self.path]
+        argv = ["crib-dump", "-p", str(self.pid), "-v", "--force", "-o", self.path]
         elapsed, frozen, _ = benchlib.timed_crib_dump(MSGS, argv)
         return elapsed, frozen
 

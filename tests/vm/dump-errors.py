@@ -258,6 +258,55 @@ def test_unacknowledged(tmp):
         p.wait()
 
 
+def test_output_kept(tmp):
+    """-o FILE: an existing snapshot is replaced only with --force, and a
+    dump that fails leaves it whole, with no temporary file beside it."""
+    d = os.path.join(tmp, "kept")
+    os.makedirs(d, exist_ok=True)
+    out = os.path.join(d, "good.crib")
+    with open(out, "w") as f:
+        f.write("a good snapshot")
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    try:
+        r = run("-p", str(w.pid), "-o", out)
+        t.eq(r.returncode, 1, "an existing output file: exit 1")
+        t.check(b"not replaced (--force replaces it)" in r.stderr, "... saying why", r.stderr)
+        t.check(w.alive() and not_traced(w.pid), "... the process untouched")
+    finally:
+        w.stop()
+    # A process crib-dump refuses (it holds a lock): the dump fails after
+    # the output was opened.
+    ready = os.path.join(d, "locked")
+    p = subprocess.Popen([sys.executable, "-c",
+                          "import fcntl, time\n"
+                          "f = open(%r, 'w')\n"
+                          "fcntl.flock(f, fcntl.LOCK_EX)\n"
+                          "open(%r, 'w').close()\n"
+                          "time.sleep(600)\n" % (ready + ".file", ready)])
+    try:
+        while not os.path.exists(ready) and p.poll() is None:
+            time.sleep(0.05)
+        r = run("--force", "-p", str(p.pid), "-o", out)
+        t.eq(r.returncode, 1, "--force, a dump that fails: exit 1")
+    finally:
+        p.kill()
+        p.wait()
+    for name in ("locked", "locked.file"):
+        os.unlink(os.path.join(d, name))
+    with open(out) as f:
+        t.eq(f.read(), "a good snapshot", "... the snapshot the file held is whole")
+    t.eq(sorted(os.listdir(d)), ["good.crib"], "... and no temporary file is left")
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file")
+    try:
+        rc, err = dump(w.pid, out, "--force", "--leave-running")
+        t.check(rc == 0, "--force: the file is replaced", err)
+        r = subprocess.run(["crib-inspect", "--verify", out], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+        t.check(r.returncode == 0, "... by a complete snapshot", r.stderr)
+    finally:
+        w.stop()
+
+
 def test_killed_during_dump():
     w = Workload("heap", "64", "@DIR@/ready")
     try:
@@ -297,6 +346,7 @@ def test_foreign_timer():
 
 tmpdir = os.environ.get("TMPDIR", "/tmp")
 for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
+             lambda: test_output_kept(tmpdir),
              test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
              test_foreign_timer] + \
         [lambda w=w, c=c, m=m: test_refused_file(tmpdir, w, c, m)

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 pid=$!
 for _ in $(seq 100); do [ -e "$work/ready" ] && break; sleep 0.05; done
 [ -e "$work/ready" ] || { echo "the idle workload did not start" >&2; exit 1; }
-crib-dump -p "$pid" -o "$golden/real-idle.crib"
+crib-dump -p "$pid" --force -o "$golden/real-idle.crib"
 wait "$pid" 2>/dev/null || true
 crib-inspect --verify "$golden/real-idle.crib"
 echo "wrote $golden/real-idle.crib ($(stat -c %s "$golden/real-idle.crib") bytes)"

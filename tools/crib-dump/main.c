@@ -22,10 +22,12 @@
 #include <unistd.h>
 
 #include "crib-dump.h"
+#include "output.h"
 
 struct options {
 	pid_t pid;
 	const char *output;	/* NULL: stdout */
+	bool force;		/* replace an existing output file */
 	bool leave_running;
 	bool preload;		/* only load and pin the programs */
 	bool verbose;
@@ -41,7 +43,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-dump -p PID [-o FILE] [--leave-running] [--pre-copy]\n"
+		"usage: crib-dump -p PID [-o FILE [-f]] [--leave-running] [--pre-copy]\n"
 		"                 [--ghost-limit SIZE] [--fast | --compact [-l N]] [-q] [-v]\n"
 		"       crib-dump --preload [-v]\n"
 		"Checkpoint a running process and all its descendants into a CRIB\n"
@@ -51,7 +53,9 @@ static void usage(FILE *f)
 		"  -p, --pid PID       the process to dump (a thread group leader), with its\n"
 		"                      children, their children, and so on\n"
 		"  -o, --output FILE   write the snapshot to FILE (default: standard output,\n"
-		"                      which must not be a terminal)\n"
+		"                      which must not be a terminal); FILE is put in place\n"
+		"                      only once the snapshot is complete and on disk\n"
+		"  -f, --force         replace FILE if it exists\n"
 		"      --leave-running let the processes run on after the dump\n"
 		"      --pre-copy      copy their memory while they still run, then only\n"
 		"                      what they wrote since once they are stopped; with\n"
@@ -120,6 +124,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "leave-running", no_argument, NULL, OPT_LEAVE_RUNNING },
 		{ "ghost-limit", required_argument, NULL, OPT_GHOST_LIMIT },
 		{ "preload", no_argument, NULL, OPT_PRELOAD },
@@ -136,7 +141,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	long pid, level;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:o:l:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:o:fl:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -149,6 +154,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case OPT_LEAVE_RUNNING:
 			o->leave_running = true;
@@ -204,23 +212,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return 2;
 	}
 	return 0;
-}
-
-static int open_output(const struct options *o)
-{
-	int fd;
-
-	if (!o->output) {
-		if (isatty(STDOUT_FILENO)) {
-			fprintf(stderr, "crib-dump: refusing to write a snapshot to a terminal; use -o FILE or a redirection\n");
-			return -1;
-		}
-		return STDOUT_FILENO;
-	}
-	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		fprintf(stderr, "crib-dump: cannot create %s: %s\n", o->output, strerror(errno));
-	return fd;
 }
 
 /* Everything read of one process before anything is written. */
@@ -360,17 +351,19 @@ int main(int argc, char **argv)
 	struct dump_job model = { 0 };
 	struct precopy precopy = { 0 };
 	struct progress progress;
+	struct dump_file out;
 	char origin[256];
-	int out_fd, ret;
+	int ret;
 
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
 	if (o.preload)
 		return preload(&o);
-	out_fd = open_output(&o);
-	if (out_fd < 0)
+	if (output_open(&out, o.output, o.force, &tree.err)) {
+		fprintf(stderr, "crib-dump: %s\n", tree.err.msg);
 		return o.output ? 1 : 2;
+	}
 	model.verbose = o.verbose;
 	model.lock_network = !o.leave_running;
 	model.progress = &progress;
@@ -394,10 +387,13 @@ int main(int argc, char **argv)
 			     (int)o.pid);
 		progress_begin(&progress, (unsigned int)tree.procs.n);
 		ret = dump_frozen(&tree, &(struct dump_output){
-			out_fd, o.level, o.fast, o.pre_copy, o.pre_copy && o.leave_running });
+			out.fd, o.level, o.fast, o.pre_copy, o.pre_copy && o.leave_running });
 		progress_end(&progress);
 		if (!ret && !o.leave_running)
 			ret = tree_each(&tree, repair_all);
+		/* On disk before anything is killed. */
+		if (!ret)
+			ret = output_commit(&out, &tree.err);
 		if (ret)
 			tree_each(&tree, unlock_all);
 		if (ret && tree_gone(&tree)) {
@@ -416,14 +412,8 @@ int main(int argc, char **argv)
 	programs_unload(&model.progs);
 	if (ret && tool_failed(&tree.err))
 		fprintf(stderr, "crib-dump: %s\n", tree.err.msg);
-	if (o.output) {
-		if (close(out_fd) && !ret) {
-			fprintf(stderr, "crib-dump: closing %s: %s\n", o.output, strerror(errno));
-			ret = -1;
-		}
-		if (ret)
-			unlink(o.output);
-	}
+	if (ret)
+		output_abort(&out);
 	if (!ret)
 		dump_verbose(&model, "done; %d and its descendants %s\n", (int)o.pid,
 			     o.leave_running ? "left running" : "killed");
