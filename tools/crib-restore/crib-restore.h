@@ -231,12 +231,22 @@ struct restore_tree {
 	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
 };
 
+/* Lookups in the tree that every kind makes (plan.c). */
+struct restore_plan *plan_root(const struct restore_tree *tree);
+/* The process with pid @pid, or NULL. */
+struct restore_plan *plan_find(const struct restore_tree *tree, uint64_t pid);
+struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id);
+/* The socket of @owner's descriptor @fd, or NULL. */
+struct plan_socket *plan_find_socket_fd(const struct restore_tree *tree,
+					const struct restore_plan *owner, uint64_t fd);
+/* The first socket of the tree with @sock_id (several fds may share one). */
+struct plan_socket *plan_find_socket_id(const struct restore_tree *tree, uint64_t sock_id);
+/* Descriptor @fd of process @pid, once files_link() ran, or NULL. */
+const struct plan_fd *plan_find_fd(const struct restore_tree *tree, uint64_t pid, uint64_t fd);
+
 /* Read the snapshot at @fd into @tree, counting what is read in @progress. */
 int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err);
-struct restore_plan *tree_root(const struct restore_tree *tree);
-/* The process with pid @pid, or NULL. */
-struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid);
 
 /*
  * Private anonymous memory waits for the restorer in a shadow of its VMA
@@ -325,7 +335,6 @@ void direct_copiers_stop(struct direct_copiers *c);
 int direct_fill(struct direct_copiers *c, const struct restore_plan *plan, pid_t pid,
 		const struct rst_args *args, bool copy_fails, struct tool_error *err);
 void plan_free(struct restore_tree *tree);
-struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id);
 
 /*
  * Shared memory objects (shmem.c): each mapped once in crib-restore, the
@@ -367,10 +376,6 @@ int plan_take_socket(struct restore_tree *tree, struct restore_plan *owner,
 int plan_take_socket_queue(struct restore_tree *tree, const struct crib_socket_queue *q,
 			   struct tool_error *err);
 void plan_free_sockets(struct restore_tree *tree);
-struct plan_socket *plan_find_socket_fd(const struct restore_tree *tree,
-					const struct restore_plan *owner, uint64_t fd);
-/* The first socket of the tree with @sock_id (several fds may share one). */
-struct plan_socket *plan_find_socket_id(const struct restore_tree *tree, uint64_t sock_id);
 /* The recorded value of @ps's int option @level/@name; false when not recorded. */
 bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val);
 
@@ -428,8 +433,6 @@ int files_open_own_proc(const struct restore_ctx *ctx, const struct restore_plan
 			struct tool_error *err);
 int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
 		    struct tool_error *err);
-/* Descriptor @fd of process @pid, once files_link() ran, or NULL. */
-const struct plan_fd *files_find_fd(const struct restore_tree *tree, uint64_t pid, uint64_t fd);
 /* The parked descriptor of @tree->sockets.items[@i]. */
 int files_socket_fd(const struct restore_tree *tree, int base, size_t i);
 
@@ -606,13 +609,11 @@ void child_exit(const struct restore_ctx *ctx, size_t i, const struct tool_error
 pid_t fork_with_pid(pid_t pid);
 
 /*
- * The tree's part of the child (tree.c): fork @plan's children, those born
- * in its first session before it makes its own; make or join its group;
- * end a zombie; a group helper's whole life.  Each returns in the process
- * that was there, or fails with @err.
+ * The tree's part of the child (tree.c), once it forked its children in
+ * the order tree_link() settled: make or join its group; end a zombie; a
+ * group helper's whole life.  Each returns in the process that was there,
+ * or fails with @err.
  */
-int tree_fork_children(const struct restore_ctx *ctx, const struct restore_plan *plan,
-		       struct tool_error *err);
 int tree_join_group(const struct restore_ctx *ctx, const struct restore_plan *plan,
 		    struct tool_error *err);
 void tree_end_zombie(const struct restore_ctx *ctx, const struct restore_plan *plan)

@@ -72,7 +72,7 @@ static const struct restore_plan *proc_owner(const struct restore_tree *tree,
 	if (sscanf(f->path, "/proc/%llu%n", &pid, &end) != 1 || !end ||
 	    (f->path[end] != '/' && f->path[end] != '\0'))
 		return NULL;
-	return tree_find(tree, pid);
+	return plan_find(tree, pid);
 }
 
 /*
@@ -466,14 +466,4 @@ int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *pl
 			return -1;
 	}
 	return 0;
-}
-
-const struct plan_fd *files_find_fd(const struct restore_tree *tree, uint64_t pid, uint64_t fd)
-{
-	const struct restore_plan *plan = tree_find(tree, pid);
-
-	for (size_t i = 0; plan && i < plan->fds.n; i++)
-		if (plan->fds.items[i].fd == fd)
-			return &plan->fds.items[i];
-	return NULL;
 }

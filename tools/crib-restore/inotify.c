@@ -61,7 +61,7 @@ int inotify_check(const struct restore_tree *tree, struct tool_error *err)
 
 	for (size_t i = 0; i < tree->inotify_watches.n; i++) {
 		w = &tree->inotify_watches.items[i];
-		pf = files_find_fd(tree, w->pid, w->fd);
+		pf = plan_find_fd(tree, w->pid, w->fd);
 		if (!pf || tree->descs.items[pf->desc].file->type != CRIB_FILE_INOTIFY)
 			return tool_fail(err, 0, "process %llu, fd %llu: an inotify watch of a file "
 					 "that is no inotify in the snapshot",

@@ -51,26 +51,11 @@ static int take_header(struct restore_tree *tree, const struct crib_header *h)
 	return tree->header.kernel_release && tree->header.arch ? 0 : -1;
 }
 
-struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid)
-{
-	size_t i;
-
-	for (i = tree->procs.n; i-- > 0;)	/* the latest first: records follow their process */
-		if (tree->procs.items[i]->proc.pid == pid)
-			return tree->procs.items[i];
-	return NULL;
-}
-
-struct restore_plan *tree_root(const struct restore_tree *tree)
-{
-	return tree->procs.items[0];
-}
-
 /* The process a record of @pid belongs to, whose record came before it. */
 static struct restore_plan *owner_of(struct restore_tree *tree, uint64_t pid, const char *what,
 				     struct tool_error *err)
 {
-	struct restore_plan *plan = tree_find(tree, pid);
+	struct restore_plan *plan = plan_find(tree, pid);
 
 	if (!plan)
 		tool_fail(err, 0, "a %s record of process %llu, which has no process record "
@@ -88,7 +73,7 @@ static int take_process(struct restore_tree *tree, const struct crib_process *p,
 	struct crib_rlimit *rl;
 	uint64_t *groups;
 
-	if (tree_find(tree, p->pid))
+	if (plan_find(tree, p->pid))
 		return tool_fail(err, 0, "process %llu is in the snapshot twice",
 				 (unsigned long long)p->pid);
 	plan = calloc(1, sizeof(*plan));
@@ -343,16 +328,6 @@ static int take_file(struct restore_plan *plan, const struct crib_file *f,
 	*pf = *f;
 	pf->path = dup_str(f->path);
 	return 0;
-}
-
-struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id)
-{
-	size_t i;
-
-	for (i = 0; i < tree->pipes.n; i++)
-		if (tree->pipes.items[i].pipe_id == pipe_id)
-			return &tree->pipes.items[i];
-	return NULL;
 }
 
 static int take_pipe(struct restore_tree *tree, const struct crib_pipe *p,
@@ -707,9 +682,9 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 		unmap_input(tree);
 	if (!tree->procs.n)
 		return tool_fail(err, 0, "the snapshot has no process record");
-	if (tree_root(tree)->proc.pid != tree->header.root_pid && tree->header.root_pid)
+	if (plan_root(tree)->proc.pid != tree->header.root_pid && tree->header.root_pid)
 		return tool_fail(err, 0, "the snapshot's first process %llu is not its root %llu",
-				 (unsigned long long)tree_root(tree)->proc.pid,
+				 (unsigned long long)plan_root(tree)->proc.pid,
 				 (unsigned long long)tree->header.root_pid);
 	for (i = 0; i < tree->procs.n; i++)
 		if (check_complete(tree->procs.items[i], err))

@@ -81,7 +81,7 @@ static struct tracee *find_tracee(struct trace *tr, pid_t tid)
 /* The process or helper whose PID @pid is, and which of the two. */
 static const struct restore_plan *proc_of(const struct trace *tr, pid_t pid)
 {
-	return tree_find(tr->tree, (uint64_t)pid);
+	return plan_find(tr->tree, (uint64_t)pid);
 }
 
 static const struct plan_helper *helper_of(const struct trace *tr, pid_t pid, size_t *slot)
@@ -533,7 +533,7 @@ static int note_rseq(struct trace *tr, pid_t root)
 
 static int start_root(struct trace *tr)
 {
-	pid_t want = (pid_t)tree_root(tr->tree)->proc.pid, pid;
+	pid_t want = (pid_t)plan_root(tr->tree)->proc.pid, pid;
 	long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL |
 		    PTRACE_O_TRACESYSGOOD;
 	int go[2];
@@ -625,7 +625,7 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		   const struct restore_options *opt, struct tool_error *err)
 {
 	struct trace tr = { .tree = tree, .opt = opt, .err = err };
-	pid_t root = (pid_t)tree_root(tree)->proc.pid;
+	pid_t root = (pid_t)plan_root(tree)->proc.pid;
 	int ret = -1;
 
 	tr.ctx.tree = tree;

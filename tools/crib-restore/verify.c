@@ -247,7 +247,7 @@ static void kill_restored(const struct restore_tree *tree)
 int verify_restored(const struct restore_tree *tree, const struct verify_input *in,
 		    const struct restore_options *opt, struct tool_error *err)
 {
-	pid_t pid = (pid_t)tree_root(tree)->proc.pid;
+	pid_t pid = (pid_t)plan_root(tree)->proc.pid;
 	int again, ret = -1;
 
 	again = dump_again(pid, opt, err);
