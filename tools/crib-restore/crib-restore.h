@@ -248,6 +248,49 @@ const struct plan_fd *plan_find_fd(const struct restore_tree *tree, uint64_t pid
 int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	      struct tool_error *err);
 
+/* A string of a record, copied for the plan; NULL stays NULL (plan.c). */
+char *plan_dup_str(const char *s);
+
+/*
+ * The records of each kind, taken into the tree as the snapshot is read
+ * (snapshot.c dispatches them), and freed with it.
+ */
+int task_take(struct restore_tree *tree, const struct crib_process *p, struct tool_error *err);
+void task_free(struct restore_plan *plan);
+int threads_take(struct restore_plan *plan, const struct crib_thread *t, struct tool_error *err);
+void threads_free(struct restore_plan *plan);
+int mm_take(struct restore_plan *plan, const struct crib_mm *mm, struct tool_error *err);
+int mm_take_vma(struct restore_plan *plan, const struct crib_vma *v, struct tool_error *err);
+void mm_free(struct restore_plan *plan);
+/* @stored: the data lies in the snapshot itself (a stored_pages record). */
+int pages_take(struct restore_tree *tree, struct restore_plan *plan, const struct crib_pages *p,
+	       bool stored, struct tool_error *err);
+/*
+ * Once every VMA is known: the runs left in the snapshot for a VMA that
+ * must keep a shadow (direct_keeps()) go to its shadow after all.
+ */
+int pages_settle_direct(struct restore_tree *tree, struct restore_plan *plan,
+			struct tool_error *err);
+/* Once the stream is read: mark the VMAs that get contents; every run lies inside VMAs. */
+int pages_index(struct restore_plan *plan, struct tool_error *err);
+void pages_free(struct restore_plan *plan);
+int files_take(struct restore_plan *plan, const struct crib_file *f, struct tool_error *err);
+int files_take_pipe(struct restore_tree *tree, const struct crib_pipe *p, struct tool_error *err);
+int files_take_pipe_data(struct restore_tree *tree, const struct crib_pipe_data *d,
+			 struct tool_error *err);
+void files_free(struct restore_plan *plan);
+/* The pipes and the descriptions. */
+void files_free_tree(struct restore_tree *tree);
+/* @n siginfos into a new array at *@out; -1 when out of memory. */
+int signals_copy_siginfos(const struct crib_siginfo *in, size_t n, struct plan_siginfo **out);
+int signals_take_sighand(struct restore_plan *plan, const struct crib_sighand *s,
+			 struct tool_error *err);
+int signals_take_sigpending(struct restore_plan *plan, const struct crib_sigpending *s,
+			    struct tool_error *err);
+void signals_free(struct restore_plan *plan);
+int timers_take(struct restore_plan *plan, const struct crib_timers *t, struct tool_error *err);
+void timers_free(struct restore_plan *plan);
+
 /*
  * Private anonymous memory waits for the restorer in a shadow of its VMA
  * (shadow.c), which the new process inherits and the restorer moves into

@@ -22,6 +22,10 @@
  * reading its own /proc/self/stat, say), cannot be opened before that
  * process exists: that process opens it itself when it is born, before
  * it forks.
+ *
+ * The file, pipe and pipe_data records are taken here as the snapshot is
+ * read: each descriptor into its process's plan, each pipe once, with
+ * its bytes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +45,86 @@
 			 O_NOATIME | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_PATH)
 /* The status flags F_SETFL changes on a pipe or a socket. */
 #define SETFL_FLAGS	(O_NONBLOCK | O_APPEND | O_NOATIME)
+
+/* ---- the records, as the snapshot is read ---- */
+
+int files_take(struct restore_plan *plan, const struct crib_file *f,
+	       struct tool_error *err)
+{
+	struct crib_file *pf = array_push(&plan->files);
+
+	if (!pf)
+		return tool_fail(err, 0, "out of memory");
+	*pf = *f;
+	pf->path = plan_dup_str(f->path);
+	return 0;
+}
+
+int files_take_pipe(struct restore_tree *tree, const struct crib_pipe *p,
+		    struct tool_error *err)
+{
+	struct crib_pipe *end = array_push(&tree->pipe_fds);
+	struct plan_pipe *pp;
+
+	if (!end)
+		return tool_fail(err, 0, "out of memory");
+	*end = *p;
+	pp = plan_find_pipe(tree, p->pipe_id);
+	if (!pp) {
+		pp = array_push(&tree->pipes);
+		if (!pp)
+			return tool_fail(err, 0, "out of memory");
+		pp->pipe_id = p->pipe_id;
+	}
+	pp->pipe_size = p->pipe_size;
+	pp->ends_outside = p->ends_outside;
+	if (p->end != CRIB_PIPE_WRITE)
+		pp->has_read_end = true;
+	if (p->end != CRIB_PIPE_READ)
+		pp->has_write_end = true;
+	return 0;
+}
+
+int files_take_pipe_data(struct restore_tree *tree, const struct crib_pipe_data *d,
+			 struct tool_error *err)
+{
+	struct plan_pipe *pp = plan_find_pipe(tree, d->pipe_id);
+	unsigned char *buf;
+
+	if (!pp)
+		return tool_fail(err, 0, "pipe data for pipe %llu, which no descriptor holds",
+				 (unsigned long long)d->pipe_id);
+	if (d->offset != pp->len)
+		return tool_fail(err, 0, "pipe %llu: data at offset %llu, expected %zu",
+				 (unsigned long long)d->pipe_id,
+				 (unsigned long long)d->offset, pp->len);
+	buf = realloc(pp->data, pp->len + d->data.len + 1);
+	if (!buf)
+		return tool_fail(err, 0, "out of memory");
+	memcpy(buf + pp->len, d->data.data, d->data.len);
+	pp->data = buf;
+	pp->len += d->data.len;
+	return 0;
+}
+
+void files_free(struct restore_plan *plan)
+{
+	for (size_t i = 0; i < plan->files.n; i++)
+		free((char *)plan->files.items[i].path);
+	array_free(&plan->files);
+	array_free(&plan->fds);
+}
+
+void files_free_tree(struct restore_tree *tree)
+{
+	array_free(&tree->pipe_fds);
+	for (size_t i = 0; i < tree->pipes.n; i++)
+		free(tree->pipes.items[i].data);
+	array_free(&tree->pipes);
+	array_free(&tree->descs);
+}
+
+/* ---- the descriptions ---- */
 
 static bool is_pipe(const struct crib_file *f)
 {

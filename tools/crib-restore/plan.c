@@ -5,7 +5,15 @@
  * They read the tree and call nothing, so any file may use them without
  * depending on the kinds that filled it.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "crib-restore.h"
+
+char *plan_dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
 
 struct restore_plan *plan_find(const struct restore_tree *tree, uint64_t pid)
 {

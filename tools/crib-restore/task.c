@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The process record: a plan for each process, with its identity,
+ * credentials, limits and fs context, and its place in the tree, which
+ * tree.c links.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crib-restore.h"
+
+int task_take(struct restore_tree *tree, const struct crib_process *p,
+	      struct tool_error *err)
+{
+	struct restore_plan *plan, **slot;
+	struct crib_rlimit *rl;
+	uint64_t *groups;
+
+	if (plan_find(tree, p->pid))
+		return tool_fail(err, 0, "process %llu is in the snapshot twice",
+				 (unsigned long long)p->pid);
+	plan = calloc(1, sizeof(*plan));
+	slot = plan ? array_push(&tree->procs) : NULL;
+	if (!slot) {
+		free(plan);
+		return tool_fail(err, 0, "out of memory");
+	}
+	*slot = plan;
+	plan->index = tree->procs.n - 1;
+	plan->header = tree->header;
+	plan->page_store = tree->page_store;
+	plan->born_sid = -1;
+	plan->proc = *p;
+	plan->proc.comm = plan_dup_str(p->comm);
+	plan->proc.cwd = plan_dup_str(p->cwd);
+	plan->proc.root = plan_dup_str(p->root);
+	plan->proc.exe = plan_dup_str(p->exe);
+	rl = calloc(p->n_rlimits ? p->n_rlimits : 1, sizeof(*rl));
+	groups = calloc(p->n_groups ? p->n_groups : 1, sizeof(*groups));
+	if (rl)
+		memcpy(rl, p->rlimits, p->n_rlimits * sizeof(*rl));
+	if (groups)
+		memcpy(groups, p->groups, p->n_groups * sizeof(*groups));
+	plan->proc.rlimits = rl;
+	plan->proc.groups = groups;
+	/* a zombie has no directories */
+	if (!rl || !groups || (!p->zombie && (!plan->proc.cwd || !plan->proc.root)))
+		return tool_fail(err, 0, "out of memory");
+	return 0;
+}
+
+
+void task_free(struct restore_plan *plan)
+{
+	free((char *)plan->proc.comm);
+	free((char *)plan->proc.cwd);
+	free((char *)plan->proc.root);
+	free((char *)plan->proc.exe);
+	free((void *)plan->proc.rlimits);
+	free((void *)plan->proc.groups);
+}
