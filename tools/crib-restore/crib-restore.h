@@ -578,6 +578,10 @@ uint32_t vma_map_flags(const struct crib_vma *v);
  * (direct.c).
  */
 bool vma_private_anon(const struct crib_vma *v);
+/* A VMA the restorer maps: the kernel provides the vDSO pair itself. */
+bool vma_is_mapped(const struct crib_vma *v);
+/* A VMA that maps a shared memory object of the tree, through a descriptor. */
+bool vma_maps_object(const struct crib_vma *v);
 
 int area_create(struct restore_area *area, const struct restore_plan *plan,
 		struct tool_error *err);
@@ -587,6 +591,21 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 void area_destroy(struct restore_area *area);
 /* The restorer's step as words, for an error message. */
 const char *area_step_name(uint32_t step);
+
+/*
+ * What each kind hands to the restorer, written into @a by area_fill():
+ * @off is where its part of the area goes (from a->area_start).
+ */
+void mm_fill(struct rst_args *a, const struct restore_plan *plan, const struct restore_fds *fds,
+	     uint64_t off);
+void pages_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off);
+void signals_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off);
+void signals_fill_shared(struct rst_args *a, const struct restore_plan *plan, uint64_t off);
+void signals_fill_siginfo(struct rst_siginfo *out, const struct plan_siginfo *in, size_t n);
+void timers_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off);
+void task_fill(struct rst_args *a, const struct restore_plan *plan);
+uint64_t threads_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off,
+		      uint64_t siginfo_off, uint64_t stacks_off);
 
 /*
  * Fault injection, a testing aid (fault.c): CRIB_RESTORE_FAULT names a

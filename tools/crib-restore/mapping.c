@@ -120,3 +120,16 @@ bool vma_private_anon(const struct crib_vma *v)
 		v->kind == CRIB_VMA_STACK) && !(v->flags & CRIB_MAP_SHARED) &&
 	       !(v->flags & CRIB_MAP_LOCKED);
 }
+
+/* The VMAs the restorer maps: the kernel provides the vDSO pair itself. */
+bool vma_is_mapped(const struct crib_vma *v)
+{
+	return v->kind != CRIB_VMA_VDSO && v->kind != CRIB_VMA_VVAR &&
+	       v->kind != CRIB_VMA_VSYSCALL;
+}
+
+/* A VMA that maps a shared memory object of the tree, through a descriptor. */
+bool vma_maps_object(const struct crib_vma *v)
+{
+	return v->kind == CRIB_VMA_SHARED_ANON && v->shmem_id;
+}

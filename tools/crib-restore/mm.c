@@ -4,6 +4,7 @@
  * the restorer maps them again.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "crib-restore.h"
@@ -40,6 +41,88 @@ int mm_take_vma(struct restore_plan *plan, const struct crib_vma *v,
 	return 0;
 }
 
+
+/* ---- for the restorer ---- */
+
+static uint32_t prot_of(uint64_t crib_prot)
+{
+	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
+}
+
+static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
+		      const struct restore_fds *fds, struct rst_vma *out)
+{
+	const struct crib_vma *v;
+	size_t i;
+
+	for (i = 0; i < plan->vmas.n; i++) {
+		v = &plan->vmas.items[i].v;
+		if (!vma_is_mapped(v))
+			continue;
+		out->start = v->start;
+		out->end = v->end;
+		out->prot = prot_of(v->prot);
+		/* Writable while the contents go in; the final protection after. */
+		out->map_prot = plan->vmas.items[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
+			out->prot;
+		/* A shadow comes as it is in this process, readable and writable. */
+		out->shadow = (uint64_t)(uintptr_t)plan->vmas.items[i].shadow;
+		if (out->shadow)
+			out->map_prot = PROT_READ | PROT_WRITE;
+		out->direct = plan->vmas.items[i].direct;
+		a->n_direct += out->direct;
+		out->flags = vma_map_flags(v);
+		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
+		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
+		if (vma_maps_object(v)) {
+			/* one object for the tree, filled already: mapped as a file */
+			out->flags &= ~(uint32_t)MAP_ANONYMOUS;
+			out->fd = fds->vma[i];
+			out->offset = v->pgoff * plan->header.page_size;
+			out->map_prot = out->prot;
+		}
+		out++;
+		a->n_vmas++;
+	}
+}
+
+static void fill_vdso(struct rst_args *a, const struct restore_plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < plan->vmas.n; i++)
+		if (plan->vmas.items[i].v.kind == CRIB_VMA_VVAR)
+			a->vvar_start = plan->vmas.items[i].v.start;
+}
+
+static void fill_mm(struct rst_args *a, const struct restore_plan *plan, int exe_fd)
+{
+	const struct crib_mm *mm = &plan->mm;
+	size_t auxv_len = mm->auxv.len;
+
+	if (auxv_len > sizeof(a->auxv))
+		auxv_len = sizeof(a->auxv);
+	a->mm = (struct prctl_mm_map) {
+		.start_code = mm->start_code, .end_code = mm->end_code,
+		.start_data = mm->start_data, .end_data = mm->end_data,
+		.start_brk = mm->start_brk, .brk = mm->brk,
+		.start_stack = mm->start_stack,
+		.arg_start = mm->arg_start, .arg_end = mm->arg_end,
+		.env_start = mm->env_start, .env_end = mm->env_end,
+		.auxv = a->auxv, .auxv_size = (uint32_t)auxv_len, .exe_fd = (uint32_t)exe_fd,
+	};
+	memcpy(a->auxv, mm->auxv.data, auxv_len);
+}
+
+/* The VMAs (at @off in the area), the vDSO's place and the mm layout, for the restorer. */
+void mm_fill(struct rst_args *a, const struct restore_plan *plan, const struct restore_fds *fds,
+	     uint64_t off)
+{
+	a->vmas_off = off;
+	fill_vmas(a, plan, fds, (struct rst_vma *)((char *)a->area_start + off));
+	fill_vdso(a, plan);
+	fill_mm(a, plan, fds->exe);
+}
 
 void mm_free(struct restore_plan *plan)
 {

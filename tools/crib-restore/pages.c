@@ -169,6 +169,22 @@ int pages_index(struct restore_plan *plan, struct tool_error *err)
 }
 
 
+/* ---- for the restorer ---- */
+
+/* The runs the restorer fills, at @off in the area. */
+void pages_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off)
+{
+	struct rst_pages *p = (struct rst_pages *)((char *)a->area_start + off);
+	size_t i;
+
+	for (i = 0; i < plan->pages.n; i++)
+		p[i] = (struct rst_pages){ plan->pages.items[i].addr, plan->pages.items[i].len,
+					   plan->pages.items[i].offset };
+	a->pages_off = off;
+	a->n_pages = plan->pages.n;
+}
+
+
 void pages_free(struct restore_plan *plan)
 {
 	array_free(&plan->pages);

@@ -45,6 +45,46 @@ int signals_take_sigpending(struct restore_plan *plan, const struct crib_sigpend
 }
 
 
+/* ---- for the restorer ---- */
+
+/* The handlers, for the restorer; @off: their place in the area. */
+void signals_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off)
+{
+	struct rst_sigaction *sa = (struct rst_sigaction *)((char *)a->area_start + off);
+	size_t i;
+
+	for (i = 0; i < plan->n_actions; i++) {
+		sa[i] = (struct rst_sigaction) {
+			.handler = plan->actions[i].handler,
+			.flags = plan->actions[i].flags,
+			.restorer = plan->actions[i].restorer,
+			.mask = plan->actions[i].mask,
+			.signo = (uint32_t)plan->actions[i].signo,
+		};
+	}
+	a->actions_off = off;
+	a->n_actions = plan->n_actions;
+}
+
+void signals_fill_siginfo(struct rst_siginfo *out, const struct plan_siginfo *in, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[i].signo = in[i].signo;
+		memcpy(out[i].info, in[i].info, RST_SIGINFO_SIZE);
+	}
+}
+
+/* The signals pending for the whole process, at @off in the area. */
+void signals_fill_shared(struct rst_args *a, const struct restore_plan *plan, uint64_t off)
+{
+	a->shared_off = off;
+	a->n_shared = plan->n_shared_pending;
+	signals_fill_siginfo((struct rst_siginfo *)((char *)a->area_start + off),
+			     plan->shared_pending, plan->n_shared_pending);
+}
+
 void signals_free(struct restore_plan *plan)
 {
 	free(plan->actions);

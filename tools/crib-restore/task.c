@@ -50,6 +50,26 @@ int task_take(struct restore_tree *tree, const struct crib_process *p,
 }
 
 
+/* ---- for the restorer ---- */
+
+/* The process-wide attributes the restorer sets: its limits, dumpable. */
+void task_fill(struct rst_args *a, const struct restore_plan *plan)
+{
+	const struct crib_process *p = &plan->proc;
+	size_t i;
+
+	a->tgid = (int32_t)p->pid;
+	for (i = 0; i < p->n_rlimits; i++) {
+		if (p->rlimits[i].resource >= RST_NR_RLIMITS)
+			continue;
+		a->rlimits[p->rlimits[i].resource] =
+			(struct rst_rlimit){ p->rlimits[i].cur, p->rlimits[i].max };
+		a->rlimits_set |= 1u << p->rlimits[i].resource;
+	}
+	a->dumpable = p->dumpable == 1 ? 1 : 0;
+}
+
+
 void task_free(struct restore_plan *plan)
 {
 	free((char *)plan->proc.comm);

@@ -57,6 +57,86 @@ int threads_take(struct restore_plan *plan, const struct crib_thread *t,
 	return 0;
 }
 
+/* ---- for the restorer ---- */
+
+/* A thread's credentials: its own, or, as most have, its process's. */
+static void fill_creds(struct rst_creds *c, const struct restore_plan *plan,
+		       const struct plan_thread *pt)
+{
+	const struct crib_process *p = &plan->proc;
+	struct crib_creds cr = {
+		.uid = p->uid, .gid = p->gid, .euid = p->euid, .egid = p->egid,
+		.suid = p->suid, .sgid = p->sgid, .fsuid = p->fsuid, .fsgid = p->fsgid,
+		.groups = p->groups, .n_groups = p->n_groups,
+		.cap_eff = p->cap_eff, .cap_prm = p->cap_prm, .cap_inh = p->cap_inh,
+	};
+	size_t i;
+
+	if (pt->own_creds)
+		cr = pt->creds;
+	*c = (struct rst_creds) {
+		.uid = (uint32_t)cr.uid, .euid = (uint32_t)cr.euid, .suid = (uint32_t)cr.suid,
+		.fsuid = (uint32_t)cr.fsuid, .gid = (uint32_t)cr.gid, .egid = (uint32_t)cr.egid,
+		.sgid = (uint32_t)cr.sgid, .fsgid = (uint32_t)cr.fsgid,
+		.cap_eff = cr.cap_eff, .cap_prm = cr.cap_prm, .cap_inh = cr.cap_inh,
+	};
+	c->n_groups = cr.n_groups < RST_MAX_GROUPS ? (uint32_t)cr.n_groups : RST_MAX_GROUPS;
+	for (i = 0; i < c->n_groups; i++)
+		c->groups[i] = (uint32_t)cr.groups[i];
+	/* Anything but the restorer's own root credentials needs changing. */
+	c->change = cr.uid || cr.euid || cr.suid || cr.fsuid || cr.gid || cr.egid ||
+		    cr.sgid || cr.fsgid || cr.n_groups || cr.cap_eff != cr.cap_prm || cr.cap_inh;
+}
+
+static uint64_t fill_thread(struct rst_thread *t, const struct restore_plan *plan,
+			    const struct plan_thread *pt, uint64_t stack_top, uint64_t pending_off)
+{
+	memset(t, 0, sizeof(*t));
+	fill_creds(&t->creds, plan, pt);
+	t->pdeath_signal = (int32_t)pt->pdeath_signal;
+	t->tid = pt->tid;
+	t->stack_top = stack_top;
+	t->altstack_sp = pt->altstack.sp;
+	t->altstack_size = pt->altstack.size;
+	t->altstack_flags = pt->altstack.size ? (uint32_t)pt->altstack.flags : 0;
+	t->n_pending = (uint32_t)pt->n_pending;
+	t->pending_off = pending_off;
+	t->clear_child_tid = pt->clear_child_tid;
+	t->robust_list = pt->robust_list;
+	t->robust_list_len = pt->robust_list_len;
+	t->rseq_abi = pt->rseq;
+	t->rseq_len = (uint32_t)pt->rseq_len;
+	t->rseq_sig = (uint32_t)pt->rseq_sig;
+	memcpy(t->comm, pt->comm, sizeof(t->comm));
+	t->comm[RST_COMM_LEN - 1] = '\0';
+	return pending_off + pt->n_pending * sizeof(struct rst_siginfo);
+}
+
+/*
+ * The threads, for the restorer: their array at @off in the area, their
+ * pending signals from @siginfo_off on, their stacks below @stacks_off +
+ * (i + 1) stacks.  Returns where the siginfos that follow them go.
+ */
+uint64_t threads_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off,
+		      uint64_t siginfo_off, uint64_t stacks_off)
+{
+	char *base = (char *)a->area_start;
+	struct rst_thread *t = (struct rst_thread *)(base + off);
+	size_t i;
+
+	a->threads_off = off;
+	off = siginfo_off;
+	a->n_threads = plan->threads.n;
+	for (i = 0; i < plan->threads.n; i++) {
+		signals_fill_siginfo((struct rst_siginfo *)(base + off), plan->threads.items[i].pending,
+			     plan->threads.items[i].n_pending);
+		off = fill_thread(&t[i], plan, &plan->threads.items[i],
+				  a->area_start + stacks_off + (i + 1) * RST_STACK_SIZE, off);
+	}
+	return off;
+}
+
+
 void threads_free(struct restore_plan *plan)
 {
 	size_t i;
