@@ -13,9 +13,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "area.h"
 #include "kabi.h"
+#include "mapping.h"
+#include "mm.h"
+#include "pages.h"
+#include "plan.h"
 #include "restorer-blob.h"
+#include "signals.h"
+#include "task.h"
+#include "threads.h"
+#include "timers.h"
 
 /* Byte offsets of the parts of the area, and its size. */
 struct area_layout {

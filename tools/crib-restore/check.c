@@ -17,7 +17,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "check.h"
+#include "events.h"
+#include "ghost.h"
+#include "inotify.h"
+#include "plan.h"
+#include "shmem.h"
+#include "sockets.h"
+#include "tree.h"
 
 /* Character devices that are the same everywhere, so reopening one is exact. */
 static const char *const portable_chardevs[] = {

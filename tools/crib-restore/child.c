@@ -24,8 +24,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "area.h"
+#include "child.h"
+#include "fault.h"
+#include "files.h"
+#include "ghost.h"
 #include "kabi.h"
+#include "mm.h"
+#include "plan.h"
+#include "shmem.h"
+#include "tree.h"
 
 void child_exit(const struct restore_ctx *ctx, size_t i, const struct tool_error *err)
 {

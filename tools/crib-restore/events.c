@@ -30,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "events.h"
+#include "inotify.h"
+#include "plan.h"
 
 #ifndef TFD_IOC_SET_TICKS
 #define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)

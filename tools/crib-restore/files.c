@@ -38,7 +38,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "events.h"
+#include "files.h"
+#include "ghost.h"
+#include "plan.h"
+#include "sockets.h"
+#include "tree.h"
+#include "udp_queue.h"
 
 /* Status flags open(2) takes back; the access mode is added separately. */
 #define REOPEN_FLAGS	(O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | \

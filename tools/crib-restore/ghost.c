@@ -26,7 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "ghost.h"
+#include "plan.h"
 
 /* memfd_create(2): the longest name, without "memfd:" and the NUL. */
 #define MEMFD_NAME_MAX	249

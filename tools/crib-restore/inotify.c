@@ -25,7 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "inotify.h"
+#include "plan.h"
 
 /* The kernel's own bits a mask may carry; IN_MASK_ADD, IN_MASK_CREATE never. */
 #define WATCH_MASK	(IN_ALL_EVENTS | IN_ONESHOT | IN_EXCL_UNLINK)

@@ -12,8 +12,9 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "crib-restore.h"
 #include "kabi.h"
+#include "mapping.h"
+#include "plan.h"
 
 #define HOLE_ALIGN	(2ULL << 20)
 #define HOLE_GAP	(16ULL << 20)		/* kept free around what is placed */

@@ -7,7 +7,9 @@
 #include <sys/mman.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "mapping.h"
+#include "mm.h"
+#include "plan.h"
 
 int mm_take(struct restore_plan *plan, const struct crib_mm *mm, struct tool_error *err)
 {

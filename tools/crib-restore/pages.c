@@ -15,7 +15,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "direct.h"
+#include "pages.h"
+#include "plan.h"
+#include "shadow.h"
+#include "shmem.h"
 
 /* The VMA of @plan holding [addr, addr + len), or NULL. */
 static struct plan_vma *vma_at(const struct restore_plan *plan, uint64_t addr, uint64_t len)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "plan.h"
 
 char *plan_dup_str(const char *s)
 {

@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "signals.h"
 
 int signals_copy_siginfos(const struct crib_siginfo *in, size_t n, struct plan_siginfo **out)
 {

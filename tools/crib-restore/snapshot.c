@@ -18,7 +18,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "direct.h"
+#include "events.h"
+#include "files.h"
+#include "ghost.h"
+#include "inotify.h"
+#include "mm.h"
+#include "pages.h"
+#include "plan.h"
+#include "progress.h"
+#include "shadow_fill.h"
+#include "shmem.h"
+#include "signals.h"
+#include "snapshot.h"
+#include "socket_plan.h"
+#include "task.h"
+#include "threads.h"
+#include "timers.h"
 
 static int take_header(struct restore_tree *tree, const struct crib_header *h)
 {

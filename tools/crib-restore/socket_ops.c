@@ -13,6 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "plan.h"
+#include "socket_plan.h"
 #include "sockets.h"
 
 const char *socket_kind_name(const struct crib_socket *s)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kabi.h"
+#include "plan.h"
 #include "sockets.h"
 
 static int set_one(int fd, const struct crib_sockopt *o)

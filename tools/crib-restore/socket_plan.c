@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "socket_plan.h"
 
 bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
 {

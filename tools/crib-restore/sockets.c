@@ -19,7 +19,9 @@
  */
 #include <stdlib.h>
 
+#include "plan.h"
 #include "sockets.h"
+#include "udp_queue.h"
 
 static bool is_tcp(const struct crib_socket *s)
 {

@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+
+struct udp_refill;
 
 /* What the child is doing with the tree's sockets. */
 struct sock_job {
@@ -78,5 +80,36 @@ int tcp_repair(struct sock_job *j, const struct plan_socket *ps);
 int tcp_finish(struct sock_job *j, const struct plan_socket *ps);
 /* Once all are out of it: the unsent data, and a FIN sent again. */
 int tcp_resume(struct sock_job *j, const struct plan_socket *ps);
+
+/* ---- what the rest of crib-restore calls ---- */
+
+/* The sockets' part of plan_check(): see sockets.c. */
+int sockets_check(const struct restore_tree *tree, struct tool_error *err);
+
+/*
+ * Create every socket of the tree, parked at or above @temp_base; @fds[i]
+ * gets the descriptor of tree->sockets.items[i] (see sockets.c).  TCP
+ * connections are left in repair mode.
+ */
+int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, int temp_base,
+		   int *fds, struct tool_error *err);
+/*
+ * Once every process is in place: take the TCP connections out of repair
+ * mode, on @fds (crib-restore's copies, as sockets_create() made them).
+ */
+int sockets_leave_repair(const struct restore_tree *tree, const int *fds,
+			 struct tool_error *err);
+/*
+ * Then, once the network lock is released: write their unsent data and
+ * their FINs again, so that these go out at once.  Sent under the lock
+ * they were dropped, and went out only when a retransmission timer
+ * fired, whose backoff kept growing as long as the lock held.
+ */
+int sockets_resume(const struct restore_tree *tree, const int *fds, struct tool_error *err);
+/*
+ * Whether connection @fd, back in repair mode, has received data or a FIN
+ * since it was restored from @ps (or it cannot tell).
+ */
+bool tcp_took_more(const struct plan_socket *ps, int fd);
 
 #endif /* CRIB_RESTORE_SOCKETS_TOOL_H */

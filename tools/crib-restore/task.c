@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "task.h"
 
 int task_take(struct restore_tree *tree, const struct crib_process *p,
 	      struct tool_error *err)

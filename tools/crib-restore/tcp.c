@@ -25,6 +25,8 @@
 #include <sys/socket.h>
 
 #include "kabi.h"
+#include "plan.h"
+#include "socket_plan.h"
 #include "sockets.h"
 
 /* Bytes of the receive queue written per call: tcp_send_rcvq() takes up to 17 pages. */

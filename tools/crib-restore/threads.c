@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "signals.h"
+#include "threads.h"
 
 /* A thread's own credentials, its groups copied. */
 static int take_creds(struct plan_thread *pt, const struct crib_thread *t)

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "timers.h"
 
 int timers_take(struct restore_plan *plan, const struct crib_timers *t,
 		struct tool_error *err)

@@ -34,8 +34,22 @@
 #include <unistd.h>
 
 
+#include "area.h"
+#include "child.h"
+#include "clocks.h"
 #include "crib-restore.h"
+#include "direct.h"
+#include "fault.h"
+#include "files.h"
+#include "ghost.h"
 #include "kabi.h"
+#include "network.h"
+#include "plan.h"
+#include "shadow.h"
+#include "sockets.h"
+#include "tracer.h"
+#include "tree.h"
+#include "udp_queue.h"
 
 /* How long the restorer may take before the restore is given up. */
 #define RESTORE_TIMEOUT_S	600

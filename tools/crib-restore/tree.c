@@ -37,7 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "tree.h"
 
 /* Words per process and per helper: it exists, its group is made; and what failed. */
 struct ctl_slot {

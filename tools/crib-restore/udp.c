@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan.h"
+#include "socket_plan.h"
 #include "sockets.h"
 
 /* The largest payload a packet of @family carries: its length fields are 16 bits. */

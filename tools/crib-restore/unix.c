@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "sockets.h"
 
 static bool named(const struct plan_addr *a)

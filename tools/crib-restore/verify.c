@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "plan.h"
+#include "verify.h"
 
 #define COPY_CHUNK	(1u << 20)
 
