@@ -25,6 +25,7 @@
 #include <linux/userfaultfd.h>
 
 #include "restorer.h"
+#include "restorer_mem.h"
 
 #define SIG_SETMASK		2
 #define SIGSET_SIZE		8
@@ -54,26 +55,6 @@ static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, lo
 #define sys4(nr, a, b, c, d)		sys6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 #define sys5(nr, a, b, c, d, e)		\
 	sys6(nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
-
-/* The compiler may emit calls to these for struct copies and clears. */
-__attribute__((visibility("hidden"))) void *memset(void *s, int c, size_t n)
-{
-	unsigned char *p = s;
-
-	while (n--)
-		*p++ = (unsigned char)c;
-	return s;
-}
-
-__attribute__((visibility("hidden"))) void *memcpy(void *d, const void *s, size_t n)
-{
-	unsigned char *dp = d;
-	const unsigned char *sp = s;
-
-	while (n--)
-		*dp++ = *sp++;
-	return d;
-}
 
 /*
  * The blob starts with a jump to rst_main() and, at RST_SYSCALL_OFFSET, the
