@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "plan.h"
+#include "socket_ops.h"
 #include "socket_plan.h"
-#include "sockets.h"
 
 const char *socket_kind_name(const struct crib_socket *s)
 {

@@ -15,7 +15,8 @@
 
 #include "kabi.h"
 #include "plan.h"
-#include "sockets.h"
+#include "socket_ops.h"
+#include "socket_options.h"
 
 static int set_one(int fd, const struct crib_sockopt *o)
 {

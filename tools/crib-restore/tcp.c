@@ -26,8 +26,10 @@
 
 #include "kabi.h"
 #include "plan.h"
+#include "socket_ops.h"
+#include "socket_options.h"
 #include "socket_plan.h"
-#include "sockets.h"
+#include "tcp.h"
 
 /* Bytes of the receive queue written per call: tcp_send_rcvq() takes up to 17 pages. */
 #define RCVQ_CHUNK		(64 * 1024)

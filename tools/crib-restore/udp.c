@@ -13,8 +13,11 @@
 #include <string.h>
 
 #include "plan.h"
+#include "socket_ops.h"
+#include "socket_options.h"
 #include "socket_plan.h"
-#include "sockets.h"
+#include "udp.h"
+#include "udp_queue.h"
 
 /* The largest payload a packet of @family carries: its length fields are 16 bits. */
 static size_t udp_max_payload(uint64_t family)

@@ -34,7 +34,7 @@
 #include "plan.h"
 #include "restore_sockets.h"
 #include "restore_sockets.skel.h"
-#include "sockets.h"
+#include "socket_ops.h"
 #include "udp_queue.h"
 
 static bool needs_refill(const struct restore_tree *tree)

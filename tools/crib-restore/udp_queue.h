@@ -7,6 +7,8 @@
 
 #include "plan.h"
 
+struct sock_job;
+
 struct restore_sockets;
 struct user_ring_buffer;
 
@@ -24,5 +26,8 @@ struct udp_refill {
 int udp_refill_open(struct udp_refill *r, const struct restore_tree *tree,
 		    struct tool_error *err);
 void udp_refill_close(struct udp_refill *r);
+
+/* Put the packets of @ps's receive queue back through restore_udp_queue. */
+int udp_queue_restore(struct sock_job *j, const struct plan_socket *ps, int fd);
 
 #endif /* CRIB_RESTORE_UDP_QUEUE_H */

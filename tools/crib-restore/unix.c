@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include "plan.h"
-#include "sockets.h"
+#include "socket_ops.h"
+#include "socket_options.h"
+#include "unix.h"
 
 static bool named(const struct plan_addr *a)
 {
