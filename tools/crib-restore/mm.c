@@ -43,7 +43,6 @@ int mm_take_vma(struct restore_plan *plan, const struct crib_vma *v,
 	return 0;
 }
 
-
 /* ---- for the restorer ---- */
 
 static uint32_t prot_of(uint64_t crib_prot)

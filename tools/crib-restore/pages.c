@@ -172,7 +172,6 @@ int pages_index(struct restore_plan *plan, struct tool_error *err)
 	return 0;
 }
 
-
 /* ---- for the restorer ---- */
 
 /* The runs the restorer fills, at @off in the area. */
@@ -187,7 +186,6 @@ void pages_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t of
 	a->pages_off = off;
 	a->n_pages = plan->pages.n;
 }
-
 
 void pages_free(struct restore_plan *plan)
 {

@@ -20,7 +20,7 @@
 #include "error.h"
 #include "restorer.h"
 
-
+struct shadow_filler;
 
 struct plan_siginfo {
 	uint32_t signo;

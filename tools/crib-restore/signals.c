@@ -45,7 +45,6 @@ int signals_take_sigpending(struct restore_plan *plan, const struct crib_sigpend
 	return 0;
 }
 
-
 /* ---- for the restorer ---- */
 
 /* The handlers, for the restorer; @off: their place in the area. */

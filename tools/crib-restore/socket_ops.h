@@ -14,7 +14,6 @@
 
 struct udp_refill;
 
-
 /* What the child is doing with the tree's sockets. */
 struct sock_job {
 	const struct restore_tree *tree;

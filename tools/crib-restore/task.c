@@ -50,7 +50,6 @@ int task_take(struct restore_tree *tree, const struct crib_process *p,
 	return 0;
 }
 
-
 /* ---- for the restorer ---- */
 
 /* The process-wide attributes the restorer sets: its limits, dumpable. */
@@ -69,7 +68,6 @@ void task_fill(struct rst_args *a, const struct restore_plan *plan)
 	}
 	a->dumpable = p->dumpable == 1 ? 1 : 0;
 }
-
 
 void task_free(struct restore_plan *plan)
 {

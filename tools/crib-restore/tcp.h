@@ -20,7 +20,6 @@ int tcp_finish(struct sock_job *j, const struct plan_socket *ps);
 /* Once all are out of it: the unsent data, and a FIN sent again. */
 int tcp_resume(struct sock_job *j, const struct plan_socket *ps);
 
-
 /*
  * Whether connection @fd, back in repair mode, has received data or a FIN
  * since it was restored from @ps (or it cannot tell).

@@ -130,14 +130,14 @@ uint64_t threads_fill(struct rst_args *a, const struct restore_plan *plan, uint6
 	off = siginfo_off;
 	a->n_threads = plan->threads.n;
 	for (i = 0; i < plan->threads.n; i++) {
-		signals_fill_siginfo((struct rst_siginfo *)(base + off), plan->threads.items[i].pending,
-			     plan->threads.items[i].n_pending);
+		signals_fill_siginfo((struct rst_siginfo *)(base + off),
+				     plan->threads.items[i].pending,
+				     plan->threads.items[i].n_pending);
 		off = fill_thread(&t[i], plan, &plan->threads.items[i],
 				  a->area_start + stacks_off + (i + 1) * RST_STACK_SIZE, off);
 	}
 	return off;
 }
-
 
 void threads_free(struct restore_plan *plan)
 {

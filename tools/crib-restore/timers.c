@@ -32,7 +32,6 @@ int timers_take(struct restore_plan *plan, const struct crib_timers *t,
 	return 0;
 }
 
-
 /* ---- for the restorer ---- */
 
 static void ns_to_timeval(uint64_t ns, struct rst_timeval *tv)
@@ -80,7 +79,6 @@ void timers_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t o
 		ns_to_timespec(pt->value_ns, &out[i].value);
 	}
 }
-
 
 void timers_free(struct restore_plan *plan)
 {
