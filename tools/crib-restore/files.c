@@ -130,6 +130,121 @@ void files_free_tree(struct restore_tree *tree)
 	array_free(&tree->descs);
 }
 
+/* ---- checked before anything is made ---- */
+
+/* Character devices that are the same everywhere, so reopening one is exact. */
+static const char *const portable_chardevs[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+};
+
+static int check_regular(const struct crib_file *f, const struct stat *st,
+			 struct tool_error *err)
+{
+	if (!S_ISREG(st->st_mode))
+		return tool_fail(err, 0, "fd %llu: %s is no longer a regular file",
+				 (unsigned long long)f->fd, f->path);
+	if ((uint64_t)st->st_size != f->size)
+		return tool_fail(err, 0, "fd %llu: %s changed size since the dump "
+				 "(%llu bytes then, %lld now)", (unsigned long long)f->fd,
+				 f->path, (unsigned long long)f->size, (long long)st->st_size);
+	return 0;
+}
+
+static int check_chardev(const struct crib_file *f, struct tool_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(portable_chardevs) / sizeof(portable_chardevs[0]); i++)
+		if (!strcmp(f->path, portable_chardevs[i]))
+			return 0;
+	return tool_fail(err, 0, "fd %llu: the character device %s cannot be restored "
+			 "(only /dev/null, zero, full, random, urandom)",
+			 (unsigned long long)f->fd, f->path);
+}
+
+/*
+ * A pipe or FIFO whose ends are all in the tree.  Those no descriptor of
+ * the tree holds were closed by all when ends_outside is 0; a 1.0
+ * snapshot, which does not say, is refused as 1.0 restorers refused it.
+ */
+static int check_pipe(const struct restore_tree *tree, const struct plan_desc *d,
+		      const struct crib_file *f, struct tool_error *err)
+{
+	const struct plan_pipe *pp = d->pipe;
+	struct stat st;
+
+	if (!pp)
+		return tool_fail(err, 0, "fd %llu is a pipe the snapshot does not describe",
+				 (unsigned long long)f->fd);
+	if (pp->ends_outside)
+		return tool_fail(err, 0, "fd %llu is a pipe with %llu end%s outside the snapshot; "
+				 "that cannot be restored", (unsigned long long)f->fd,
+				 (unsigned long long)pp->ends_outside,
+				 pp->ends_outside == 1 ? "" : "s");
+	if (!tree->header.version_minor && (!pp->has_read_end || !pp->has_write_end))
+		return tool_fail(err, 0, "fd %llu is one end of a pipe whose other end is "
+				 "outside the snapshot; that cannot be restored",
+				 (unsigned long long)f->fd);
+	if (f->type != CRIB_FILE_FIFO)
+		return 0;
+	if (!f->path || f->path[0] != '/')
+		return tool_fail(err, 0, "fd %llu: a FIFO without a usable path",
+				 (unsigned long long)f->fd);
+	if (stat(f->path, &st))
+		return tool_fail(err, errno, "fd %llu: %s", (unsigned long long)f->fd, f->path);
+	if (!S_ISFIFO(st.st_mode))
+		return tool_fail(err, 0, "fd %llu: %s is no longer a FIFO",
+				 (unsigned long long)f->fd, f->path);
+	return 0;
+}
+
+int files_check(const struct restore_tree *tree, const struct restore_plan *plan,
+		const struct plan_fd *pf, struct tool_error *err)
+{
+	const struct plan_desc *d = &tree->descs.items[pf->desc];
+	const struct crib_file *f = d->file;
+	char what[96];
+	struct stat st;
+
+	if (f->ghost_id) {
+		snprintf(what, sizeof(what), "fd %llu (%s)", (unsigned long long)f->fd,
+			 f->path ? f->path : "");
+		if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_MEMFD)
+			return tool_fail(err, 0, "%s is a %s, not a file", what,
+					 crib_file_type_name(f->type));
+		return ghost_check(tree, f->ghost_id, what, err);
+	}
+	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO)
+		return check_pipe(tree, d, f, err);
+	if (events_is_event_file(f->type))
+		return events_check(tree, plan, f, err);
+	if (f->type == CRIB_FILE_SOCKET)
+		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
+			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
+				  (unsigned long long)pf->fd);
+	if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_DIR &&
+	    f->type != CRIB_FILE_CHARDEV)
+		return tool_fail(err, 0, "fd %llu is a %s, which cannot be restored",
+				 (unsigned long long)f->fd, crib_file_type_name(f->type));
+	if (!f->path || f->path[0] != '/')
+		return tool_fail(err, 0, "fd %llu has no usable path", (unsigned long long)f->fd);
+	/* under /proc/PID/ of a process not made yet: there once it is (files.c) */
+	if (d->proc_owner)
+		return 0;
+	if (stat(f->path, &st))
+		return tool_fail(err, errno, "fd %llu: %s", (unsigned long long)f->fd, f->path);
+	switch (f->type) {
+	case CRIB_FILE_REGULAR:
+		return check_regular(f, &st, err);
+	case CRIB_FILE_DIR:
+		return S_ISDIR(st.st_mode) ? 0 :
+			tool_fail(err, 0, "fd %llu: %s is no longer a directory",
+				  (unsigned long long)f->fd, f->path);
+	default:
+		return check_chardev(f, err);
+	}
+}
+
 /* ---- the descriptions ---- */
 
 static bool is_pipe(const struct crib_file *f)

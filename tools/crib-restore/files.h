@@ -42,5 +42,8 @@ int files_take_pipe_data(struct restore_tree *tree, const struct crib_pipe_data 
 void files_free(struct restore_plan *plan);
 /* The pipes and the descriptions. */
 void files_free_tree(struct restore_tree *tree);
+/* Descriptor @pf of @plan can be made again as it was: its file is still there as it was. */
+int files_check(const struct restore_tree *tree, const struct restore_plan *plan,
+		const struct plan_fd *pf, struct tool_error *err);
 
 #endif /* CRIB_RESTORE_FILES_H */

@@ -125,6 +125,25 @@ int ghost_check_dir(const struct plan_ghost *pg, struct tool_error *err)
 	return 0;
 }
 
+/* A descriptor or mapping of a ghost: the snapshot holds it, and it can be made. */
+int ghost_check(const struct restore_tree *tree, uint64_t id, const char *what,
+		struct tool_error *err)
+{
+	const struct plan_ghost *pg = ghost_find(tree, id);
+
+	if (!pg)
+		return tool_fail(err, 0, "%s is ghost %llu, which the snapshot does not hold",
+				 what, (unsigned long long)id);
+	if (ghost_check_dir(pg, err)) {
+		char text[sizeof(err->msg)];
+
+		snprintf(text, sizeof(text), "%s: %.*s", what, (int)sizeof(text) - 64, err->msg);
+		memcpy(err->msg, text, sizeof(err->msg));
+		return -1;
+	}
+	return 0;
+}
+
 /* Copy the runs of data of @from into @to, holes left as holes. */
 static int copy_contents(int from, int to, off_t size)
 {

@@ -25,5 +25,8 @@ int ghosts_make(const struct restore_tree *tree, struct tool_error *err);
 int ghost_open(const struct restore_tree *tree, uint64_t id, int flags);
 int ghosts_seal(const struct restore_tree *tree, struct tool_error *err);
 void ghosts_free(struct restore_tree *tree);
+/* A descriptor or mapping (@what) of ghost @id: the snapshot holds it, and it can be made. */
+int ghost_check(const struct restore_tree *tree, uint64_t id, const char *what,
+		struct tool_error *err);
 
 #endif /* CRIB_RESTORE_GHOST_H */

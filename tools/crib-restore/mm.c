@@ -3,13 +3,17 @@
  * The mm record and the VMA records of a process, in address order, as
  * the restorer maps them again.
  */
+#include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
+#include "ghost.h"
 #include "mapping.h"
 #include "mm.h"
 #include "plan.h"
+#include "shmem.h"
 
 int mm_take(struct restore_plan *plan, const struct crib_mm *mm, struct tool_error *err)
 {
@@ -40,6 +44,58 @@ int mm_take_vma(struct restore_plan *plan, const struct crib_vma *v,
 	if (plan->vmas.n > 1 && v->start < pv[-1].v.end)
 		return tool_fail(err, 0, "VMA %#llx-%#llx overlaps or precedes the one before it",
 				 (unsigned long long)v->start, (unsigned long long)v->end);
+	return 0;
+}
+
+/* ---- checked before anything is made ---- */
+
+int mm_check_vma(const struct restore_tree *tree, const struct plan_vma *pv,
+		 struct tool_error *err)
+{
+	const struct crib_vma *v = &pv->v;
+	const struct plan_shmem *sh;
+	struct stat st;
+
+	switch (v->kind) {
+	case CRIB_VMA_SHARED_ANON:
+		if (!v->shmem_id)
+			return 0;
+		sh = shmem_find(tree, v->shmem_id);
+		if (!sh || v->pgoff > sh->size / tree->header.page_size ||
+		    v->end - v->start > sh->size - v->pgoff * tree->header.page_size)
+			return tool_fail(err, 0, "the shared memory at %#llx maps object %llu, "
+					 "which the snapshot does not hold so large",
+					 (unsigned long long)v->start,
+					 (unsigned long long)v->shmem_id);
+		return 0;
+	case CRIB_VMA_ANON:
+	case CRIB_VMA_HEAP:
+	case CRIB_VMA_STACK:
+	case CRIB_VMA_VDSO:
+	case CRIB_VMA_VVAR:
+	case CRIB_VMA_VSYSCALL:
+		return 0;
+	case CRIB_VMA_FILE:
+		if (v->ghost_id) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "the mapping at %#llx", (unsigned long long)v->start);
+			return ghost_check(tree, v->ghost_id, what, err);
+		}
+		break;
+	default:
+		return tool_fail(err, 0, "the %s mapping at %#llx cannot be restored",
+				 crib_vma_kind_name(v->kind), (unsigned long long)v->start);
+	}
+	if (!v->path || v->path[0] != '/')
+		return tool_fail(err, 0, "the file mapping at %#llx has no usable path",
+				 (unsigned long long)v->start);
+	if (stat(v->path, &st))
+		return tool_fail(err, errno, "%s, mapped at %#llx", v->path,
+				 (unsigned long long)v->start);
+	if (!S_ISREG(st.st_mode))
+		return tool_fail(err, 0, "%s, mapped at %#llx, is no longer a regular file",
+				 v->path, (unsigned long long)v->start);
 	return 0;
 }
 

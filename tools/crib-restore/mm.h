@@ -23,5 +23,8 @@ void mm_free(struct restore_plan *plan);
 /* The VMAs (at @off in the area), the vDSO's place and the mm layout, for the restorer. */
 void mm_fill(struct rst_args *a, const struct restore_plan *plan, const struct restore_fds *fds,
 	     uint64_t off);
+/* What @pv maps is still there, as the snapshot holds or recorded it. */
+int mm_check_vma(const struct restore_tree *tree, const struct plan_vma *pv,
+		 struct tool_error *err);
 
 #endif /* CRIB_RESTORE_MM_H */

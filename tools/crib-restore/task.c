@@ -4,8 +4,12 @@
  * credentials, limits and fs context, and its place in the tree, which
  * tree.c links.
  */
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "plan.h"
 #include "task.h"
@@ -47,6 +51,27 @@ int task_take(struct restore_tree *tree, const struct crib_process *p,
 	/* a zombie has no directories */
 	if (!rl || !groups || (!p->zombie && (!plan->proc.cwd || !plan->proc.root)))
 		return tool_fail(err, 0, "out of memory");
+	return 0;
+}
+
+/* ---- checked before anything is made ---- */
+
+int task_check_dirs(const struct restore_plan *plan, struct tool_error *err)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (plan->proc.cwd_unlinked) {
+		/* made again, and removed, in the directory it was in */
+		snprintf(parent, sizeof(parent), "%s", plan->proc.cwd);
+		if (plan->proc.cwd[0] != '/' || stat(dirname(parent), &st) || !S_ISDIR(st.st_mode))
+			return tool_fail(err, 0, "cannot make the removed working directory %s "
+					 "again: its parent %s is missing", plan->proc.cwd, parent);
+	} else if (stat(plan->proc.cwd, &st) || !S_ISDIR(st.st_mode)) {
+		return tool_fail(err, 0, "the working directory %s is gone", plan->proc.cwd);
+	}
+	if (stat(plan->proc.root, &st) || !S_ISDIR(st.st_mode))
+		return tool_fail(err, 0, "the root directory %s is gone", plan->proc.root);
 	return 0;
 }
 

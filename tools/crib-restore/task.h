@@ -11,5 +11,7 @@ int task_take(struct restore_tree *tree, const struct crib_process *p, struct to
 void task_free(struct restore_plan *plan);
 /* The process-wide attributes the restorer sets: its limits, dumpable. */
 void task_fill(struct rst_args *a, const struct restore_plan *plan);
+/* The working and root directories are there (a removed one: its parent). */
+int task_check_dirs(const struct restore_plan *plan, struct tool_error *err);
 
 #endif /* CRIB_RESTORE_TASK_H */

@@ -32,6 +32,22 @@ int timers_take(struct restore_plan *plan, const struct crib_timers *t,
 	return 0;
 }
 
+/* ---- checked before anything is made ---- */
+
+int timers_check(const struct restore_plan *plan, struct tool_error *err)
+{
+	const struct crib_posix_timer *pt;
+	size_t i;
+
+	for (i = 0; i < plan->timers.n_posix; i++) {
+		pt = &plan->timers.posix[i];
+		if (pt->id > INT32_MAX)
+			return tool_fail(err, 0, "POSIX timer id %llu is out of range",
+					 (unsigned long long)pt->id);
+	}
+	return 0;
+}
+
 /* ---- for the restorer ---- */
 
 static void ns_to_timeval(uint64_t ns, struct rst_timeval *tv)
