@@ -2,7 +2,9 @@
 /*
  * The restore area: one shared anonymous mapping holding the restorer's
  * code, its arguments and one stack per thread, placed by map_in_hole()
- * (mapping.c) where the snapshot has no mapping.
+ * (mapping.c) where the snapshot has no mapping.  This file lays the
+ * area out; each kind (mm.c, pages.c, signals.c, timers.c, task.c,
+ * threads.c) writes its own part of the arguments into it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +13,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "area.h"
 #include "kabi.h"
+#include "mapping.h"
+#include "mm.h"
+#include "pages.h"
+#include "plan.h"
 #include "restorer-blob.h"
+#include "signals.h"
+#include "task.h"
+#include "threads.h"
+#include "timers.h"
 
 /* Byte offsets of the parts of the area, and its size. */
 struct area_layout {
@@ -26,13 +36,6 @@ static size_t align_up(size_t x, size_t a)
 	return (x + a - 1) & ~(a - 1);
 }
 
-/* The VMAs the restorer maps: the kernel provides the vDSO pair itself. */
-static bool vma_is_mapped(const struct crib_vma *v)
-{
-	return v->kind != CRIB_VMA_VDSO && v->kind != CRIB_VMA_VVAR &&
-	       v->kind != CRIB_VMA_VSYSCALL;
-}
-
 static size_t count_siginfo(const struct restore_plan *plan)
 {
 	size_t i, n = plan->n_shared_pending;
@@ -40,12 +43,6 @@ static size_t count_siginfo(const struct restore_plan *plan)
 	for (i = 0; i < plan->threads.n; i++)
 		n += plan->threads.items[i].n_pending;
 	return n;
-}
-
-/* A VMA that maps a shared memory object of the tree, through a descriptor. */
-static bool vma_maps_object(const struct crib_vma *v)
-{
-	return v->kind == CRIB_VMA_SHARED_ANON && v->shmem_id;
 }
 
 /* Descriptors the restorer closes: the page store, exe, mapped files and objects. */
@@ -122,261 +119,6 @@ void area_destroy(struct restore_area *area)
 	memset(area, 0, sizeof(*area));
 }
 
-static uint32_t prot_of(uint64_t crib_prot)
-{
-	return (uint32_t)(crib_prot & (PROT_READ | PROT_WRITE | PROT_EXEC));
-}
-
-_Static_assert(RST_ADV_SEQUENTIAL == CRIB_ADV_SEQUENTIAL && RST_ADV_RANDOM == CRIB_ADV_RANDOM &&
-	       RST_ADV_DONTFORK == CRIB_ADV_DONTFORK && RST_ADV_WIPEONFORK == CRIB_ADV_WIPEONFORK &&
-	       RST_ADV_DONTDUMP == CRIB_ADV_DONTDUMP && RST_ADV_HUGEPAGE == CRIB_ADV_HUGEPAGE &&
-	       RST_ADV_NOHUGEPAGE == CRIB_ADV_NOHUGEPAGE && RST_ADV_MERGEABLE == CRIB_ADV_MERGEABLE,
-	       "the restorer's advice bits are the format's");
-
-static void fill_vmas(struct rst_args *a, const struct restore_plan *plan,
-		      const struct restore_fds *fds, struct rst_vma *out)
-{
-	const struct crib_vma *v;
-	size_t i;
-
-	for (i = 0; i < plan->vmas.n; i++) {
-		v = &plan->vmas.items[i].v;
-		if (!vma_is_mapped(v))
-			continue;
-		out->start = v->start;
-		out->end = v->end;
-		out->prot = prot_of(v->prot);
-		/* Writable while the contents go in; the final protection after. */
-		out->map_prot = plan->vmas.items[i].has_data ? out->prot | PROT_READ | PROT_WRITE :
-			out->prot;
-		/* A shadow comes as it is in this process, readable and writable. */
-		out->shadow = (uint64_t)(uintptr_t)plan->vmas.items[i].shadow;
-		if (out->shadow)
-			out->map_prot = PROT_READ | PROT_WRITE;
-		out->direct = plan->vmas.items[i].direct;
-		out->advice = (uint32_t)v->advice;
-		a->n_direct += out->direct;
-		out->flags = vma_map_flags(v);
-		out->fd = v->kind == CRIB_VMA_FILE ? fds->vma[i] : -1;
-		out->offset = v->kind == CRIB_VMA_FILE ? v->pgoff * plan->header.page_size : 0;
-		if (vma_maps_object(v)) {
-			/* one object for the tree, filled already: mapped as a file */
-			out->flags &= ~(uint32_t)MAP_ANONYMOUS;
-			out->fd = fds->vma[i];
-			out->offset = v->pgoff * plan->header.page_size;
-			out->map_prot = out->prot;
-		}
-		out++;
-		a->n_vmas++;
-	}
-}
-
-static void fill_vdso(struct rst_args *a, const struct restore_plan *plan)
-{
-	size_t i;
-
-	for (i = 0; i < plan->vmas.n; i++)
-		if (plan->vmas.items[i].v.kind == CRIB_VMA_VVAR)
-			a->vvar_start = plan->vmas.items[i].v.start;
-}
-
-static void fill_mm(struct rst_args *a, const struct restore_plan *plan, int exe_fd)
-{
-	const struct crib_mm *mm = &plan->mm;
-	size_t auxv_len = mm->auxv.len;
-
-	if (auxv_len > sizeof(a->auxv))
-		auxv_len = sizeof(a->auxv);
-	a->mm = (struct prctl_mm_map) {
-		.start_code = mm->start_code, .end_code = mm->end_code,
-		.start_data = mm->start_data, .end_data = mm->end_data,
-		.start_brk = mm->start_brk, .brk = mm->brk,
-		.start_stack = mm->start_stack,
-		.arg_start = mm->arg_start, .arg_end = mm->arg_end,
-		.env_start = mm->env_start, .env_end = mm->env_end,
-		.auxv = a->auxv, .auxv_size = (uint32_t)auxv_len, .exe_fd = (uint32_t)exe_fd,
-	};
-	memcpy(a->auxv, mm->auxv.data, auxv_len);
-}
-
-static void ns_to_timeval(uint64_t ns, struct rst_timeval *tv)
-{
-	tv->sec = (int64_t)(ns / 1000000000ULL);
-	tv->usec = (int64_t)(ns % 1000000000ULL / 1000);
-	/* A timer due in under a microsecond is still armed. */
-	if (ns && !tv->sec && !tv->usec)
-		tv->usec = 1;
-}
-
-static void fill_signals(struct rst_args *a, const struct restore_plan *plan,
-			 struct rst_sigaction *sa)
-{
-	const struct crib_itimer *it[3] = {
-		&plan->timers.real, &plan->timers.virt, &plan->timers.prof,
-	};
-	size_t i;
-
-	for (i = 0; i < plan->n_actions; i++) {
-		sa[i] = (struct rst_sigaction) {
-			.handler = plan->actions[i].handler,
-			.flags = plan->actions[i].flags,
-			.restorer = plan->actions[i].restorer,
-			.mask = plan->actions[i].mask,
-			.signo = (uint32_t)plan->actions[i].signo,
-		};
-	}
-	a->n_actions = plan->n_actions;
-	for (i = 0; plan->have_timers && i < 3; i++) {
-		if (!it[i]->value_ns)
-			continue;
-		ns_to_timeval(it[i]->interval_ns, &a->itimers[i].interval);
-		ns_to_timeval(it[i]->value_ns, &a->itimers[i].value);
-		a->itimers_set |= 1u << i;
-	}
-}
-
-static void ns_to_timespec(uint64_t ns, struct rst_timespec *ts)
-{
-	ts->sec = (int64_t)(ns / 1000000000ULL);
-	ts->nsec = (int64_t)(ns % 1000000000ULL);
-}
-
-static void fill_posix_timers(struct rst_args *a, const struct restore_plan *plan,
-			      const struct area_layout *l)
-{
-	struct rst_posix_timer *out = (struct rst_posix_timer *)((char *)a->area_start +
-								  l->timers);
-	const struct crib_posix_timer *pt;
-	size_t i;
-
-	a->timers_off = l->timers;
-	a->n_timers = plan->timers.n_posix;
-	for (i = 0; i < plan->timers.n_posix; i++) {
-		pt = &plan->timers.posix[i];
-		out[i] = (struct rst_posix_timer) {
-			.id = (int32_t)pt->id, .clockid = (int32_t)pt->clockid,
-			.signo = (uint32_t)pt->signo, .notify = (uint32_t)pt->notify,
-			.sigev_value = pt->sigev_value, .notify_tid = (int32_t)pt->notify_tid,
-		};
-		ns_to_timespec(pt->interval_ns, &out[i].interval);
-		ns_to_timespec(pt->value_ns, &out[i].value);
-	}
-}
-
-static void fill_process(struct rst_args *a, const struct restore_plan *plan)
-{
-	const struct crib_process *p = &plan->proc;
-	size_t i;
-
-	a->tgid = (int32_t)p->pid;
-	for (i = 0; i < p->n_rlimits; i++) {
-		if (p->rlimits[i].resource >= RST_NR_RLIMITS)
-			continue;
-		a->rlimits[p->rlimits[i].resource] =
-			(struct rst_rlimit){ p->rlimits[i].cur, p->rlimits[i].max };
-		a->rlimits_set |= 1u << p->rlimits[i].resource;
-	}
-	a->dumpable = p->dumpable == 1 ? 1 : 0;
-}
-
-/* A thread's credentials: its own, or, as most have, its process's. */
-static void fill_creds(struct rst_creds *c, const struct restore_plan *plan,
-		       const struct plan_thread *pt)
-{
-	const struct crib_process *p = &plan->proc;
-	struct crib_creds cr = {
-		.uid = p->uid, .gid = p->gid, .euid = p->euid, .egid = p->egid,
-		.suid = p->suid, .sgid = p->sgid, .fsuid = p->fsuid, .fsgid = p->fsgid,
-		.groups = p->groups, .n_groups = p->n_groups,
-		.cap_eff = p->cap_eff, .cap_prm = p->cap_prm, .cap_inh = p->cap_inh,
-	};
-	size_t i;
-
-	if (pt->own_creds)
-		cr = pt->creds;
-	*c = (struct rst_creds) {
-		.uid = (uint32_t)cr.uid, .euid = (uint32_t)cr.euid, .suid = (uint32_t)cr.suid,
-		.fsuid = (uint32_t)cr.fsuid, .gid = (uint32_t)cr.gid, .egid = (uint32_t)cr.egid,
-		.sgid = (uint32_t)cr.sgid, .fsgid = (uint32_t)cr.fsgid,
-		.cap_eff = cr.cap_eff, .cap_prm = cr.cap_prm, .cap_inh = cr.cap_inh,
-	};
-	c->n_groups = cr.n_groups < RST_MAX_GROUPS ? (uint32_t)cr.n_groups : RST_MAX_GROUPS;
-	for (i = 0; i < c->n_groups; i++)
-		c->groups[i] = (uint32_t)cr.groups[i];
-	/* Anything but the restorer's own root credentials needs changing. */
-	c->change = cr.uid || cr.euid || cr.suid || cr.fsuid || cr.gid || cr.egid ||
-		    cr.sgid || cr.fsgid || cr.n_groups || cr.cap_eff != cr.cap_prm || cr.cap_inh;
-}
-
-static uint64_t fill_thread(struct rst_thread *t, const struct restore_plan *plan,
-			    const struct plan_thread *pt, uint64_t stack_top, uint64_t pending_off)
-{
-	memset(t, 0, sizeof(*t));
-	fill_creds(&t->creds, plan, pt);
-	t->pdeath_signal = (int32_t)pt->pdeath_signal;
-	t->tid = pt->tid;
-	t->stack_top = stack_top;
-	t->altstack_sp = pt->altstack.sp;
-	t->altstack_size = pt->altstack.size;
-	t->altstack_flags = pt->altstack.size ? (uint32_t)pt->altstack.flags : 0;
-	t->n_pending = (uint32_t)pt->n_pending;
-	t->pending_off = pending_off;
-	t->clear_child_tid = pt->clear_child_tid;
-	t->robust_list = pt->robust_list;
-	t->robust_list_len = pt->robust_list_len;
-	t->rseq_abi = pt->rseq;
-	t->rseq_len = (uint32_t)pt->rseq_len;
-	t->rseq_sig = (uint32_t)pt->rseq_sig;
-	memcpy(t->comm, pt->comm, sizeof(t->comm));
-	t->comm[RST_COMM_LEN - 1] = '\0';
-	return pending_off + pt->n_pending * sizeof(struct rst_siginfo);
-}
-
-static void copy_siginfo(struct rst_siginfo *out, const struct plan_siginfo *in, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[i].signo = in[i].signo;
-		memcpy(out[i].info, in[i].info, RST_SIGINFO_SIZE);
-	}
-}
-
-static void fill_threads(struct rst_args *a, const struct restore_plan *plan,
-			 const struct area_layout *l)
-{
-	char *base = (char *)a->area_start;
-	struct rst_thread *t = (struct rst_thread *)(base + l->threads);
-	uint64_t off = l->siginfo;
-	size_t i;
-
-	a->threads_off = l->threads;
-	a->n_threads = plan->threads.n;
-	for (i = 0; i < plan->threads.n; i++) {
-		copy_siginfo((struct rst_siginfo *)(base + off), plan->threads.items[i].pending,
-			     plan->threads.items[i].n_pending);
-		off = fill_thread(&t[i], plan, &plan->threads.items[i],
-				  a->area_start + l->stacks + (i + 1) * RST_STACK_SIZE, off);
-	}
-	a->shared_off = off;
-	a->n_shared = plan->n_shared_pending;
-	copy_siginfo((struct rst_siginfo *)(base + off), plan->shared_pending,
-		     plan->n_shared_pending);
-}
-
-static void fill_pages(struct rst_args *a, const struct restore_plan *plan,
-		       const struct area_layout *l)
-{
-	struct rst_pages *p = (struct rst_pages *)((char *)a->area_start + l->pages);
-	size_t i;
-
-	for (i = 0; i < plan->pages.n; i++)
-		p[i] = (struct rst_pages){ plan->pages.items[i].addr, plan->pages.items[i].len,
-					   plan->pages.items[i].offset };
-	a->pages_off = l->pages;
-	a->n_pages = plan->pages.n;
-}
-
 static void fill_close(struct rst_args *a, const struct restore_fds *fds,
 		       const struct area_layout *l)
 {
@@ -402,16 +144,12 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	a->shadows_start = (uint64_t)(uintptr_t)plan->shadows;
 	a->shadows_len = plan->shadows_len;
 	a->pages_fd = fds->pages;
-	a->vmas_off = l.vmas;
-	fill_vmas(a, plan, fds, (struct rst_vma *)((char *)area->base + l.vmas));
-	fill_vdso(a, plan);
-	fill_pages(a, plan, &l);
-	fill_mm(a, plan, fds->exe);
-	a->actions_off = l.actions;
-	fill_signals(a, plan, (struct rst_sigaction *)((char *)area->base + l.actions));
-	fill_posix_timers(a, plan, &l);
-	fill_process(a, plan);
-	fill_threads(a, plan, &l);
+	mm_fill(a, plan, fds, l.vmas);
+	pages_fill(a, plan, l.pages);
+	signals_fill(a, plan, l.actions);
+	timers_fill(a, plan, l.timers);
+	task_fill(a, plan);
+	signals_fill_shared(a, plan, threads_fill(a, plan, l.threads, l.siginfo, l.stacks));
 	fill_close(a, fds, &l);
 }
 

@@ -24,8 +24,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "area.h"
+#include "child.h"
+#include "fault.h"
+#include "files.h"
+#include "ghost.h"
 #include "kabi.h"
+#include "mm.h"
+#include "plan.h"
+#include "shmem.h"
+#include "tree.h"
 
 void child_exit(const struct restore_ctx *ctx, size_t i, const struct tool_error *err)
 {
@@ -363,6 +371,56 @@ static __attribute__((noreturn)) void jump_to_restorer(struct restore_area *area
 	__builtin_unreachable();
 }
 
+static int fork_child(const struct restore_ctx *ctx, const struct restore_plan *child,
+		      struct tool_error *err)
+{
+	pid_t pid = fork_with_pid((pid_t)child->proc.pid);
+
+	if (pid == 0)
+		child_restore(ctx, child->index);
+	if (pid < 0)
+		return tool_fail(err, errno, "cannot fork process %llu",
+				 (unsigned long long)child->proc.pid);
+	return 0;
+}
+
+/* The session a child was born in: its own, unless it made one later. */
+static int64_t birth_session(const struct restore_plan *child)
+{
+	return child->born_sid != -1 ? child->born_sid : (int64_t)child->proc.sid;
+}
+
+/*
+ * Fork @plan's children, each into child_restore(): those born in the
+ * session this process was born in before it makes its own (setsid()),
+ * the others after, in the order tree_link() settled.
+ */
+static int fork_children(const struct restore_ctx *ctx, const struct restore_plan *plan,
+			 struct tool_error *err)
+{
+	const struct restore_plan *c;
+	size_t i;
+
+	/* Those born in the session this process was born in, while it is still there. */
+	for (i = 0; i < plan->children.n; i++) {
+		c = plan->children.items[i];
+		if (plan->born_sid != -1 && birth_session(c) == plan->born_sid &&
+		    fork_child(ctx, c, err))
+			return -1;
+	}
+	if (plan->proc.sid == plan->proc.pid && getsid(0) != (pid_t)plan->proc.pid &&
+	    setsid() < 0)
+		return tool_fail(err, errno, "cannot make session %llu",
+				 (unsigned long long)plan->proc.sid);
+	for (i = 0; i < plan->children.n; i++) {
+		c = plan->children.items[i];
+		if (!(plan->born_sid != -1 && birth_session(c) == plan->born_sid) &&
+		    fork_child(ctx, c, err))
+			return -1;
+	}
+	return 0;
+}
+
 /* An injected fault (CRIB_RESTORE_FAULT, a testing aid) at @site, in the process it names. */
 static void fault_at(const struct child *c, enum fault_site site, const char *once)
 {
@@ -391,7 +449,7 @@ void child_restore(const struct restore_ctx *ctx, size_t i)
 	tree_mark_born(ctx, plan);
 	if (plan->proc.zombie)
 		tree_end_zombie(ctx, plan);
-	if (tree_fork_children(ctx, plan, &err))
+	if (fork_children(ctx, plan, &err))
 		child_exit(ctx, i, &err);
 	fault_at(&c, FAULT_FORK, "its children were forked");
 	if (tree_join_group(ctx, plan, &err))

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "clocks.h"
 #include "crib-restore.h"
+#include "plan.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME	0x00000080

@@ -28,7 +28,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "direct.h"
+#include "mapping.h"
+#include "plan.h"
+#include "shadow_fill.h"
 
 #define DIRECT_PIECE	(4ULL << 20)	/* the most one copier takes at a time */
 #define COPIERS_MAX	7		/* threads besides the tracer */

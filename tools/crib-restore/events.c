@@ -30,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "events.h"
+#include "inotify.h"
+#include "plan.h"
 
 #ifndef TFD_IOC_SET_TICKS
 #define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
@@ -92,8 +94,8 @@ int events_check_items(const struct restore_tree *tree, struct tool_error *err)
 
 	for (size_t i = 0; i < tree->epoll_items.n; i++) {
 		e = &tree->epoll_items.items[i];
-		ep = files_find_fd(tree, e->pid, e->fd);
-		target = files_find_fd(tree, e->target_pid, e->target_fd);
+		ep = plan_find_fd(tree, e->pid, e->fd);
+		target = plan_find_fd(tree, e->target_pid, e->target_fd);
 		if (!ep || tree->descs.items[ep->desc].file->type != CRIB_FILE_EVENTPOLL)
 			return tool_fail(err, 0, "%s: no such epoll in the snapshot",
 					 describe_item(e, what, sizeof(what)));
@@ -266,8 +268,8 @@ int events_fill_epolls(const struct restore_tree *tree, int base, struct tool_er
 
 	for (size_t i = 0; i < tree->epoll_items.n; i++) {
 		e = &tree->epoll_items.items[i];
-		ep = files_find_fd(tree, e->pid, e->fd);
-		target = files_find_fd(tree, e->target_pid, e->target_fd);
+		ep = plan_find_fd(tree, e->pid, e->fd);
+		target = plan_find_fd(tree, e->target_pid, e->target_fd);
 		d = &tree->descs.items[ep->desc];
 		/* every descriptor of an epoll lists its items: add them with the first */
 		if (d->owner->proc.pid != e->pid || d->file->fd != e->fd)

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crib-restore.h"
+#include "fault.h"
+#include "restorer.h"
 
 static const struct fault_site_name {
 	const char *name;

@@ -22,6 +22,10 @@
  * reading its own /proc/self/stat, say), cannot be opened before that
  * process exists: that process opens it itself when it is born, before
  * it forks.
+ *
+ * The file, pipe and pipe_data records are taken here as the snapshot is
+ * read: each descriptor into its process's plan, each pipe once, with
+ * its bytes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,14 +38,220 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "events.h"
+#include "files.h"
 #include "filetime.h"
+#include "ghost.h"
+#include "plan.h"
+#include "sockets.h"
+#include "tree.h"
+#include "udp_queue.h"
 
 /* Status flags open(2) takes back; the access mode is added separately. */
 #define REOPEN_FLAGS	(O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | \
 			 O_NOATIME | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_PATH)
 /* The status flags F_SETFL changes on a pipe or a socket. */
 #define SETFL_FLAGS	(O_NONBLOCK | O_APPEND | O_NOATIME)
+
+/* ---- the records, as the snapshot is read ---- */
+
+int files_take(struct restore_plan *plan, const struct crib_file *f,
+	       struct tool_error *err)
+{
+	struct crib_file *pf = array_push(&plan->files);
+
+	if (!pf)
+		return tool_fail(err, 0, "out of memory");
+	*pf = *f;
+	pf->path = plan_dup_str(f->path);
+	return 0;
+}
+
+int files_take_pipe(struct restore_tree *tree, const struct crib_pipe *p,
+		    struct tool_error *err)
+{
+	struct crib_pipe *end = array_push(&tree->pipe_fds);
+	struct plan_pipe *pp;
+
+	if (!end)
+		return tool_fail(err, 0, "out of memory");
+	*end = *p;
+	pp = plan_find_pipe(tree, p->pipe_id);
+	if (!pp) {
+		pp = array_push(&tree->pipes);
+		if (!pp)
+			return tool_fail(err, 0, "out of memory");
+		pp->pipe_id = p->pipe_id;
+	}
+	pp->pipe_size = p->pipe_size;
+	pp->mtime_ns = p->mtime_ns;
+	pp->ends_outside = p->ends_outside;
+	if (p->end != CRIB_PIPE_WRITE)
+		pp->has_read_end = true;
+	if (p->end != CRIB_PIPE_READ)
+		pp->has_write_end = true;
+	return 0;
+}
+
+int files_take_pipe_data(struct restore_tree *tree, const struct crib_pipe_data *d,
+			 struct tool_error *err)
+{
+	struct plan_pipe *pp = plan_find_pipe(tree, d->pipe_id);
+	unsigned char *buf;
+
+	if (!pp)
+		return tool_fail(err, 0, "pipe data for pipe %llu, which no descriptor holds",
+				 (unsigned long long)d->pipe_id);
+	if (d->offset != pp->len)
+		return tool_fail(err, 0, "pipe %llu: data at offset %llu, expected %zu",
+				 (unsigned long long)d->pipe_id,
+				 (unsigned long long)d->offset, pp->len);
+	buf = realloc(pp->data, pp->len + d->data.len + 1);
+	if (!buf)
+		return tool_fail(err, 0, "out of memory");
+	memcpy(buf + pp->len, d->data.data, d->data.len);
+	pp->data = buf;
+	pp->len += d->data.len;
+	return 0;
+}
+
+void files_free(struct restore_plan *plan)
+{
+	for (size_t i = 0; i < plan->files.n; i++)
+		free((char *)plan->files.items[i].path);
+	array_free(&plan->files);
+	array_free(&plan->fds);
+}
+
+void files_free_tree(struct restore_tree *tree)
+{
+	array_free(&tree->pipe_fds);
+	for (size_t i = 0; i < tree->pipes.n; i++)
+		free(tree->pipes.items[i].data);
+	array_free(&tree->pipes);
+	array_free(&tree->descs);
+}
+
+/* ---- checked before anything is made ---- */
+
+/* Character devices that are the same everywhere, so reopening one is exact. */
+static const char *const portable_chardevs[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+};
+
+static int check_regular(const struct crib_file *f, const struct stat *st,
+			 struct tool_error *err)
+{
+	if (!S_ISREG(st->st_mode))
+		return tool_fail(err, 0, "fd %llu: %s is no longer a regular file",
+				 (unsigned long long)f->fd, f->path);
+	if ((uint64_t)st->st_size != f->size)
+		return tool_fail(err, 0, "fd %llu: %s changed size since the dump "
+				 "(%llu bytes then, %lld now)", (unsigned long long)f->fd,
+				 f->path, (unsigned long long)f->size, (long long)st->st_size);
+	return 0;
+}
+
+static int check_chardev(const struct crib_file *f, struct tool_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(portable_chardevs) / sizeof(portable_chardevs[0]); i++)
+		if (!strcmp(f->path, portable_chardevs[i]))
+			return 0;
+	return tool_fail(err, 0, "fd %llu: the character device %s cannot be restored "
+			 "(only /dev/null, zero, full, random, urandom)",
+			 (unsigned long long)f->fd, f->path);
+}
+
+/*
+ * A pipe or FIFO whose ends are all in the tree.  Those no descriptor of
+ * the tree holds were closed by all when ends_outside is 0; a 1.0
+ * snapshot, which does not say, is refused as 1.0 restorers refused it.
+ */
+static int check_pipe(const struct restore_tree *tree, const struct plan_desc *d,
+		      const struct crib_file *f, struct tool_error *err)
+{
+	const struct plan_pipe *pp = d->pipe;
+	struct stat st;
+
+	if (!pp)
+		return tool_fail(err, 0, "fd %llu is a pipe the snapshot does not describe",
+				 (unsigned long long)f->fd);
+	if (pp->ends_outside)
+		return tool_fail(err, 0, "fd %llu is a pipe with %llu end%s outside the snapshot; "
+				 "that cannot be restored", (unsigned long long)f->fd,
+				 (unsigned long long)pp->ends_outside,
+				 pp->ends_outside == 1 ? "" : "s");
+	if (!tree->header.version_minor && (!pp->has_read_end || !pp->has_write_end))
+		return tool_fail(err, 0, "fd %llu is one end of a pipe whose other end is "
+				 "outside the snapshot; that cannot be restored",
+				 (unsigned long long)f->fd);
+	if (f->type != CRIB_FILE_FIFO)
+		return 0;
+	if (!f->path || f->path[0] != '/')
+		return tool_fail(err, 0, "fd %llu: a FIFO without a usable path",
+				 (unsigned long long)f->fd);
+	if (stat(f->path, &st))
+		return tool_fail(err, errno, "fd %llu: %s", (unsigned long long)f->fd, f->path);
+	if (!S_ISFIFO(st.st_mode))
+		return tool_fail(err, 0, "fd %llu: %s is no longer a FIFO",
+				 (unsigned long long)f->fd, f->path);
+	return 0;
+}
+
+int files_check(const struct restore_tree *tree, const struct restore_plan *plan,
+		const struct plan_fd *pf, struct tool_error *err)
+{
+	const struct plan_desc *d = &tree->descs.items[pf->desc];
+	const struct crib_file *f = d->file;
+	char what[96];
+	struct stat st;
+
+	if (f->owner_pid && (f->owner_type > F_OWNER_PGRP || d->proc_owner))
+		return tool_fail(err, 0, "fd %llu has a SIGIO owner of kind %llu, which cannot be "
+				 "restored", (unsigned long long)f->fd,
+				 (unsigned long long)f->owner_type);
+	if (f->ghost_id) {
+		snprintf(what, sizeof(what), "fd %llu (%s)", (unsigned long long)f->fd,
+			 f->path ? f->path : "");
+		if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_MEMFD)
+			return tool_fail(err, 0, "%s is a %s, not a file", what,
+					 crib_file_type_name(f->type));
+		return ghost_check(tree, f->ghost_id, what, err);
+	}
+	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO)
+		return check_pipe(tree, d, f, err);
+	if (events_is_event_file(f->type))
+		return events_check(tree, plan, f, err);
+	if (f->type == CRIB_FILE_SOCKET)
+		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
+			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
+				  (unsigned long long)pf->fd);
+	if (f->type != CRIB_FILE_REGULAR && f->type != CRIB_FILE_DIR &&
+	    f->type != CRIB_FILE_CHARDEV)
+		return tool_fail(err, 0, "fd %llu is a %s, which cannot be restored",
+				 (unsigned long long)f->fd, crib_file_type_name(f->type));
+	if (!f->path || f->path[0] != '/')
+		return tool_fail(err, 0, "fd %llu has no usable path", (unsigned long long)f->fd);
+	/* under /proc/PID/ of a process not made yet: there once it is (files.c) */
+	if (d->proc_owner)
+		return 0;
+	if (stat(f->path, &st))
+		return tool_fail(err, errno, "fd %llu: %s", (unsigned long long)f->fd, f->path);
+	switch (f->type) {
+	case CRIB_FILE_REGULAR:
+		return check_regular(f, &st, err);
+	case CRIB_FILE_DIR:
+		return S_ISDIR(st.st_mode) ? 0 :
+			tool_fail(err, 0, "fd %llu: %s is no longer a directory",
+				  (unsigned long long)f->fd, f->path);
+	default:
+		return check_chardev(f, err);
+	}
+}
+
+/* ---- the descriptions ---- */
 
 static bool is_pipe(const struct crib_file *f)
 {
@@ -73,7 +283,7 @@ static const struct restore_plan *proc_owner(const struct restore_tree *tree,
 	if (sscanf(f->path, "/proc/%llu%n", &pid, &end) != 1 || !end ||
 	    (f->path[end] != '/' && f->path[end] != '\0'))
 		return NULL;
-	return tree_find(tree, pid);
+	return plan_find(tree, pid);
 }
 
 /*
@@ -464,7 +674,7 @@ int files_set_owners(const struct restore_tree *tree, int base, struct tool_erro
 	for (i = 0; i < tree->descs.n; i++) {
 		d = &tree->descs.items[i];
 		if (d->proc_owner)
-			continue;	/* not made here; check.c refuses an owner */
+			continue;	/* not made here; files_check() refuses an owner */
 		if (d->file->signal && fcntl(base + (int)i, F_SETSIG, (int)d->file->signal))
 			return tool_fail(err, errno, "fd %llu of process %llu: cannot set its "
 					 "signal for I/O to %llu", (unsigned long long)d->file->fd,
@@ -516,14 +726,4 @@ int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *pl
 			return -1;
 	}
 	return 0;
-}
-
-const struct plan_fd *files_find_fd(const struct restore_tree *tree, uint64_t pid, uint64_t fd)
-{
-	const struct restore_plan *plan = tree_find(tree, pid);
-
-	for (size_t i = 0; plan && i < plan->fds.n; i++)
-		if (plan->fds.items[i].fd == fd)
-			return &plan->fds.items[i];
-	return NULL;
 }

@@ -26,8 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
 #include "filetime.h"
+#include "ghost.h"
+#include "plan.h"
 
 /* memfd_create(2): the longest name, without "memfd:" and the NUL. */
 #define MEMFD_NAME_MAX	249
@@ -122,6 +123,25 @@ int ghost_check_dir(const struct plan_ghost *pg, struct tool_error *err)
 	if (stat(dirname(dir), &st) || !S_ISDIR(st.st_mode))
 		return tool_fail(err, 0, "cannot make the unlinked file %s again: its directory %s "
 				 "is missing", pg->g.path, dir);
+	return 0;
+}
+
+/* A descriptor or mapping of a ghost: the snapshot holds it, and it can be made. */
+int ghost_check(const struct restore_tree *tree, uint64_t id, const char *what,
+		struct tool_error *err)
+{
+	const struct plan_ghost *pg = ghost_find(tree, id);
+
+	if (!pg)
+		return tool_fail(err, 0, "%s is ghost %llu, which the snapshot does not hold",
+				 what, (unsigned long long)id);
+	if (ghost_check_dir(pg, err)) {
+		char text[sizeof(err->msg)];
+
+		snprintf(text, sizeof(text), "%s: %.*s", what, (int)sizeof(text) - 64, err->msg);
+		memcpy(err->msg, text, sizeof(err->msg));
+		return -1;
+	}
 	return 0;
 }
 

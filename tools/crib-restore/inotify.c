@@ -25,7 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "inotify.h"
+#include "plan.h"
 
 /* The kernel's own bits a mask may carry; IN_MASK_ADD, IN_MASK_CREATE never. */
 #define WATCH_MASK	(IN_ALL_EVENTS | IN_ONESHOT | IN_EXCL_UNLINK)
@@ -61,7 +62,7 @@ int inotify_check(const struct restore_tree *tree, struct tool_error *err)
 
 	for (size_t i = 0; i < tree->inotify_watches.n; i++) {
 		w = &tree->inotify_watches.items[i];
-		pf = files_find_fd(tree, w->pid, w->fd);
+		pf = plan_find_fd(tree, w->pid, w->fd);
 		if (!pf || tree->descs.items[pf->desc].file->type != CRIB_FILE_INOTIFY)
 			return tool_fail(err, 0, "process %llu, fd %llu: an inotify watch of a file "
 					 "that is no inotify in the snapshot",

@@ -19,8 +19,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "crib-restore.h"
+#include "fault.h"
+#include "files.h"
 #include "netlock.h"
+#include "plan.h"
+#include "snapshot.h"
+#include "tracer.h"
+#include "tree.h"
+#include "udp_queue.h"
+#include "verify.h"
 
 struct options {
 	const char *input;	/* NULL: stdin */

@@ -12,8 +12,9 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "crib-restore.h"
 #include "kabi.h"
+#include "mapping.h"
+#include "plan.h"
 
 #define HOLE_ALIGN	(2ULL << 20)
 #define HOLE_GAP	(16ULL << 20)		/* kept free around what is placed */
@@ -119,4 +120,17 @@ bool vma_private_anon(const struct crib_vma *v)
 	return (v->kind == CRIB_VMA_ANON || v->kind == CRIB_VMA_HEAP ||
 		v->kind == CRIB_VMA_STACK) && !(v->flags & CRIB_MAP_SHARED) &&
 	       !(v->flags & CRIB_MAP_LOCKED);
+}
+
+/* The VMAs the restorer maps: the kernel provides the vDSO pair itself. */
+bool vma_is_mapped(const struct crib_vma *v)
+{
+	return v->kind != CRIB_VMA_VDSO && v->kind != CRIB_VMA_VVAR &&
+	       v->kind != CRIB_VMA_VSYSCALL;
+}
+
+/* A VMA that maps a shared memory object of the tree, through a descriptor. */
+bool vma_maps_object(const struct crib_vma *v)
+{
+	return v->kind == CRIB_VMA_SHARED_ANON && v->shmem_id;
 }

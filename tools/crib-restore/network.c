@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "crib-restore.h"
 #include "netlock.h"
+#include "network.h"
+#include "plan.h"
+#include "tcp.h"
 
 /* @ps's record with its addresses pointing at the tree's copies of them. */
 static void socket_view(const struct plan_socket *ps, struct crib_socket *s)

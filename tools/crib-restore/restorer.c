@@ -25,6 +25,7 @@
 #include <linux/userfaultfd.h>
 
 #include "restorer.h"
+#include "restorer_mem.h"
 
 #define SIG_SETMASK		2
 #define SIGSET_SIZE		8
@@ -32,6 +33,8 @@
 
 typedef unsigned long size_t;
 #define NULL ((void *)0)
+
+/* ---- the restorer itself: system calls, entry, failure, steps ---- */
 
 static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 {
@@ -54,26 +57,6 @@ static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, lo
 #define sys4(nr, a, b, c, d)		sys6(nr, (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 #define sys5(nr, a, b, c, d, e)		\
 	sys6(nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), 0)
-
-/* The compiler may emit calls to these for struct copies and clears. */
-__attribute__((visibility("hidden"))) void *memset(void *s, int c, size_t n)
-{
-	unsigned char *p = s;
-
-	while (n--)
-		*p++ = (unsigned char)c;
-	return s;
-}
-
-__attribute__((visibility("hidden"))) void *memcpy(void *d, const void *s, size_t n)
-{
-	unsigned char *dp = d;
-	const unsigned char *sp = s;
-
-	while (n--)
-		*dp++ = *sp++;
-	return d;
-}
 
 /*
  * The blob starts with a jump to rst_main() and, at RST_SYSCALL_OFFSET, the
@@ -131,6 +114,8 @@ static void enter(struct rst_args *a, struct rst_thread *t, __u32 step)
 	if (a->fault_step == step + 1)
 		fail(a, t, step, -RST_ECANCELED, 0);
 }
+
+/* ---- memory: the address space, its contents, its layout (mm.c, pages.c) ---- */
 
 /* Unmap [start, end) unless it is empty. */
 static void unmap_range(struct rst_args *a, __u64 start, __u64 end)
@@ -311,6 +296,8 @@ static void set_mm(struct rst_args *a)
 		fail(a, NULL, RST_STEP_MM, ret, 0);
 }
 
+/* ---- signals: handlers, interval timers, pending signals (signals.c, timers.c) ---- */
+
 static void set_process_signals(struct rst_args *a)
 {
 	struct rst_sigaction *sa = at(a, a->actions_off);
@@ -332,20 +319,6 @@ static void set_process_signals(struct rst_args *a)
 	}
 }
 
-static void set_rlimits(struct rst_args *a)
-{
-	__u32 i;
-	long ret;
-
-	for (i = 0; i < RST_NR_RLIMITS; i++) {
-		if (!(a->rlimits_set & (1u << i)))
-			continue;
-		ret = sys4(__NR_prlimit64, 0, i, &a->rlimits[i], 0);
-		if (ret)
-			fail(a, NULL, RST_STEP_RLIMIT, ret, i);
-	}
-}
-
 static void queue_signals(struct rst_args *a, struct rst_thread *t,
 			  struct rst_siginfo *si, __u64 n, int shared)
 {
@@ -360,6 +333,8 @@ static void queue_signals(struct rst_args *a, struct rst_thread *t,
 			fail(a, t, RST_STEP_SIGQUEUE, ret, si->signo);
 	}
 }
+
+/* ---- threads: credentials, per-thread state, creation (threads.c) ---- */
 
 /*
  * Per-thread credentials: the kernel keeps them per thread, not per
@@ -521,6 +496,23 @@ static long clone_thread(struct rst_args *a, struct rst_thread *t, struct rst_th
 	return ret;
 }
 
+static void start_threads(struct rst_args *a)
+{
+	struct rst_thread *t = at(a, a->threads_off);
+	/* One start block per thread: each child reads its own after we move on. */
+	struct rst_thread_start *starts = (void *)(t + a->n_threads);
+	__u64 i;
+	long ret;
+
+	for (i = 1; i < a->n_threads; i++) {
+		ret = clone_thread(a, &t[i], &starts[i]);
+		if (ret != t[i].tid)
+			fail(a, &t[i], RST_STEP_THREAD, ret < 0 ? ret : -22, (__u64)t[i].tid);
+	}
+}
+
+/* ---- timers: POSIX timers (timers.c) ---- */
+
 /*
  * POSIX timers get the next free id, counting up from where the last one
  * was made; the ids in between are taken by placeholders that are deleted
@@ -575,6 +567,22 @@ static void create_posix_timers(struct rst_args *a)
 	}
 }
 
+/* ---- the process: its limits, the restore's own descriptors (task.c) ---- */
+
+static void set_rlimits(struct rst_args *a)
+{
+	__u32 i;
+	long ret;
+
+	for (i = 0; i < RST_NR_RLIMITS; i++) {
+		if (!(a->rlimits_set & (1u << i)))
+			continue;
+		ret = sys4(__NR_prlimit64, 0, i, &a->rlimits[i], 0);
+		if (ret)
+			fail(a, NULL, RST_STEP_RLIMIT, ret, i);
+	}
+}
+
 /* The restore's own descriptors: the page store, the files mapped. */
 static void close_own_fds(struct rst_args *a)
 {
@@ -585,20 +593,7 @@ static void close_own_fds(struct rst_args *a)
 		sys1(__NR_close, fd[i]);
 }
 
-static void start_threads(struct rst_args *a)
-{
-	struct rst_thread *t = at(a, a->threads_off);
-	/* One start block per thread: each child reads its own after we move on. */
-	struct rst_thread_start *starts = (void *)(t + a->n_threads);
-	__u64 i;
-	long ret;
-
-	for (i = 1; i < a->n_threads; i++) {
-		ret = clone_thread(a, &t[i], &starts[i]);
-		if (ret != t[i].tid)
-			fail(a, &t[i], RST_STEP_THREAD, ret < 0 ? ret : -22, (__u64)t[i].tid);
-	}
-}
+/* ---- the whole restore, in order ---- */
 
 __attribute__((visibility("hidden"), used, noreturn))
 void rst_main(struct rst_args *a)

@@ -19,7 +19,10 @@
  */
 #include <sys/mman.h>
 
-#include "crib-restore.h"
+#include "mapping.h"
+#include "plan.h"
+#include "shadow.h"
+#include "shadow_fill.h"
 
 #define SHADOWS_MAX	(1ULL << 47)	/* a 4-level user address space */
 

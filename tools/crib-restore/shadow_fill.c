@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "shadow_fill.h"
 
 #define FILL_QUEUE	64	/* runs queued for the filler at most */
 #define FILL_STALLS_MAX	100	/* EAGAINs with nothing done: then write in place */

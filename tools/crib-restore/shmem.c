@@ -16,7 +16,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "shmem.h"
 
 int shmem_take(struct restore_tree *tree, const struct crib_shmem *s, struct tool_error *err)
 {

@@ -2,75 +2,57 @@
 /*
  * Read a whole snapshot into a restore tree: a plan per process, and what
  * they share.  The reader checks the stream (framing, schema, trailer
- * checksum) as it goes; page contents stay in a mapped snapshot, to be
- * copied straight into the new process (direct.c), or go to shadows of
- * their VMAs (shadow.c), to shared memory objects (shmem.c) or to the page
- * store, a memfd the restorers read them from, so memory is never held
+ * checksum) as it goes; this file hands each record to the file of its
+ * kind (task.c, threads.c, mm.c, pages.c, files.c, signals.c, timers.c,
+ * the sockets', events' and ghosts' files), which takes it into the tree,
+ * and checks, once the stream is read, that every process is whole.  The
+ * snapshot stays mapped where it can, so that page contents are copied
+ * from it (pages.c says where each run goes), and memory is never held
  * twice in the heap.  Only a stream read to its end without an error
  * yields a tree.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
-
-static char *dup_str(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-static int copy_siginfos(const struct crib_siginfo *in, size_t n, struct plan_siginfo **out)
-{
-	size_t i;
-
-	*out = calloc(n ? n : 1, sizeof(**out));
-	if (!*out)
-		return -1;
-	for (i = 0; i < n; i++) {
-		(*out)[i].signo = (uint32_t)in[i].signo;
-		memcpy((*out)[i].info, in[i].info.data,
-		       in[i].info.len < RST_SIGINFO_SIZE ? in[i].info.len : RST_SIGINFO_SIZE);
-	}
-	return 0;
-}
+#include "direct.h"
+#include "events.h"
+#include "files.h"
+#include "ghost.h"
+#include "inotify.h"
+#include "mm.h"
+#include "pages.h"
+#include "plan.h"
+#include "progress.h"
+#include "shadow_fill.h"
+#include "shmem.h"
+#include "signals.h"
+#include "snapshot.h"
+#include "socket_plan.h"
+#include "task.h"
+#include "threads.h"
+#include "timers.h"
 
 static int take_header(struct restore_tree *tree, const struct crib_header *h)
 {
 	tree->header = *h;
-	tree->header.kernel_release = dup_str(h->kernel_release);
-	tree->header.arch = dup_str(h->arch);
-	tree->header.tool_name = dup_str(h->tool_name);
-	tree->header.tool_version = dup_str(h->tool_version);
-	tree->header.hostname = dup_str(h->hostname);
-	tree->header.boot_id = dup_str(h->boot_id);
+	tree->header.kernel_release = plan_dup_str(h->kernel_release);
+	tree->header.arch = plan_dup_str(h->arch);
+	tree->header.tool_name = plan_dup_str(h->tool_name);
+	tree->header.tool_version = plan_dup_str(h->tool_version);
+	tree->header.hostname = plan_dup_str(h->hostname);
+	tree->header.boot_id = plan_dup_str(h->boot_id);
 	return tree->header.kernel_release && tree->header.arch ? 0 : -1;
-}
-
-struct restore_plan *tree_find(const struct restore_tree *tree, uint64_t pid)
-{
-	size_t i;
-
-	for (i = tree->procs.n; i-- > 0;)	/* the latest first: records follow their process */
-		if (tree->procs.items[i]->proc.pid == pid)
-			return tree->procs.items[i];
-	return NULL;
-}
-
-struct restore_plan *tree_root(const struct restore_tree *tree)
-{
-	return tree->procs.items[0];
 }
 
 /* The process a record of @pid belongs to, whose record came before it. */
 static struct restore_plan *owner_of(struct restore_tree *tree, uint64_t pid, const char *what,
 				     struct tool_error *err)
 {
-	struct restore_plan *plan = tree_find(tree, pid);
+	struct restore_plan *plan = plan_find(tree, pid);
 
 	if (!plan)
 		tool_fail(err, 0, "a %s record of process %llu, which has no process record "
@@ -79,371 +61,6 @@ static struct restore_plan *owner_of(struct restore_tree *tree, uint64_t pid, co
 		tool_fail(err, 0, "a %s record of process %llu, a zombie", what,
 			  (unsigned long long)pid);
 	return plan && !plan->proc.zombie ? plan : NULL;
-}
-
-static int take_process(struct restore_tree *tree, const struct crib_process *p,
-			struct tool_error *err)
-{
-	struct restore_plan *plan, **slot;
-	struct crib_rlimit *rl;
-	uint64_t *groups;
-
-	if (tree_find(tree, p->pid))
-		return tool_fail(err, 0, "process %llu is in the snapshot twice",
-				 (unsigned long long)p->pid);
-	plan = calloc(1, sizeof(*plan));
-	slot = plan ? array_push(&tree->procs) : NULL;
-	if (!slot) {
-		free(plan);
-		return tool_fail(err, 0, "out of memory");
-	}
-	*slot = plan;
-	plan->index = tree->procs.n - 1;
-	plan->header = tree->header;
-	plan->page_store = tree->page_store;
-	plan->born_sid = -1;
-	plan->proc = *p;
-	plan->proc.comm = dup_str(p->comm);
-	plan->proc.cwd = dup_str(p->cwd);
-	plan->proc.root = dup_str(p->root);
-	plan->proc.exe = dup_str(p->exe);
-	rl = calloc(p->n_rlimits ? p->n_rlimits : 1, sizeof(*rl));
-	groups = calloc(p->n_groups ? p->n_groups : 1, sizeof(*groups));
-	if (rl)
-		memcpy(rl, p->rlimits, p->n_rlimits * sizeof(*rl));
-	if (groups)
-		memcpy(groups, p->groups, p->n_groups * sizeof(*groups));
-	plan->proc.rlimits = rl;
-	plan->proc.groups = groups;
-	/* a zombie has no directories */
-	if (!rl || !groups || (!p->zombie && (!plan->proc.cwd || !plan->proc.root)))
-		return tool_fail(err, 0, "out of memory");
-	return 0;
-}
-
-/* A thread's own credentials, its groups copied. */
-static int take_creds(struct plan_thread *pt, const struct crib_thread *t)
-{
-	uint64_t *groups = calloc(t->creds.n_groups ? t->creds.n_groups : 1, sizeof(*groups));
-
-	if (!groups)
-		return -1;
-	memcpy(groups, t->creds.groups, t->creds.n_groups * sizeof(*groups));
-	pt->own_creds = t->own_creds;
-	pt->creds = t->creds;
-	pt->creds.groups = groups;
-	return 0;
-}
-
-static int take_thread(struct restore_plan *plan, const struct crib_thread *t,
-		       struct tool_error *err)
-{
-	struct plan_thread *pt = array_push(&plan->threads);
-
-	if (!pt)
-		return tool_fail(err, 0, "out of memory");
-	pt->tid = (pid_t)t->tid;
-	snprintf(pt->comm, sizeof(pt->comm), "%s", t->comm ? t->comm : "");
-	pt->regs = t->regs_x86_64;
-	pt->sigmask = t->sigmask;
-	pt->altstack = t->sigaltstack;
-	pt->clear_child_tid = t->clear_child_tid;
-	pt->robust_list = t->robust_list;
-	pt->robust_list_len = t->robust_list_len;
-	pt->rseq = t->rseq;
-	pt->rseq_len = t->rseq_len;
-	pt->rseq_sig = t->rseq_sig;
-	pt->pdeath_signal = t->pdeath_signal;
-	if (take_creds(pt, t))
-		return tool_fail(err, 0, "out of memory");
-	if (t->regs_arch && t->regs_arch[0])
-		return tool_fail(err, 0, "thread %d has %s registers; only x86_64 is supported",
-				 (int)pt->tid, t->regs_arch);
-	pt->xstate = malloc(t->xstate.len ? t->xstate.len : 1);
-	if (!pt->xstate || copy_siginfos(t->pending, t->n_pending, &pt->pending))
-		return tool_fail(err, 0, "out of memory");
-	memcpy(pt->xstate, t->xstate.data, t->xstate.len);
-	pt->xstate_len = t->xstate.len;
-	pt->n_pending = t->n_pending;
-	return 0;
-}
-
-static int take_mm(struct restore_plan *plan, const struct crib_mm *mm, struct tool_error *err)
-{
-	void *auxv;
-
-	if (plan->have_mm)
-		return tool_fail(err, 0, "the snapshot holds more than one address space");
-	auxv = malloc(mm->auxv.len ? mm->auxv.len : 1);
-	if (!auxv)
-		return tool_fail(err, 0, "out of memory");
-	memcpy(auxv, mm->auxv.data, mm->auxv.len);
-	plan->mm = *mm;
-	plan->mm.auxv.data = auxv;
-	plan->mm.exe = dup_str(mm->exe);
-	plan->have_mm = true;
-	return 0;
-}
-
-static int take_vma(struct restore_plan *plan, const struct crib_vma *v,
-		    struct tool_error *err)
-{
-	struct plan_vma *pv = array_push(&plan->vmas);
-
-	if (!pv)
-		return tool_fail(err, 0, "out of memory");
-	pv->v = *v;
-	pv->v.path = dup_str(v->path);
-	if (plan->vmas.n > 1 && v->start < pv[-1].v.end)
-		return tool_fail(err, 0, "VMA %#llx-%#llx overlaps or precedes the one before it",
-				 (unsigned long long)v->start, (unsigned long long)v->end);
-	return 0;
-}
-
-/*
- * Contents go to a shadow of their VMA (shadow.c) or to the page store.
- * A zero run (populated pages that read as zeros) is a hole in the store:
- * it takes no memory, and filling from it makes the pages present again,
- * and zero rather than the file's bytes in a private file mapping.
- */
-/* The VMA of @plan holding [addr, addr + len), or NULL. */
-static struct plan_vma *vma_at(const struct restore_plan *plan, uint64_t addr, uint64_t len)
-{
-	for (size_t i = plan->vmas.n; i-- > 0;) {
-		struct plan_vma *pv = &plan->vmas.items[i];
-
-		if (pv->v.start <= addr && len <= pv->v.end - addr)
-			return pv;
-	}
-	return NULL;
-}
-
-/*
- * [@addr, +@len) among the runs the restorer fills: from @offset in the
- * page store, or RST_IN_PLACE (a shadow's, to make writable).
- */
-static int plan_run(struct restore_plan *plan, uint64_t addr, uint64_t len, uint64_t offset,
-		    struct tool_error *err)
-{
-	struct plan_pages *pp = plan->pages.n ? &plan->pages.items[plan->pages.n - 1] : NULL;
-
-	if (pp && pp->addr + pp->len == addr &&
-	    (offset == RST_IN_PLACE ? pp->offset == RST_IN_PLACE :
-	     pp->offset != RST_IN_PLACE && pp->offset + pp->len == offset)) {
-		pp->len += len;		/* one run split across records */
-		return 0;
-	}
-	pp = array_push(&plan->pages);
-	if (!pp)
-		return tool_fail(err, 0, "out of memory");
-	*pp = (struct plan_pages){ addr, len, offset };
-	return 0;
-}
-
-/*
- * The run at @addr of @pv (NULL: no VMA holds it), @data NULL for zeros,
- * to a shadow or to the page store.  @data_in_input: it lies in the
- * mapped snapshot.
- */
-static int keep_pages(struct restore_tree *tree, struct restore_plan *plan,
-		      const struct plan_vma *pv, uint64_t addr, const void *data, uint64_t len,
-		      bool data_in_input, struct tool_error *err)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	if (shadow_take(plan, tree->filler, addr, data, len, data_in_input))
-		return data && pv && (pv->v.prot & PROT_WRITE) ?
-		       plan_run(plan, addr, len, RST_IN_PLACE, err) : 0;
-	if (!data) {
-		if (ftruncate(tree->page_store, (off_t)(tree->page_store_len + len)))
-			return tool_fail(err, errno, "cannot keep the memory contents");
-		done = len;
-	}
-	while (done < len) {
-		n = pwrite(tree->page_store, (const char *)data + done, len - done,
-			   (off_t)(tree->page_store_len + done));
-		if (n < 0)
-			return tool_fail(err, errno, "cannot keep the memory contents");
-		done += (size_t)n;
-	}
-	if (plan_run(plan, addr, len, tree->page_store_len, err))
-		return -1;
-	tree->page_store_len += len;
-	return 0;
-}
-
-static int take_pages(struct restore_tree *tree, struct restore_plan *plan,
-		      const struct crib_pages *p, bool stored, struct tool_error *err)
-{
-	uint64_t len = p->npages * tree->header.page_size;
-	struct plan_vma *pv;
-	int ret;
-
-	if (p->data.data && p->data.len != len)
-		return tool_fail(err, 0, "pages record at %#llx: %zu bytes for %llu pages",
-				 (unsigned long long)p->addr, p->data.len,
-				 (unsigned long long)p->npages);
-	pv = vma_at(plan, p->addr, len);
-	if (pv && shmem_take_pages(tree, pv, p->addr, p->data.data, len, tree->header.page_size))
-		return 0;
-	/* Data that stays in the mapped snapshot, or none, is copied in later. */
-	if (pv && tree->input_map && (stored || !p->data.data)) {
-		ret = direct_take(plan, pv, p->addr, p->data.data, len, err);
-		if (ret)
-			return ret < 0 ? -1 : 0;
-	}
-	return keep_pages(tree, plan, pv, p->addr, p->data.data, len, stored, err);
-}
-
-static int by_addr(const void *a, const void *b)
-{
-	const struct plan_pages *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/*
- * Once every VMA is known: the runs left in the snapshot for a VMA that
- * must keep a shadow (direct_keeps()) go to its shadow after all, their
- * runs into the restorer's, which stay in address order.
- */
-static int settle_direct(struct restore_tree *tree, struct restore_plan *plan,
-			 struct tool_error *err)
-{
-	struct plan_direct d;
-	struct plan_vma *pv;
-	size_t i, kept = 0;
-
-	for (i = 0; i < plan->direct.n; i++) {
-		d = plan->direct.items[i];
-		pv = vma_at(plan, d.addr, d.len);
-		if (direct_keeps(plan, pv)) {
-			plan->direct.items[kept++] = d;
-			continue;
-		}
-		pv->direct = false;
-		plan->direct_bytes -= d.len;
-		if (keep_pages(tree, plan, pv, d.addr, d.data, d.len, true, err))
-			return -1;
-	}
-	if (kept < plan->direct.n)
-		qsort(plan->pages.items, plan->pages.n, sizeof(*plan->pages.items), by_addr);
-	plan->direct.n = kept;
-	return 0;
-}
-
-static int take_file(struct restore_plan *plan, const struct crib_file *f,
-		     struct tool_error *err)
-{
-	struct crib_file *pf = array_push(&plan->files);
-
-	if (!pf)
-		return tool_fail(err, 0, "out of memory");
-	*pf = *f;
-	pf->path = dup_str(f->path);
-	return 0;
-}
-
-struct plan_pipe *plan_find_pipe(struct restore_tree *tree, uint64_t pipe_id)
-{
-	size_t i;
-
-	for (i = 0; i < tree->pipes.n; i++)
-		if (tree->pipes.items[i].pipe_id == pipe_id)
-			return &tree->pipes.items[i];
-	return NULL;
-}
-
-static int take_pipe(struct restore_tree *tree, const struct crib_pipe *p,
-		     struct tool_error *err)
-{
-	struct crib_pipe *end = array_push(&tree->pipe_fds);
-	struct plan_pipe *pp;
-
-	if (!end)
-		return tool_fail(err, 0, "out of memory");
-	*end = *p;
-	pp = plan_find_pipe(tree, p->pipe_id);
-	if (!pp) {
-		pp = array_push(&tree->pipes);
-		if (!pp)
-			return tool_fail(err, 0, "out of memory");
-		pp->pipe_id = p->pipe_id;
-	}
-	pp->pipe_size = p->pipe_size;
-	pp->mtime_ns = p->mtime_ns;
-	pp->ends_outside = p->ends_outside;
-	if (p->end != CRIB_PIPE_WRITE)
-		pp->has_read_end = true;
-	if (p->end != CRIB_PIPE_READ)
-		pp->has_write_end = true;
-	return 0;
-}
-
-static int take_pipe_data(struct restore_tree *tree, const struct crib_pipe_data *d,
-			  struct tool_error *err)
-{
-	struct plan_pipe *pp = plan_find_pipe(tree, d->pipe_id);
-	unsigned char *buf;
-
-	if (!pp)
-		return tool_fail(err, 0, "pipe data for pipe %llu, which no descriptor holds",
-				 (unsigned long long)d->pipe_id);
-	if (d->offset != pp->len)
-		return tool_fail(err, 0, "pipe %llu: data at offset %llu, expected %zu",
-				 (unsigned long long)d->pipe_id,
-				 (unsigned long long)d->offset, pp->len);
-	buf = realloc(pp->data, pp->len + d->data.len + 1);
-	if (!buf)
-		return tool_fail(err, 0, "out of memory");
-	memcpy(buf + pp->len, d->data.data, d->data.len);
-	pp->data = buf;
-	pp->len += d->data.len;
-	return 0;
-}
-
-static int take_sighand(struct restore_plan *plan, const struct crib_sighand *s,
-			struct tool_error *err)
-{
-	plan->actions = calloc(s->n_actions ? s->n_actions : 1, sizeof(*plan->actions));
-	if (!plan->actions)
-		return tool_fail(err, 0, "out of memory");
-	memcpy(plan->actions, s->actions, s->n_actions * sizeof(*plan->actions));
-	plan->n_actions = s->n_actions;
-	return 0;
-}
-
-static int take_sigpending(struct restore_plan *plan, const struct crib_sigpending *s,
-			   struct tool_error *err)
-{
-	if (copy_siginfos(s->signals, s->n_signals, &plan->shared_pending))
-		return tool_fail(err, 0, "out of memory");
-	plan->n_shared_pending = s->n_signals;
-	return 0;
-}
-
-static int take_timers(struct restore_plan *plan, const struct crib_timers *t,
-		       struct tool_error *err)
-{
-	struct crib_posix_timer *posix;
-	size_t i;
-
-	posix = calloc(t->n_posix ? t->n_posix : 1, sizeof(*posix));
-	if (!posix)
-		return tool_fail(err, 0, "out of memory");
-	memcpy(posix, t->posix, t->n_posix * sizeof(*posix));
-	for (i = 1; i < t->n_posix; i++)
-		if (posix[i].id <= posix[i - 1].id) {
-			free(posix);
-			return tool_fail(err, 0, "POSIX timers out of order (id %llu after %llu)",
-					 (unsigned long long)posix[i].id,
-					 (unsigned long long)posix[i - 1].id);
-		}
-	plan->timers = *t;
-	plan->timers.posix = posix;
-	plan->have_timers = true;
-	return 0;
 }
 
 /* A record of a process: to its plan, which must exist. */
@@ -456,25 +73,25 @@ static int take_proc_record(struct restore_tree *tree, const struct crib_record 
 		return -1;
 	switch (rec->type) {
 	case CRIB_REC_THREAD:
-		return take_thread(plan, &rec->u.thread, err);
+		return threads_take(plan, &rec->u.thread, err);
 	case CRIB_REC_MM:
-		return take_mm(plan, &rec->u.mm, err);
+		return mm_take(plan, &rec->u.mm, err);
 	case CRIB_REC_VMA:
-		return take_vma(plan, &rec->u.vma, err);
+		return mm_take_vma(plan, &rec->u.vma, err);
 	case CRIB_REC_PAGES:
-		return take_pages(tree, plan, &rec->u.pages, rec->stored, err);
+		return pages_take(tree, plan, &rec->u.pages, rec->stored, err);
 	case CRIB_REC_FILE:
-		return take_file(plan, &rec->u.file, err);
+		return files_take(plan, &rec->u.file, err);
 	case CRIB_REC_PIPE:
-		return take_pipe(tree, &rec->u.pipe, err);
+		return files_take_pipe(tree, &rec->u.pipe, err);
 	case CRIB_REC_SOCKET:
 		return plan_take_socket(tree, plan, &rec->u.socket, err);
 	case CRIB_REC_SIGHAND:
-		return take_sighand(plan, &rec->u.sighand, err);
+		return signals_take_sighand(plan, &rec->u.sighand, err);
 	case CRIB_REC_SIGPENDING:
-		return take_sigpending(plan, &rec->u.sigpending, err);
+		return signals_take_sigpending(plan, &rec->u.sigpending, err);
 	case CRIB_REC_TIMERS:
-		return take_timers(plan, &rec->u.timers, err);
+		return timers_take(plan, &rec->u.timers, err);
 	}
 	return 0;
 }
@@ -487,7 +104,7 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return take_header(tree, &rec->u.header) ?
 			tool_fail(err, 0, "out of memory") : 0;
 	case CRIB_REC_PROCESS:
-		return take_process(tree, &rec->u.process, err);
+		return task_take(tree, &rec->u.process, err);
 	case CRIB_REC_THREAD:
 		return take_proc_record(tree, rec, rec->u.thread.pid, err);
 	case CRIB_REC_MM:
@@ -503,7 +120,7 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 	case CRIB_REC_PIPE:
 		return take_proc_record(tree, rec, rec->u.pipe.pid, err);
 	case CRIB_REC_PIPE_DATA:
-		return take_pipe_data(tree, &rec->u.pipe_data, err);
+		return files_take_pipe_data(tree, &rec->u.pipe_data, err);
 	case CRIB_REC_TIMERFD:
 		return events_take_timerfd(tree, &rec->u.timerfd, err);
 	case CRIB_REC_EPOLL_ITEM:
@@ -534,30 +151,6 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 	}
 }
 
-/* Mark the VMAs that get contents; every run must lie inside VMAs. */
-static int index_pages(struct restore_plan *plan, struct tool_error *err)
-{
-	struct plan_vma *v = plan->vmas.items, *end = plan->vmas.items + plan->vmas.n, *cur;
-	const struct plan_pages *p;
-	uint64_t covered;
-	size_t i;
-
-	for (i = 0; i < plan->pages.n; i++) {
-		p = &plan->pages.items[i];
-		while (v < end && v->v.end <= p->addr)
-			v++;
-		/* A run may go on into the next VMA: runs merge across records. */
-		for (cur = v, covered = p->addr; covered < p->addr + p->len; cur++) {
-			if (cur == end || cur->v.start > covered)
-				return tool_fail(err, 0, "memory at %#llx lies outside every VMA",
-						 (unsigned long long)covered);
-			cur->has_data = true;
-			covered = cur->v.end;
-		}
-	}
-	return 0;
-}
-
 /* What is left to read of @fd, when it is a file. */
 static uint64_t input_size(int fd)
 {
@@ -579,7 +172,7 @@ static int check_complete(struct restore_plan *plan, struct tool_error *err)
 		return tool_fail(err, 0, "the snapshot has no %s record for process %llu",
 				 !plan->have_mm ? "mm" : "thread",
 				 (unsigned long long)plan->proc.pid);
-	return index_pages(plan, err);
+	return pages_index(plan, err);
 }
 
 /*
@@ -691,7 +284,7 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	tree->filler = shadow_filler_open(m.addr != MAP_FAILED);
 	ret = take_all(tree, r, progress, err);
 	for (i = 0; !ret && i < tree->procs.n; i++)
-		ret = settle_direct(tree, tree->procs.items[i], err);
+		ret = pages_settle_direct(tree, tree->procs.items[i], err);
 	/* The shadows are full: nothing is to wait for a fill after this. */
 	shadow_filler_close(tree->filler);
 	tree->filler = NULL;
@@ -708,9 +301,9 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 		unmap_input(tree);
 	if (!tree->procs.n)
 		return tool_fail(err, 0, "the snapshot has no process record");
-	if (tree_root(tree)->proc.pid != tree->header.root_pid && tree->header.root_pid)
+	if (plan_root(tree)->proc.pid != tree->header.root_pid && tree->header.root_pid)
 		return tool_fail(err, 0, "the snapshot's first process %llu is not its root %llu",
-				 (unsigned long long)tree_root(tree)->proc.pid,
+				 (unsigned long long)plan_root(tree)->proc.pid,
 				 (unsigned long long)tree->header.root_pid);
 	for (i = 0; i < tree->procs.n; i++)
 		if (check_complete(tree->procs.items[i], err))
@@ -718,45 +311,16 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 	return 0;
 }
 
-static void free_threads(struct restore_plan *plan)
-{
-	size_t i;
-
-	for (i = 0; i < plan->threads.n; i++) {
-		free(plan->threads.items[i].xstate);
-		free(plan->threads.items[i].pending);
-		free((void *)plan->threads.items[i].creds.groups);
-	}
-	array_free(&plan->threads);
-}
-
 static void free_one(struct restore_plan *plan)
 {
-	size_t i;
-
-	free((char *)plan->proc.comm);
-	free((char *)plan->proc.cwd);
-	free((char *)plan->proc.root);
-	free((char *)plan->proc.exe);
-	free((void *)plan->proc.rlimits);
-	free((void *)plan->proc.groups);
-	free((void *)plan->mm.auxv.data);
-	free((char *)plan->mm.exe);
-	free_threads(plan);
-	for (i = 0; i < plan->vmas.n; i++)
-		free((char *)plan->vmas.items[i].v.path);
-	array_free(&plan->vmas);
-	array_free(&plan->pages);
-	for (i = 0; i < plan->files.n; i++)
-		free((char *)plan->files.items[i].path);
-	array_free(&plan->files);
-	array_free(&plan->fds);
-	free(plan->actions);
-	free(plan->shared_pending);
-	free((void *)plan->timers.posix);
+	task_free(plan);
+	threads_free(plan);
+	mm_free(plan);
+	pages_free(plan);
+	files_free(plan);
+	signals_free(plan);
+	timers_free(plan);
 	array_free(&plan->children);
-	array_free(&plan->direct);
-	shadow_free(plan);
 	free(plan);
 }
 
@@ -773,14 +337,10 @@ void plan_free(struct restore_tree *tree)
 	free((char *)tree->header.tool_version);
 	free((char *)tree->header.hostname);
 	free((char *)tree->header.boot_id);
-	array_free(&tree->pipe_fds);
-	for (i = 0; i < tree->pipes.n; i++)
-		free(tree->pipes.items[i].data);
-	array_free(&tree->pipes);
+	files_free_tree(tree);
 	plan_free_sockets(tree);
 	shmem_free(tree);
 	ghosts_free(tree);
-	array_free(&tree->descs);
 	array_free(&tree->helpers);
 	array_free(&tree->timerfds);
 	array_free(&tree->epoll_items);

@@ -13,7 +13,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sockets.h"
+#include "plan.h"
+#include "socket_ops.h"
+#include "socket_plan.h"
 
 const char *socket_kind_name(const struct crib_socket *s)
 {

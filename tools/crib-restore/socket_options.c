@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "kabi.h"
-#include "sockets.h"
+#include "plan.h"
+#include "socket_ops.h"
+#include "socket_options.h"
 
 static int set_one(int fd, const struct crib_sockopt *o)
 {

@@ -10,29 +10,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "crib-restore.h"
-
-struct plan_socket *plan_find_socket_fd(const struct restore_tree *tree,
-					const struct restore_plan *owner, uint64_t fd)
-{
-	size_t i;
-
-	for (i = 0; i < tree->sockets.n; i++)
-		if (tree->sockets.items[i].owner == owner && tree->sockets.items[i].s.fd == fd)
-			return &tree->sockets.items[i];
-	return NULL;
-}
-
-struct plan_socket *plan_find_socket_id(const struct restore_tree *tree, uint64_t sock_id)
-{
-	size_t i;
-
-	for (i = 0; i < tree->sockets.n; i++)
-		if (tree->sockets.items[i].s.sock_id == sock_id)
-			return &tree->sockets.items[i];
-	return NULL;
-}
-
+#include "plan.h"
+#include "socket_plan.h"
 
 bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
 {

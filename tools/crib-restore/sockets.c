@@ -19,7 +19,13 @@
  */
 #include <stdlib.h>
 
+#include "plan.h"
+#include "socket_ops.h"
 #include "sockets.h"
+#include "tcp.h"
+#include "udp.h"
+#include "udp_queue.h"
+#include "unix.h"
 
 static bool is_tcp(const struct crib_socket *s)
 {

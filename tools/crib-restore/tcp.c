@@ -25,7 +25,11 @@
 #include <sys/socket.h>
 
 #include "kabi.h"
-#include "sockets.h"
+#include "plan.h"
+#include "socket_ops.h"
+#include "socket_options.h"
+#include "socket_plan.h"
+#include "tcp.h"
 
 /* Bytes of the receive queue written per call: tcp_send_rcvq() takes up to 17 pages. */
 #define RCVQ_CHUNK		(64 * 1024)

@@ -34,8 +34,22 @@
 #include <unistd.h>
 
 
+#include "area.h"
+#include "child.h"
+#include "clocks.h"
 #include "crib-restore.h"
+#include "direct.h"
+#include "fault.h"
+#include "files.h"
+#include "ghost.h"
 #include "kabi.h"
+#include "network.h"
+#include "plan.h"
+#include "shadow.h"
+#include "sockets.h"
+#include "tracer.h"
+#include "tree.h"
+#include "udp_queue.h"
 
 /* How long the restorer may take before the restore is given up. */
 #define RESTORE_TIMEOUT_S	600
@@ -81,7 +95,7 @@ static struct tracee *find_tracee(struct trace *tr, pid_t tid)
 /* The process or helper whose PID @pid is, and which of the two. */
 static const struct restore_plan *proc_of(const struct trace *tr, pid_t pid)
 {
-	return tree_find(tr->tree, (uint64_t)pid);
+	return plan_find(tr->tree, (uint64_t)pid);
 }
 
 static const struct plan_helper *helper_of(const struct trace *tr, pid_t pid, size_t *slot)
@@ -533,7 +547,7 @@ static int note_rseq(struct trace *tr, pid_t root)
 
 static int start_root(struct trace *tr)
 {
-	pid_t want = (pid_t)tree_root(tr->tree)->proc.pid, pid;
+	pid_t want = (pid_t)plan_root(tr->tree)->proc.pid, pid;
 	long opts = PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL |
 		    PTRACE_O_TRACESYSGOOD;
 	int go[2];
@@ -625,7 +639,7 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		   const struct restore_options *opt, struct tool_error *err)
 {
 	struct trace tr = { .tree = tree, .opt = opt, .err = err };
-	pid_t root = (pid_t)tree_root(tree)->proc.pid;
+	pid_t root = (pid_t)plan_root(tree)->proc.pid;
 	int ret = -1;
 
 	tr.ctx.tree = tree;

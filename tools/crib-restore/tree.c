@@ -15,7 +15,8 @@
  * root's session and group, when it leads neither, are those crib-restore
  * runs in, and so are those of the processes that shared them with the
  * root.  A session whose leader is gone, or a zombie, cannot be made
- * again: it is refused.
+ * again: it is refused.  The forks themselves are the child's (child.c),
+ * each child going on in child_restore(); this file only orders them.
  *
  * The processes tell each other that a group is made through words of a
  * shared mapping (struct tree_ctl) that they all inherit, waited on with
@@ -36,7 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crib-restore.h"
+#include "plan.h"
+#include "tree.h"
 
 /* Words per process and per helper: it exists, its group is made; and what failed. */
 struct ctl_slot {
@@ -69,7 +71,7 @@ static int link_parents(struct restore_tree *tree, struct tool_error *err)
 
 	for (i = 1; i < tree->procs.n; i++) {
 		plan = tree->procs.items[i];
-		parent = tree_find(tree, plan->proc.ppid);
+		parent = plan_find(tree, plan->proc.ppid);
 		if (!parent || parent->index >= plan->index)
 			return tool_fail(err, 0, "process %llu: its parent %llu is not in the "
 					 "snapshot before it", (unsigned long long)plan->proc.pid,
@@ -101,7 +103,7 @@ static int link_session(struct restore_tree *tree, struct restore_plan *plan,
 			struct tool_error *err)
 {
 	uint64_t sid = plan->proc.sid;
-	struct restore_plan *leader = tree_find(tree, sid), *a;
+	struct restore_plan *leader = plan_find(tree, sid), *a;
 
 	if (sid == plan->proc.pid)
 		return 0;
@@ -152,7 +154,7 @@ static int link_group(struct restore_tree *tree, struct restore_plan *plan,
 		      struct tool_error *err)
 {
 	uint64_t pgid = plan->proc.pgid;
-	struct restore_plan *leader = tree_find(tree, pgid);
+	struct restore_plan *leader = plan_find(tree, pgid);
 	struct plan_helper *h;
 
 	if (pgid == plan->proc.pid || (tree->ext_pgid && pgid == tree->ext_pgid))
@@ -191,7 +193,7 @@ static int link_group(struct restore_tree *tree, struct restore_plan *plan,
 
 int tree_link(struct restore_tree *tree, struct tool_error *err)
 {
-	struct restore_plan *root = tree_root(tree), *plan;
+	struct restore_plan *root = plan_root(tree), *plan;
 	size_t i;
 
 	if (link_parents(tree, err))
@@ -344,51 +346,6 @@ pid_t fork_with_pid(pid_t pid)
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 }
 
-static int fork_child(const struct restore_ctx *ctx, const struct restore_plan *child,
-		      struct tool_error *err)
-{
-	pid_t pid = fork_with_pid((pid_t)child->proc.pid);
-
-	if (pid == 0)
-		child_restore(ctx, child->index);
-	if (pid < 0)
-		return tool_fail(err, errno, "cannot fork process %llu",
-				 (unsigned long long)child->proc.pid);
-	return 0;
-}
-
-/* The session a child was born in: its own, unless it made one later. */
-static int64_t birth_session(const struct restore_plan *child)
-{
-	return child->born_sid != -1 ? child->born_sid : (int64_t)child->proc.sid;
-}
-
-int tree_fork_children(const struct restore_ctx *ctx, const struct restore_plan *plan,
-		       struct tool_error *err)
-{
-	const struct restore_plan *c;
-	size_t i;
-
-	/* Those born in the session this process was born in, while it is still there. */
-	for (i = 0; i < plan->children.n; i++) {
-		c = plan->children.items[i];
-		if (plan->born_sid != -1 && birth_session(c) == plan->born_sid &&
-		    fork_child(ctx, c, err))
-			return -1;
-	}
-	if (plan->proc.sid == plan->proc.pid && getsid(0) != (pid_t)plan->proc.pid &&
-	    setsid() < 0)
-		return tool_fail(err, errno, "cannot make session %llu",
-				 (unsigned long long)plan->proc.sid);
-	for (i = 0; i < plan->children.n; i++) {
-		c = plan->children.items[i];
-		if (!(plan->born_sid != -1 && birth_session(c) == plan->born_sid) &&
-		    fork_child(ctx, c, err))
-			return -1;
-	}
-	return 0;
-}
-
 static size_t helper_slot(const struct restore_tree *tree, const struct plan_helper *h)
 {
 	return tree->procs.n + (size_t)(h - tree->helpers.items);
@@ -446,7 +403,7 @@ int tree_join_group(const struct restore_ctx *ctx, const struct restore_plan *pl
 	if (tree->ext_pgid && plan->proc.pgid == tree->ext_pgid) {
 		pgid = ctx->ctl->ext_pgid;	/* the root's: crib-restore's */
 	} else {
-		leader = tree_find(tree, plan->proc.pgid);
+		leader = plan_find(tree, plan->proc.pgid);
 		if (leader) {
 			made = &ctx->ctl->slots[leader->index].made;
 		} else {

@@ -12,7 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sockets.h"
+#include "plan.h"
+#include "socket_ops.h"
+#include "socket_options.h"
+#include "socket_plan.h"
+#include "udp.h"
+#include "udp_queue.h"
 
 /* The largest payload a packet of @family carries: its length fields are 16 bits. */
 static size_t udp_max_payload(uint64_t family)

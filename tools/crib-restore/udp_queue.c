@@ -31,9 +31,11 @@
 #include <linux/if_ether.h>
 
 #include "crib_libbpf.h"
+#include "plan.h"
 #include "restore_sockets.h"
 #include "restore_sockets.skel.h"
-#include "sockets.h"
+#include "socket_ops.h"
+#include "udp_queue.h"
 
 static bool needs_refill(const struct restore_tree *tree)
 {

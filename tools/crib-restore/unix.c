@@ -22,7 +22,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sockets.h"
+#include "plan.h"
+#include "socket_ops.h"
+#include "socket_options.h"
+#include "unix.h"
 
 static bool named(const struct plan_addr *a)
 {

@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "crib-restore.h"
+#include "plan.h"
+#include "verify.h"
 
 #define COPY_CHUNK	(1u << 20)
 
@@ -247,7 +249,7 @@ static void kill_restored(const struct restore_tree *tree)
 int verify_restored(const struct restore_tree *tree, const struct verify_input *in,
 		    const struct restore_options *opt, struct tool_error *err)
 {
-	pid_t pid = (pid_t)tree_root(tree)->proc.pid;
+	pid_t pid = (pid_t)plan_root(tree)->proc.pid;
 	int again, ret = -1;
 
 	again = dump_again(pid, opt, err);

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a snapshot into a restore tree (snapshot.c), each record
+ * handed to the file of its kind.
+ */
+#ifndef CRIB_RESTORE_SNAPSHOT_H
+#define CRIB_RESTORE_SNAPSHOT_H
+
+#include "plan.h"
+
+struct progress;
+
+/* Read the snapshot at @fd into @tree, counting what is read in @progress. */
+int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
+	      struct tool_error *err);
+void plan_free(struct restore_tree *tree);
+
+#endif /* CRIB_RESTORE_SNAPSHOT_H */
