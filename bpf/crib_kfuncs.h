@@ -60,34 +60,29 @@ extern void bpf_iter_task_file_destroy(struct bpf_iter_task_file *it) __ksym;
 /*
  * Event files (fs/eventfd.c, fs/timerfd.c, fs/signalfd.c, fs/eventpoll.c):
  * each returns -EINVAL for a file of another kind, so a program asks them
- * in turn what a file is.  An epoll item is valid until the next next()
- * or destroy(); the file it watches (ffd.file) is not referenced, so only
- * its address may be used, to tell which file it is.  new() returns
- * -EAGAIN while epoll_ctl() or epoll_wait() hold the epoll's mutex.
+ * in turn what a file is.  An epoll's items are copied in batches, under
+ * its mutex, which the kfunc takes (only tries: -EAGAIN while epoll_ctl()
+ * or epoll_wait() hold it) and releases before returning; it returns how
+ * many items there are from the one asked for on.  An item names the file
+ * it watches by address only, to tell which file it is.
  */
 extern int bpf_eventfd_get_state(struct file *file, struct bpf_crib_eventfd *state) __ksym;
 extern int bpf_timerfd_get_state(struct file *file, struct bpf_crib_timerfd *state) __ksym;
 extern int bpf_signalfd_get_mask(struct file *file, __u64 *mask) __ksym;
-extern int bpf_iter_epoll_new(struct bpf_iter_epoll *it, struct file *file) __ksym;
-extern struct epitem *bpf_iter_epoll_next(struct bpf_iter_epoll *it) __ksym;
-extern int bpf_iter_epoll_get_err(struct bpf_iter_epoll *it__iter) __ksym;
-extern void bpf_iter_epoll_destroy(struct bpf_iter_epoll *it) __ksym;
+extern int bpf_epoll_get_items(struct file *file, __u32 start, struct bpf_crib_epoll_item *items,
+			       __u32 items__sz) __ksym;
 
 /*
- * Inotify (fs/notify/inotify/inotify_user.c): an iterator over an
- * instance's watches, with its mutex held from new() to destroy() (only
- * tried: -EAGAIN while a watch is added or removed).  A mark is valid
- * until the next next() or destroy().  The path of a watch is from the
- * root of its filesystem, and for sleepable programs only.
+ * Inotify (fs/notify/inotify/inotify_user.c): an instance's watches are
+ * copied in batches as an epoll's items are, and its unread events
+ * counted.  The path of a watch, named by its descriptor, is from the root
+ * of its filesystem, and for sleepable programs only.
  */
-extern int bpf_iter_inotify_new(struct bpf_iter_inotify *it, struct file *file) __ksym;
-extern struct inotify_inode_mark *bpf_iter_inotify_next(struct bpf_iter_inotify *it) __ksym;
-extern int bpf_iter_inotify_get_err(struct bpf_iter_inotify *it__iter) __ksym;
-extern __u32 bpf_iter_inotify_get_queued(struct bpf_iter_inotify *it__iter) __ksym;
-extern void bpf_iter_inotify_destroy(struct bpf_iter_inotify *it) __ksym;
-extern int bpf_inotify_watch_get_state(struct inotify_inode_mark *mark,
-				       struct bpf_crib_inotify_watch *state) __ksym;
-extern int bpf_inotify_watch_get_path(struct inotify_inode_mark *mark, char *buf,
+extern int bpf_inotify_get_watches(struct file *file, __u32 start,
+				   struct bpf_crib_inotify_watch *watches,
+				   __u32 watches__sz) __ksym;
+extern int bpf_inotify_get_queued(struct file *file) __ksym;
+extern int bpf_inotify_watch_get_path(struct file *file, int wd, char *buf,
 				      __u32 buf__sz) __ksym;
 
 /* Sockets (kernel/bpf/crib/sock.c) */

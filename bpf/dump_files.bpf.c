@@ -21,7 +21,10 @@
  * watched file by the number dump_files gives it, so crib-dump finds which
  * descriptor of the tree holds it; a number no descriptor has is a file
  * outside the tree.  An inotify's watches are listed by dump_inotify, a
- * sleepable program: naming the watched inode may sleep.
+ * sleepable program: naming the watched inode may sleep.  Both copy the
+ * items in batches, each under the lock of the epoll or inotify, which the
+ * kfunc drops before it returns: a program never holds a lock of the
+ * process it dumps.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -83,9 +86,9 @@ static __always_inline __u32 fd_cloexec(struct task_struct *task, int fd)
  * first DUMP_MAX_LOCKS_WALKED are looked at; a longer list counts as taken,
  * so that crib-dump refuses rather than lose a lock.  The numbers iterator
  * has the verifier check the walk's body until its states converge, not
- * once per step.  The list is read without its spinlock, which a CRIB program cannot take:
- * the tree is frozen, and another process's lock coming or going is not
- * ours.
+ * once per step.  The list is read without its spinlock, which a CRIB
+ * program cannot take: the tree is frozen, and another process's lock
+ * coming or going is not ours.
  */
 static __always_inline __u32 lock_taken(__u64 head, __u64 file)
 {
@@ -144,10 +147,10 @@ static __always_inline void read_owner(struct file *file, struct dump_file_rec *
 	f->owner_type = fown->pid_type;
 }
 
-/* The number of @file's description; 0 when the map is full. */
-static __always_inline __u32 desc_id(struct file *file)
+/* The number of the description at @file's address; 0 when the map is full. */
+static __always_inline __u32 desc_id(__u64 file)
 {
-	__u64 key = (__u64)file;
+	__u64 key = file;
 	__u32 *found, id;
 
 	found = bpf_map_lookup_elem(&desc_ids, &key);
@@ -159,43 +162,14 @@ static __always_inline __u32 desc_id(struct file *file)
 	return id;
 }
 
-/* Items of an epoll, or -EAGAIN while its mutex is held. */
-static __always_inline int epoll_count(struct file *file, __u64 *count)
-{
-	struct bpf_iter_epoll it;
-	int err;
-
-	*count = 0;
-	bpf_iter_epoll_new(&it, file);
-	while (bpf_iter_epoll_next(&it))
-		(*count)++;
-	err = bpf_iter_epoll_get_err(&it);
-	bpf_iter_epoll_destroy(&it);
-	return err;
-}
-
-/* Watches of an inotify and its unread events, or -EAGAIN while its mutex is held. */
-static __always_inline int inotify_count(struct file *file, struct dump_file_rec *f)
-{
-	struct bpf_iter_inotify it;
-	int err;
-
-	f->count = 0;
-	bpf_iter_inotify_new(&it, file);
-	while (bpf_iter_inotify_next(&it))
-		f->count++;
-	f->queued = bpf_iter_inotify_get_queued(&it);
-	err = bpf_iter_inotify_get_err(&it);
-	bpf_iter_inotify_destroy(&it);
-	return err;
-}
-
 /* The kind and state of an event file; DUMP_BUSY for an epoll or inotify in use. */
 static __always_inline int read_event_file(struct file *file, struct dump_file_rec *f)
 {
+	struct bpf_crib_inotify_watch watch;
+	struct bpf_crib_epoll_item item;
 	struct bpf_crib_timerfd timer;
 	struct bpf_crib_eventfd efd;
-	int err;
+	int n;
 
 	if (!bpf_eventfd_get_state(file, &efd)) {
 		f->event = DUMP_EVENT_EVENTFD;
@@ -211,18 +185,24 @@ static __always_inline int read_event_file(struct file *file, struct dump_file_r
 	} else if (!bpf_signalfd_get_mask(file, &f->sigmask)) {
 		f->event = DUMP_EVENT_SIGNALFD;
 	} else {
-		err = epoll_count(file, &f->count);
-		if (err == -EAGAIN)
+		/* asked for one item from the first, they count them all */
+		n = bpf_epoll_get_items(file, 0, &item, sizeof(item));
+		if (n == -EAGAIN)
 			return DUMP_BUSY;
-		if (!err) {
+		if (n >= 0) {
 			f->event = DUMP_EVENT_EPOLL;
+			f->count = n;
 			return DUMP_OK;
 		}
-		err = inotify_count(file, f);
-		if (err == -EAGAIN)
+		n = bpf_inotify_get_watches(file, 0, &watch, sizeof(watch));
+		if (n == -EAGAIN)
 			return DUMP_BUSY;
-		if (!err)
+		if (n >= 0) {
 			f->event = DUMP_EVENT_INOTIFY;
+			f->count = n;
+			n = bpf_inotify_get_queued(file);
+			f->queued = n > 0 ? n : 0;
+		}
 	}
 	return DUMP_OK;
 }
@@ -263,7 +243,7 @@ int dump_files(struct dump_ctx *ctx)
 		f->i_mode = inode->i_mode;
 		f->rdev = inode->i_rdev;
 		f->cloexec = fd_cloexec(task, fd);
-		f->desc = desc_id(file);
+		f->desc = desc_id((__u64)file);
 		f->locks = file_locks(inode, file);
 		read_owner(file, f);
 		if ((inode->i_mode & S_IFMT) == S_IFIFO && inode->i_pipe) {
@@ -292,6 +272,21 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } epoll_records SEC(".maps");
 
+/*
+ * Loops of up to thousands of steps go through the numbers iterator, as in
+ * dump_signals.bpf.c: the verifier checks the body until the states
+ * converge instead of once per step.
+ */
+#define for_each_step(it, max) \
+	for (bpf_iter_num_new(&(it), 0, (max)); bpf_iter_num_next(&(it));)
+
+/*
+ * Epoll items and inotify watches copied per kfunc call, on the stack; a
+ * run reads at most DUMP_MAX_BATCHES batches, and the next run resumes.
+ */
+#define EVENT_BATCH		8
+#define DUMP_MAX_BATCHES	(1 << 16)
+
 /* The file at descriptor ctx->fd of process ctx->pid, referenced; or NULL and why. */
 static __always_inline struct file *file_at(const struct dump_epoll_ctx *ctx, int *ret)
 {
@@ -309,39 +304,51 @@ static __always_inline struct file *file_at(const struct dump_epoll_ctx *ctx, in
 	return file;
 }
 
+/* Send @items, @n of which were copied, from item number *@index on. */
+static __always_inline int send_epoll_items(const struct bpf_crib_epoll_item *items, int n,
+					    __u64 *index)
+{
+	struct dump_epoll_item_rec *r;
+	int i;
+
+	for (i = 0; i < EVENT_BATCH && i < n; i++) {
+		r = bpf_ringbuf_reserve(&epoll_records, sizeof(*r), 0);
+		if (!r)
+			return DUMP_NO_ROOM;
+		r->kind = DUMP_REC_EPOLL_ITEM;
+		r->tfd = items[i].fd;
+		r->index = (*index)++;
+		r->events = items[i].events;
+		r->data = items[i].data;
+		r->desc = desc_id(items[i].file);
+		bpf_ringbuf_submit(r, 0);
+	}
+	return DUMP_OK;
+}
+
 SEC("crib")
 int dump_epoll(struct dump_epoll_ctx *ctx)
 {
-	struct dump_epoll_item_rec *r;
-	struct bpf_iter_epoll it;
-	struct epitem *epi;
+	struct bpf_crib_epoll_item items[EVENT_BATCH];
+	__u64 index = ctx->start;
+	struct bpf_iter_num it;
 	struct file *file;
-	__u64 index = 0;
-	int ret;
+	int n, ret;
 
 	file = file_at(ctx, &ret);
 	if (!file)
 		return ret;
-	bpf_iter_epoll_new(&it, file);
-	while ((epi = bpf_iter_epoll_next(&it))) {
-		if (index++ < ctx->start)
-			continue;
-		r = bpf_ringbuf_reserve(&epoll_records, sizeof(*r), 0);
-		if (!r) {
-			ret = DUMP_NO_ROOM;
+	for_each_step(it, DUMP_MAX_BATCHES) {
+		n = bpf_epoll_get_items(file, index, items, sizeof(items));
+		if (n < 0) {
+			ret = iter_result(n);
 			break;
 		}
-		r->kind = DUMP_REC_EPOLL_ITEM;
-		r->tfd = epi->ffd.fd;
-		r->index = index - 1;
-		r->events = epi->event.events;
-		r->data = epi->event.data;
-		r->desc = desc_id(epi->ffd.file);
-		bpf_ringbuf_submit(r, 0);
+		ret = send_epoll_items(items, n, &index);
+		if (ret != DUMP_OK || n <= EVENT_BATCH)
+			break;
 	}
-	if (ret == DUMP_OK)
-		ret = iter_result(bpf_iter_epoll_get_err(&it));
-	bpf_iter_epoll_destroy(&it);
+	bpf_iter_num_destroy(&it);
 	bpf_put_file(file);
 	return ret;
 }
@@ -351,43 +358,59 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } inotify_records SEC(".maps");
 
+/* Send @watches of @file, @n of which were copied, from watch number *@index on. */
+static __always_inline int send_inotify_watches(struct file *file,
+						const struct bpf_crib_inotify_watch *watches,
+						int n, __u64 *index)
+{
+	struct dump_inotify_watch_rec *r;
+	int i;
+
+	for (i = 0; i < EVENT_BATCH && i < n; i++) {
+		r = bpf_ringbuf_reserve(&inotify_records, sizeof(*r), 0);
+		if (!r)
+			return DUMP_NO_ROOM;
+		r->kind = DUMP_REC_INOTIFY_WATCH;
+		r->index = (*index)++;
+		r->wd = watches[i].wd;
+		r->mask = watches[i].mask;
+		r->dev_major = watches[i].dev_major;
+		r->dev_minor = watches[i].dev_minor;
+		r->ino = watches[i].ino;
+		/* a watch being removed has no descriptor, and no path */
+		if (watches[i].wd < 0)
+			r->path_len = -ENOENT;
+		else
+			r->path_len = bpf_inotify_watch_get_path(file, watches[i].wd, r->path,
+								 sizeof(r->path));
+		bpf_ringbuf_submit(r, 0);
+	}
+	return DUMP_OK;
+}
+
 SEC("crib.s")
 int dump_inotify(struct dump_epoll_ctx *ctx)
 {
-	struct bpf_crib_inotify_watch state;
-	struct dump_inotify_watch_rec *r;
-	struct inotify_inode_mark *mark;
-	struct bpf_iter_inotify it;
+	struct bpf_crib_inotify_watch watches[EVENT_BATCH];
+	__u64 index = ctx->start;
+	struct bpf_iter_num it;
 	struct file *file;
-	__u64 index = 0;
-	int err, ret;
+	int n, ret;
 
 	file = file_at(ctx, &ret);
 	if (!file)
 		return ret;
-	bpf_iter_inotify_new(&it, file);
-	while ((mark = bpf_iter_inotify_next(&it))) {
-		if (index++ < ctx->start)
-			continue;
-		r = bpf_ringbuf_reserve(&inotify_records, sizeof(*r), 0);
-		if (!r) {
-			ret = DUMP_NO_ROOM;
+	for_each_step(it, DUMP_MAX_BATCHES) {
+		n = bpf_inotify_get_watches(file, index, watches, sizeof(watches));
+		if (n < 0) {
+			ret = iter_result(n);
 			break;
 		}
-		r->kind = DUMP_REC_INOTIFY_WATCH;
-		r->index = index - 1;
-		err = bpf_inotify_watch_get_state(mark, &state);
-		r->wd = err ? -1 : state.wd;
-		r->mask = err ? 0 : state.mask;
-		r->dev_major = err ? 0 : state.dev_major;
-		r->dev_minor = err ? 0 : state.dev_minor;
-		r->ino = err ? 0 : state.ino;
-		r->path_len = bpf_inotify_watch_get_path(mark, r->path, sizeof(r->path));
-		bpf_ringbuf_submit(r, 0);
+		ret = send_inotify_watches(file, watches, n, &index);
+		if (ret != DUMP_OK || n <= EVENT_BATCH)
+			break;
 	}
-	if (ret == DUMP_OK)
-		ret = iter_result(bpf_iter_inotify_get_err(&it));
-	bpf_iter_inotify_destroy(&it);
+	bpf_iter_num_destroy(&it);
 	bpf_put_file(file);
 	return ret;
 }
