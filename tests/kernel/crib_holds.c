@@ -46,6 +46,7 @@
 #include "crib_holds_sock.skel.h"
 #include "crib_libbpf.h"
 #include "tap.h"
+#include "udp_queue.h"
 
 #define HANG_SECONDS	30
 #define RUNS		16
@@ -75,25 +76,6 @@ static int refcnt(struct crib_holds_sock *skel, int fd)
 	int ret, err = run(skel->progs.sock_refcnt, fd, &ret);
 
 	return err ? err : ret;
-}
-
-/* A UDP socket bound to the loopback, with two datagrams queued; or -1. */
-static int bound_udp(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int rx, tx, i;
-
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(rx, (struct sockaddr *)&a, &len))
-		return -1;
-	for (i = 0; i < 2; i++)
-		if (sendto(tx, "crib", 4, 0, (struct sockaddr *)&a, sizeof(a)) != 4)
-			return -1;
-	close(tx);
-	return rx;
 }
 
 /* Runs of programs that take references of their own leave the count be. */
@@ -164,7 +146,7 @@ static void check_sockets(struct tap *t, struct crib_holds_sock *skel)
 {
 	__u64 value;
 	__u32 key = 0;
-	int fd = bound_udp();
+	int fd = udp_with_queue(2);
 
 	if (!tap_check(t, fd >= 0, "a bound UDP socket with datagrams queued"))
 		return;

@@ -23,6 +23,7 @@
 #include "crib_libbpf.h"
 #include "crib_negative.skel.h"
 #include "tap.h"
+#include "udp_queue.h"
 
 struct neg_case {
 	const char *prog;
@@ -87,25 +88,6 @@ static const struct neg_case cases[] = {
 
 static char log_buf[1 << 20];
 
-/* A UDP socket of ours with datagrams queued: what the skb iterators walk. */
-static int queued_socket(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int rx, tx, i;
-
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(rx, (struct sockaddr *)&a, &len))
-		return -1;
-	for (i = 0; i < 4; i++)
-		if (sendto(tx, "crib", 4, 0, (struct sockaddr *)&a, sizeof(a)) != 4)
-			return -1;
-	close(tx);
-	return rx;
-}
-
 /* Run a program that should never have loaded, on that socket. */
 static void run_loaded(const struct neg_case *c, struct bpf_program *p, int fd)
 {
@@ -136,7 +118,7 @@ int main(void)
 		printf("Bail out! %s\n", err);
 		return 1;
 	}
-	fd = queued_socket();
+	fd = udp_with_queue(4);
 	if (fd < 0) {
 		printf("Bail out! no UDP socket with queued datagrams: %s\n", strerror(errno));
 		return 1;
