@@ -397,6 +397,7 @@ bool files_is_socket(const struct dump_job *job, int fd, uint64_t ino);
  * dump_files numbered @desc; false if none does.  After files_share().
  */
 bool files_find_desc(const struct dump_tree *tree, uint32_t desc, pid_t *pid, int *fd);
+typedef bool (*desc_finder)(const struct dump_tree *tree, uint32_t desc, pid_t *pid, int *fd);
 
 /*
  * Event files (events.c): eventfd, signalfd, timerfd, epoll.  Their kind
@@ -420,7 +421,12 @@ int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);
 int events_collect(struct dump_job *job, const struct crib_prog *prog, int map_fd,
 		   const struct dump_file_rec *k, const char *kind,
 		   uint64_t (*resume_after)(const void *last), struct record_list *recs);
-int events_share(struct dump_tree *tree);
+/*
+ * Ties each epoll item to the first descriptor of the tree holding its
+ * file, through @find (files_find_desc(), handed in: files.c calls this
+ * file, not the other way round).
+ */
+int events_share(struct dump_tree *tree, desc_finder find);
 int events_write_epolls(struct dump_job *job);
 void events_free(struct dump_job *job);
 

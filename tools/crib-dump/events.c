@@ -141,7 +141,7 @@ out:
 	return ret;
 }
 
-int events_share(struct dump_tree *tree)
+int events_share(struct dump_tree *tree, desc_finder find)
 {
 	struct epoll_item *item;
 	struct dump_job *job;
@@ -151,8 +151,7 @@ int events_share(struct dump_tree *tree)
 		job = tree->procs.items[i];
 		for (j = 0; job->epolls && j < job->epolls->items.n; j++) {
 			item = &job->epolls->items.items[j];
-			if (!files_find_desc(tree, item->k.desc, &item->target_pid,
-					     &item->target_fd))
+			if (!find(tree, item->k.desc, &item->target_pid, &item->target_fd))
 				return tool_fail(&tree->err, 0, "process %d, fd %d (eventpoll) "
 						 "watches a file, added as fd %d, that no process "
 						 "of the tree holds", (int)job->pid, item->epoll_fd,

@@ -270,7 +270,7 @@ static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 	size_t i;
 
 	if (task_check(tree) || namespaces_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
-	    events_share(tree) || mm_share(tree) || clocks_read(tree, &clocks))
+	    events_share(tree, files_find_desc) || mm_share(tree) || clocks_read(tree, &clocks))
 		return -1;
 	if (snapshot_open(root, out, &clocks))
 		return tree_fail_in(tree, root);
