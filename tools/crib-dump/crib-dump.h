@@ -100,14 +100,20 @@ void programs_key(char *key, size_t size);
  * next dump).  Returns 0, or -1 with @err set.
  */
 int programs_load(struct dump_programs *progs, struct tool_error *err);
+/*
+ * The slots (slots.c): every program and ring buffer of struct
+ * dump_programs by name, filled by programs.c or pins.c.  slots_init()
+ * names them all, empty.
+ */
+void slots_init(struct dump_programs *progs);
 /* The program slot named @name, or NULL. */
-struct crib_prog *programs_prog(struct dump_programs *progs, const char *name);
+struct crib_prog *slots_prog(struct dump_programs *progs, const char *name);
 /* The ring buffer slot named @name, or NULL. */
-int *programs_map(struct dump_programs *progs, const char *name);
+int *slots_map(struct dump_programs *progs, const char *name);
 /* Every program and ring buffer has its descriptor. */
-bool programs_complete(const struct dump_programs *progs);
+bool slots_complete(const struct dump_programs *progs);
 /* Close the descriptors of every slot (not the objects). */
-void programs_close(struct dump_programs *progs);
+void slots_close(struct dump_programs *progs);
 /*
  * Run @prog over the objects of the process (VMAs, descriptors) to the
  * end, into @out: program_collect_all() with a struct dump_ctx, the walk

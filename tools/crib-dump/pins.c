@@ -147,11 +147,11 @@ static int take_entry(struct dump_programs *progs, const char *dir, const char *
 	char path[PATH_MAX];
 
 	if (!strncmp(name, PROG_PREFIX, strlen(PROG_PREFIX))) {
-		prog = programs_prog(progs, name + strlen(PROG_PREFIX));
+		prog = slots_prog(progs, name + strlen(PROG_PREFIX));
 		if (!prog)
 			return 0;	/* a program this crib-dump does not run */
 	} else if (!strncmp(name, MAP_PREFIX, strlen(MAP_PREFIX))) {
-		map = programs_map(progs, name + strlen(MAP_PREFIX));
+		map = slots_map(progs, name + strlen(MAP_PREFIX));
 	} else {
 		return -1;
 	}
@@ -238,7 +238,7 @@ int pins_take(struct dump_programs *progs, const char *key)
 		why(progs, "the pins cannot be taken or emptied", errno);
 		goto replace;
 	}
-	if (!programs_complete(progs)) {
+	if (!slots_complete(progs)) {
 		why(progs, "the pins are incomplete", 0);
 		goto replace;
 	}
@@ -246,7 +246,7 @@ int pins_take(struct dump_programs *progs, const char *key)
 	return 0;
 replace:
 	/* Locked, so nobody uses them: they go, and the programs are pinned again. */
-	programs_close(progs);
+	slots_close(progs);
 	remove_pins(path);
 fail:
 	close(fd);

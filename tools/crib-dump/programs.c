@@ -22,96 +22,6 @@
 #include "dump_signals.skel.h"
 #include "dump_task.skel.h"
 
-#define SLOT(field)	offsetof(struct dump_programs, field)
-
-/* Every program crib-dump runs, by its name in the objects. */
-static const struct {
-	const char *name;
-	size_t offset;
-} prog_slots[] = {
-	{ "dump_task", SLOT(task) },		{ "dump_thread", SLOT(thread) },
-	{ "dump_children", SLOT(children) },	{ "dump_vmas", SLOT(vmas) },
-	{ "dump_files", SLOT(files) },		{ "dump_epoll", SLOT(epoll) },
-	{ "dump_inotify", SLOT(inotify) },	{ "dump_sockets", SLOT(sockets) },
-	{ "dump_socket_queue", SLOT(socket_queue) },
-	{ "dump_sighand", SLOT(sighand) },	{ "dump_sigqueue", SLOT(sigqueue) },
-	{ "dump_timers", SLOT(timers) },
-};
-
-/* Every ring buffer crib-dump reads. */
-static const struct {
-	const char *name;
-	size_t offset;
-} map_slots[] = {
-	{ "task_records", SLOT(task_records) },
-	{ "vma_records", SLOT(vma_records) },
-	{ "file_records", SLOT(file_records) },
-	{ "epoll_records", SLOT(epoll_records) },
-	{ "inotify_records", SLOT(inotify_records) },
-	{ "socket_records", SLOT(socket_records) },
-	{ "queue_records", SLOT(queue_records) },
-	{ "signal_records", SLOT(signal_records) },
-};
-
-#define N_SLOTS(a)	(sizeof(a) / sizeof((a)[0]))
-
-static struct crib_prog *prog_at(struct dump_programs *progs, size_t i)
-{
-	return (struct crib_prog *)((char *)progs + prog_slots[i].offset);
-}
-
-static int *map_at(struct dump_programs *progs, size_t i)
-{
-	return (int *)((char *)progs + map_slots[i].offset);
-}
-
-struct crib_prog *programs_prog(struct dump_programs *progs, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_SLOTS(prog_slots); i++)
-		if (!strcmp(prog_slots[i].name, name))
-			return prog_at(progs, i);
-	return NULL;
-}
-
-int *programs_map(struct dump_programs *progs, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < N_SLOTS(map_slots); i++)
-		if (!strcmp(map_slots[i].name, name))
-			return map_at(progs, i);
-	return NULL;
-}
-
-bool programs_complete(const struct dump_programs *progs)
-{
-	struct dump_programs *p = (struct dump_programs *)progs;
-	size_t i;
-
-	for (i = 0; i < N_SLOTS(prog_slots); i++)
-		if (prog_at(p, i)->fd < 0)
-			return false;
-	for (i = 0; i < N_SLOTS(map_slots); i++)
-		if (*map_at(p, i) < 0)
-			return false;
-	return true;
-}
-
-/* Every slot named and empty. */
-static void programs_init(struct dump_programs *progs)
-{
-	size_t i;
-
-	memset(progs, 0, sizeof(*progs));
-	for (i = 0; i < N_SLOTS(prog_slots); i++)
-		*prog_at(progs, i) = (struct crib_prog){ prog_slots[i].name, -1 };
-	for (i = 0; i < N_SLOTS(map_slots); i++)
-		*map_at(progs, i) = -1;
-	progs->pins_fd = -1;
-}
-
 /* The skeletons' embedded objects, in the order of progs->objects. */
 static const void *(*const object_bytes[DUMP_OBJECTS])(size_t *size) = {
 	dump_task__elf_bytes, dump_mm__elf_bytes, dump_files__elf_bytes,
@@ -221,17 +131,17 @@ static int bind_objects(struct dump_programs *progs, struct tool_error *err)
 
 	for (i = 0; i < DUMP_OBJECTS; i++) {
 		bpf_object__for_each_program(prog, progs->objects[i]) {
-			slot = programs_prog(progs, bpf_program__name(prog));
+			slot = slots_prog(progs, bpf_program__name(prog));
 			if (slot && slot->fd < 0)
 				slot->fd = dup(bpf_program__fd(prog));
 		}
 		bpf_object__for_each_map(map, progs->objects[i]) {
-			map_slot = programs_map(progs, bpf_map__name(map));
+			map_slot = slots_map(progs, bpf_map__name(map));
 			if (map_slot && *map_slot < 0)
 				*map_slot = dup(bpf_map__fd(map));
 		}
 	}
-	if (!programs_complete(progs))
+	if (!slots_complete(progs))
 		return tool_fail(err, errno, "the dump programs lack a program or a map");
 	return 0;
 }
@@ -240,7 +150,7 @@ int programs_load(struct dump_programs *progs, struct tool_error *err)
 {
 	char key[32];
 
-	programs_init(progs);
+	slots_init(progs);
 	programs_key(key, sizeof(key));
 	if (!pins_take(progs, key)) {
 		progs->source = "pinned";
@@ -276,30 +186,14 @@ int programs_walk(struct dump_job *job, const struct crib_prog *prog, int map_fd
 	return program_collect_all(&walk, out, &job->err);
 }
 
-void programs_close(struct dump_programs *progs)
-{
-	size_t i;
-
-	for (i = 0; i < N_SLOTS(prog_slots); i++) {
-		if (prog_at(progs, i)->fd >= 0)
-			close(prog_at(progs, i)->fd);
-		prog_at(progs, i)->fd = -1;
-	}
-	for (i = 0; i < N_SLOTS(map_slots); i++) {
-		if (*map_at(progs, i) >= 0)
-			close(*map_at(progs, i));
-		*map_at(progs, i) = -1;
-	}
-}
-
 void programs_unload(struct dump_programs *progs)
 {
-	programs_close(progs);
+	slots_close(progs);
 	pins_release(progs);
 	dump_sockets__destroy(progs->skeletons[3]);
 	dump_signals__destroy(progs->skeletons[4]);
 	dump_files__destroy(progs->skeletons[2]);
 	dump_mm__destroy(progs->skeletons[1]);
 	dump_task__destroy(progs->skeletons[0]);
-	programs_init(progs);
+	slots_init(progs);
 }
