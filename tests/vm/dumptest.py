@@ -61,9 +61,12 @@ class Workload:
 
 def dump(pid, out, *extra, timeout=600):
     """Run crib-dump; returns (exit status, stderr).  CRIB_TEST_DUMP_MODE
-    (--fast, --compact) comes first, so that a test's own options win."""
+    (--fast, --compact) comes first, so that a test's own options win.
+    Tests dump again to the same file on purpose: --force (dump-errors.py
+    checks that an existing file is kept without it)."""
     mode = os.environ.get("CRIB_TEST_DUMP_MODE", "").split()
-    r = subprocess.run(["crib-dump"] + mode + ["-p", str(pid), "-o", out] + list(extra),
+    r = subprocess.run(["crib-dump"] + mode + ["--force", "-p", str(pid), "-o", out] +
+                       list(extra),
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=timeout)
     return r.returncode, r.stderr.decode(errors="replace")
