@@ -317,7 +317,9 @@ def capture_descriptor_calls(c, where, fd, link):
         c.put(where, "fstat:gid", st.st_gid)
         c.put(where, "fstat:size", st.st_size)
         c.put(where, "fstat:nlink", st.st_nlink)
-        c.put(where, "fstat:mtime", st.st_mtime_ns)
+        # a procfs file's times are its inode's, made when it is looked up
+        c.put(where, "fstat:mtime of procfs" if link.startswith("/proc/") else "fstat:mtime",
+              st.st_mtime_ns)
         c.put(where, "fstat:atime", st.st_atime_ns)
         c.put(where, "fstat:ctime", st.st_ctime_ns)
     if link.startswith("pipe:") or link.startswith("/"):
