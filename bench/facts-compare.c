@@ -93,9 +93,9 @@ static void compare_task(struct comparison *c, const struct dump_task_rec *a,
 	SAME(c, "", a, b, creds.cap_inh);
 	SAME(c, "", a, b, creds.cap_bnd);
 	SAME(c, "", a, b, creds.cap_amb);
-	SAME(c, "", a, b, sched_policy);
-	SAME(c, "", a, b, rt_priority);
-	SAME(c, "", a, b, nice);
+	SAME(c, "", a, b, attrs.policy);
+	SAME(c, "", a, b, attrs.rt_priority);
+	SAME(c, "", a, b, attrs.nice);
 	SAME(c, "", a, b, personality);
 	SAME(c, "", a, b, umask);
 	SAME(c, "", a, b, no_new_privs);

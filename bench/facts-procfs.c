@@ -156,13 +156,13 @@ static int parse_stat(struct procfs_reader *r, struct dump_task_rec *t, struct t
 	t->ppid = (int32_t)v[4];
 	t->pgid = (int32_t)v[5];
 	t->sid = (int32_t)v[6];
-	t->nice = (int32_t)(long long)v[19];
+	t->attrs.nice = (int32_t)(long long)v[19];
 	t->start_boottime = v[22] * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
 	t->start_code = v[26];
 	t->end_code = v[27];
 	t->start_stack = v[28];
-	t->rt_priority = (uint32_t)v[40];
-	t->sched_policy = (uint32_t)v[41];
+	t->attrs.rt_priority = (uint32_t)v[40];
+	t->attrs.policy = (uint32_t)v[41];
 	t->start_data = v[45];
 	t->end_data = v[46];
 	t->start_brk = v[47];

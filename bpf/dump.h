@@ -140,7 +140,6 @@ struct dump_thread_attrs {
 	__s32 nice;
 	__u32 reset_on_fork;	/* SCHED_RESET_ON_FORK */
 	__u64 timer_slack_ns;
-	__u64 default_timer_slack_ns;
 	__u64 cpus;		/* cpus_mask: CPUs 0 to 63 */
 	__u32 nr_cpus_allowed;	/* more than cpus holds: CPUs beyond 63 */
 	__u32 seccomp_mode;	/* SECCOMP_MODE_* */
@@ -175,13 +174,11 @@ struct dump_task_rec {
 	 * never writes them out.
 	 */
 	__u64 mm_obj, files_obj, fs_obj, sighand_obj;
-	/* scheduling and process attributes */
-	__u32 sched_policy;
-	__u32 rt_priority;
-	__s32 nice;
+	/* process attributes (its scheduling is the leader's, in attrs) */
 	__u32 personality;
 	__u32 umask;
 	__u32 no_new_privs;
+	__u32 pad3;
 	__u64 start_boottime;	/* ns since boot, suspend included */
 	struct dump_rlimit rlim[DUMP_NR_RLIMITS];
 	struct dump_inode_id cwd;

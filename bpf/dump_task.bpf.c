@@ -201,7 +201,6 @@ static __always_inline void read_thread_attrs(struct task_struct *task,
 	a->nice = task->static_prio - DEFAULT_NICE_PRIO;
 	a->reset_on_fork = task->sched_reset_on_fork;
 	a->timer_slack_ns = task->timer_slack_ns;
-	a->default_timer_slack_ns = task->default_timer_slack_ns;
 	a->cpus = task->cpus_mask.bits[0];
 	a->nr_cpus_allowed = task->nr_cpus_allowed;
 	a->seccomp_mode = task->seccomp.mode;
@@ -242,9 +241,6 @@ int dump_task(struct dump_ctx *ctx)
 	read_creds(task, &t->creds);
 	read_tree_state(task, t);
 
-	t->sched_policy = task->policy;
-	t->rt_priority = task->rt_priority;
-	t->nice = task->static_prio - DEFAULT_NICE_PRIO;
 	t->personality = task->personality;
 	t->no_new_privs = task->atomic_flags & 1;	/* PFA_NO_NEW_PRIVS */
 	t->start_boottime = task->start_boottime;
