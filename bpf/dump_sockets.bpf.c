@@ -35,7 +35,10 @@ char LICENSE[] SEC("license") = "GPL";
 #define AF_UNIX		1
 #define AF_INET		2
 #define AF_INET6	10
-#define SOCK_PASSCRED_BIT	3	/* struct socket flags, include/linux/net.h */
+/* struct socket flags, include/linux/net.h */
+#define SOCK_PASSCRED_BIT	3
+#define SOCK_PASSSEC_BIT	4
+#define SOCK_PASSPIDFD_BIT	7
 #define TCP_NAGLE_OFF_BIT	0	/* tcp_sock.nonagle: TCP_NAGLE_OFF, include/net/tcp.h */
 #define TCP_NAGLE_CORK_BIT	1	/* TCP_NAGLE_CORK */
 
@@ -178,6 +181,7 @@ static __always_inline void read_tcp(struct sock *sk, struct dump_socket_rec *r)
 	r->rcv_wnd = tp->rcv_wnd;
 	r->max_window = tp->max_window;
 	r->rcv_wup = tp->rcv_wup;
+	r->window_clamp = tp->window_clamp;
 	r->ts_val = tcp_ts_val(tp);
 	r->mss_clamp = tp->rx_opt.mss_clamp;
 	r->user_mss = tp->rx_opt.user_mss;
@@ -257,6 +261,11 @@ static __always_inline void read_sock(struct socket *sock, struct sock *sk,
 		   BIT_AS(flags, SOCK_RCVTSTAMP, DUMP_SO_TIMESTAMP) |
 		   BIT_AS(flags, SOCK_RCVTSTAMPNS, DUMP_SO_TIMESTAMPNS) |
 		   BIT_AS(flags, SOCK_TSTAMP_NEW, DUMP_SO_TSTAMP_NEW) |
+		   BIT_AS(flags, SOCK_DBG, DUMP_SO_DEBUG) |
+		   BIT_AS(flags, SOCK_WIFI_STATUS, DUMP_SO_WIFI_STATUS) |
+		   BIT_AS(flags, SOCK_NOFCS, DUMP_SO_NOFCS) |
+		   BIT_AS(flags, SOCK_SELECT_ERR_QUEUE, DUMP_SO_SELECT_ERR_QUEUE) |
+		   BIT_AS(flags, SOCK_RCVMARK, DUMP_SO_RCVMARK) |
 		   BIT_AS(flags, SOCK_RXQ_OVFL, DUMP_SO_RXQ_OVFL);
 	r->type = sk->sk_type;
 	r->protocol = sk->sk_protocol;
@@ -278,13 +287,22 @@ static __always_inline void read_sock(struct socket *sock, struct sock *sk,
 	r->receive_qlen = sk->sk_receive_queue.qlen;
 	r->write_qlen = sk->sk_write_queue.qlen;
 	r->error_qlen = sk->sk_error_queue.qlen;
-	r->bits |= BIT_AS(sock->flags, SOCK_PASSCRED_BIT, DUMP_SO_PASSCRED);
+	r->bits |= BIT_AS(sock->flags, SOCK_PASSCRED_BIT, DUMP_SO_PASSCRED) |
+		   BIT_AS(sock->flags, SOCK_PASSSEC_BIT, DUMP_SO_PASSSEC) |
+		   BIT_AS(sock->flags, SOCK_PASSPIDFD_BIT, DUMP_SO_PASSPIDFD);
+	r->bits |= BIT_AS(BITFIELD(sk, sk_no_check_tx), 0, DUMP_SO_NO_CHECK) |
+		   BIT_AS(flags, SOCK_TXTIME, DUMP_SO_TXTIME) |
+		   BIT_AS(!!sk->sk_reserved_mem, 0, DUMP_SO_RESERVE_MEM);
+	r->max_pacing_rate = sk->sk_max_pacing_rate;
+	r->txrehash = sk->sk_txrehash;
 	r->bits |= BIT_AS(!!sk->sk_filter, 0, DUMP_SO_FILTER) |
 		   BIT_AS(flags, SOCK_FILTER_LOCKED, DUMP_SO_LOCK_FILTER) |
 		   BIT_AS(flags, SOCK_ZEROCOPY, DUMP_SO_ZEROCOPY) |
 		   BIT_AS(!!sk->sk_tsflags, 0, DUMP_SO_TIMESTAMPING);
 	if (bpf_core_field_exists(sk->sk_ll_usec))
-		r->bits |= BIT_AS(!!sk->sk_ll_usec, 0, DUMP_SO_BUSY_POLL);
+		r->bits |= BIT_AS(!!sk->sk_ll_usec, 0, DUMP_SO_BUSY_POLL) |
+			   BIT_AS(!!sk->sk_prefer_busy_poll, 0, DUMP_SO_PREFER_BUSY_POLL) |
+			   BIT_AS(!!sk->sk_busy_poll_budget, 0, DUMP_SO_BUSY_POLL_BUDGET);
 }
 
 /* Why the task_file iterator stopped early, as a dump result. */

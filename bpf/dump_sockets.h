@@ -56,6 +56,14 @@ enum dump_sock_bit {
 	DUMP_SO_TIMESTAMPNS,	/* SOCK_RCVTSTAMPNS */
 	DUMP_SO_TSTAMP_NEW,
 	DUMP_SO_RXQ_OVFL,
+	DUMP_SO_DEBUG,		/* SOCK_DBG */
+	DUMP_SO_NO_CHECK,	/* sk_no_check_tx */
+	DUMP_SO_PASSSEC,	/* struct socket flags */
+	DUMP_SO_PASSPIDFD,	/* struct socket flags */
+	DUMP_SO_WIFI_STATUS,
+	DUMP_SO_NOFCS,
+	DUMP_SO_SELECT_ERR_QUEUE,
+	DUMP_SO_RCVMARK,
 	DUMP_SO_PASSCRED,
 	DUMP_IP_PKTINFO,
 	DUMP_IP_RECVTTL,
@@ -76,6 +84,10 @@ enum dump_sock_bit {
 	DUMP_SO_ZEROCOPY,	/* SOCK_ZEROCOPY */
 	DUMP_SO_TIMESTAMPING,	/* sk_tsflags */
 	DUMP_SO_BUSY_POLL,	/* sk_ll_usec */
+	DUMP_SO_PREFER_BUSY_POLL,
+	DUMP_SO_BUSY_POLL_BUDGET,
+	DUMP_SO_TXTIME,		/* SOCK_TXTIME */
+	DUMP_SO_RESERVE_MEM,	/* sk_reserved_mem */
 	DUMP_IPV6_RECVERR,	/* INET_FLAGS_RECVERR6 */
 	DUMP_IPV6_RXOPT,	/* IPV6_RECVPKTINFO and the other IPV6_RECV* options */
 	DUMP_TCP_FASTOPEN,	/* a listener's fastopen queue */
@@ -135,6 +147,8 @@ struct dump_socket_rec {
 	__s32 peek_off;
 	__u32 priority;
 	__u32 mark;
+	__u64 max_pacing_rate;	/* bytes per second, ~0: no limit */
+	__u8 txrehash;
 	__s32 bound_dev_if;
 	__u32 ack_backlog;
 	__u64 lingertime;	/* jiffies */
@@ -172,6 +186,7 @@ struct dump_socket_rec {
 	__u32 rcv_wnd;
 	__u32 max_window;
 	__u32 rcv_wup;
+	__u32 window_clamp;
 	__u32 ts_val;		/* what TCP_TIMESTAMP would return now */
 	__u16 mss_clamp;
 	__u16 user_mss;

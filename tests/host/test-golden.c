@@ -118,6 +118,8 @@ int main(int argc, char **argv)
 	expect(argv[1], "sample-1.4.crib", CRIB_OK);
 	/* written by the 1.5 writer, before affinity, timer slack and advice: still read */
 	expect(argv[1], "sample-1.5.crib", CRIB_OK);
+	/* written by the 1.6 writer, before the 1.7 socket options: still read */
+	expect(argv[1], "sample-1.6.crib", CRIB_OK);
 	/* pages stored in a data frame (1.4) */
 	expect(argv[1], "sample-stored.crib", CRIB_OK);
 	expect(argv[1], "sample-volatile.crib", CRIB_OK);

@@ -118,6 +118,21 @@ REFUSED_FILES = {
         "assert s.fileno() == 3\n"
         "s.setsockopt(socket.SOL_SOCKET, 60, 1)  # SO_ZEROCOPY\n",
         "fd 3: the socket has SO_ZEROCOPY"),
+    "a socket with SO_PREFER_BUSY_POLL": (
+        "s = socket.socket()\n"
+        "assert s.fileno() == 3\n"
+        "s.setsockopt(socket.SOL_SOCKET, 69, 1)  # SO_PREFER_BUSY_POLL\n",
+        "fd 3: the socket has SO_PREFER_BUSY_POLL"),
+    "a socket with SO_BUSY_POLL_BUDGET": (
+        "s = socket.socket()\n"
+        "assert s.fileno() == 3\n"
+        "s.setsockopt(socket.SOL_SOCKET, 70, 16)  # SO_BUSY_POLL_BUDGET\n",
+        "fd 3: the socket has SO_BUSY_POLL_BUDGET"),
+    "a socket with SO_TXTIME": (
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "assert s.fileno() == 3\n"
+        "s.setsockopt(socket.SOL_SOCKET, 61, struct.pack('iI', 1, 0))  # SO_TXTIME, CLOCK_MONOTONIC\n",
+        "fd 3: the socket has SO_TXTIME"),
     "a socket with IPV6_RECVERR": (
         "s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n"
         "assert s.fileno() == 3\n"

@@ -123,6 +123,10 @@ static int n_msgs;
 static const char *dir;
 
 /* The options crib-dump records, as spec/format.md lists them. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD	76	/* Linux 6.5; newer than some libc headers */
+#endif
+
 struct opt {
 	int level, name;
 	socklen_t len;
@@ -139,7 +143,12 @@ static const struct opt socket_opts[] = {
 	{ SOL_SOCKET, SO_MARK, 4 }, { SOL_SOCKET, SO_PASSCRED, 4 },
 	{ SOL_SOCKET, SO_TIMESTAMP, 4 }, { SOL_SOCKET, SO_TIMESTAMPNS, 4 },
 	{ SOL_SOCKET, SO_RXQ_OVFL, 4 }, { SOL_SOCKET, SO_PEEK_OFF, 4 },
-	{ SOL_SOCKET, SO_BINDTOIFINDEX, 4 },
+	{ SOL_SOCKET, SO_BINDTOIFINDEX, 4 }, { SOL_SOCKET, SO_DEBUG, 4 },
+	{ SOL_SOCKET, SO_NO_CHECK, 4 }, { SOL_SOCKET, SO_PASSSEC, 4 },
+	{ SOL_SOCKET, SO_PASSPIDFD, 4 }, { SOL_SOCKET, SO_WIFI_STATUS, 4 },
+	{ SOL_SOCKET, SO_NOFCS, 4 }, { SOL_SOCKET, SO_SELECT_ERR_QUEUE, 4 },
+	{ SOL_SOCKET, SO_RCVMARK, 4 }, { SOL_SOCKET, SO_TXREHASH, 4 },
+	{ SOL_SOCKET, SO_MAX_PACING_RATE, 8 },
 };
 
 static const struct opt ip_opts[] = {
@@ -163,6 +172,7 @@ static const struct opt tcp_opts[] = {
 	{ IPPROTO_TCP, TCP_LINGER2, 4 }, { IPPROTO_TCP, TCP_DEFER_ACCEPT, 4 },
 	{ IPPROTO_TCP, TCP_USER_TIMEOUT, 4 }, { IPPROTO_TCP, TCP_NOTSENT_LOWAT, 4 },
 	{ IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, 4 }, { IPPROTO_TCP, TCP_CONGESTION, 16 },
+	{ IPPROTO_TCP, TCP_WINDOW_CLAMP, 4 },
 };
 
 static const struct opt udp_opts[] = {
@@ -479,6 +489,7 @@ static void setup_tcp(void)
 {
 	struct linger ling = { 1, 9 };
 	struct timeval rcvtimeo = { 2, 500000 }, sndtimeo = { 3, 0 };
+	uint64_t pacing = 1000000;
 	unsigned char buf[4096];
 	size_t total = 0;
 	int fd, flags;
@@ -506,6 +517,10 @@ static void setup_tcp(void)
 	set_int("tcp-client", SOL_SOCKET, SO_SNDBUF, 50000);
 	set_int("tcp-client", IPPROTO_IP, IP_TOS, 0x10);
 	set_int("tcp-client", IPPROTO_IP, IP_TTL, 42);
+	set_int("tcp-client", SOL_SOCKET, SO_DEBUG, 1);
+	set_int("tcp-client", SOL_SOCKET, SO_TXREHASH, 0);
+	set_raw("tcp-client", SOL_SOCKET, SO_MAX_PACING_RATE, &pacing, sizeof(pacing));
+	set_int("tcp-client", IPPROTO_TCP, TCP_WINDOW_CLAMP, 20000);
 	set_raw("tcp-client", SOL_SOCKET, SO_LINGER, &ling, sizeof(ling));
 	set_raw("tcp-client", SOL_SOCKET, SO_RCVTIMEO, &rcvtimeo, sizeof(rcvtimeo));
 	set_raw("tcp-client", SOL_SOCKET, SO_SNDTIMEO, &sndtimeo, sizeof(sndtimeo));
@@ -585,6 +600,11 @@ static void setup_udp(void)
 	set_int("udp4", SOL_SOCKET, SO_TIMESTAMP, 1);
 	set_int("udp4", IPPROTO_IP, IP_PKTINFO, 1);
 	set_int("udp4", IPPROTO_IP, IP_RECVTTL, 1);
+	set_int("udp4", SOL_SOCKET, SO_NO_CHECK, 1);
+	set_int("udp4", SOL_SOCKET, SO_NOFCS, 1);
+	set_int("udp4", SOL_SOCKET, SO_WIFI_STATUS, 1);
+	set_int("udp4", SOL_SOCKET, SO_SELECT_ERR_QUEUE, 1);
+	set_int("udp4", SOL_SOCKET, SO_RCVMARK, 1);
 	bind_loopback(find("udp4"));
 	for (const char *n = "abc"; *n; n++) {
 		static char names[3][16];
@@ -682,6 +702,8 @@ static void setup_unix(void)
 {
 	unix_pair("unix-stream-a", "unix-stream-b", SOCK_STREAM);
 	set_int("unix-stream-a", SOL_SOCKET, SO_PASSCRED, 1);
+	set_int("unix-stream-a", SOL_SOCKET, SO_PASSSEC, 1);
+	set_int("unix-stream-a", SOL_SOCKET, SO_PASSPIDFD, 1);
 	send_pattern(find("unix-stream-a")->fd, 9, 0, 3000);
 	send_pattern(find("unix-stream-a")->fd, 9, 3000, 2000);
 	{

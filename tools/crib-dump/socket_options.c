@@ -18,6 +18,10 @@
 #include "kabi.h"
 #include "sockets.h"
 
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD	76	/* Linux 6.5; newer than some libc headers */
+#endif
+
 static void put(struct socket_entry *e, int level, int name, const void *val, size_t len)
 {
 	struct crib_sockopt *o;
@@ -103,6 +107,17 @@ static void socket_level(struct socket_entry *e, unsigned int hz)
 	put_int(e, SOL_SOCKET, SO_RXQ_OVFL, bit(e, DUMP_SO_RXQ_OVFL));
 	put_int(e, SOL_SOCKET, SO_PEEK_OFF, k->peek_off);
 	put_int(e, SOL_SOCKET, SO_BINDTOIFINDEX, k->bound_dev_if);
+	put_int(e, SOL_SOCKET, SO_DEBUG, bit(e, DUMP_SO_DEBUG));
+	put_int(e, SOL_SOCKET, SO_NO_CHECK, bit(e, DUMP_SO_NO_CHECK));
+	put_int(e, SOL_SOCKET, SO_PASSSEC, bit(e, DUMP_SO_PASSSEC));
+	put_int(e, SOL_SOCKET, SO_PASSPIDFD, bit(e, DUMP_SO_PASSPIDFD));
+	put_int(e, SOL_SOCKET, SO_WIFI_STATUS, bit(e, DUMP_SO_WIFI_STATUS));
+	put_int(e, SOL_SOCKET, SO_NOFCS, bit(e, DUMP_SO_NOFCS));
+	put_int(e, SOL_SOCKET, SO_SELECT_ERR_QUEUE, bit(e, DUMP_SO_SELECT_ERR_QUEUE));
+	put_int(e, SOL_SOCKET, SO_RCVMARK, bit(e, DUMP_SO_RCVMARK));
+	put_int(e, SOL_SOCKET, SO_TXREHASH, k->txrehash);
+	/* the 64-bit form, which getsockopt() gives a buffer that holds it */
+	put(e, SOL_SOCKET, SO_MAX_PACING_RATE, &k->max_pacing_rate, sizeof(k->max_pacing_rate));
 }
 
 static void ip_level(struct socket_entry *e)
@@ -155,6 +170,7 @@ static void tcp_level(struct socket_entry *e, unsigned int hz)
 	put_int(e, IPPROTO_TCP, TCP_NOTSENT_LOWAT, (int)k->notsent_lowat);
 	put_int(e, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, k->thin_lto);
 	put(e, IPPROTO_TCP, TCP_CONGESTION, k->ca_name, sizeof(k->ca_name));
+	put_int(e, IPPROTO_TCP, TCP_WINDOW_CLAMP, (int)k->window_clamp);
 }
 
 static void udp_level(struct socket_entry *e)

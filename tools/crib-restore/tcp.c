@@ -271,7 +271,8 @@ int tcp_repair(struct sock_job *j, const struct plan_socket *ps)
 	if (repair_options(j, ps, fd) || write_recv_queue(j, ps, fd) ||
 	    repair_window(j, ps, fd))
 		return -1;
-	return 0;
+	/* the connect sized the window clamp afresh, for the new buffers */
+	return sockopt_reapply(j, ps, fd, IPPROTO_TCP, TCP_WINDOW_CLAMP);
 }
 
 bool tcp_took_more(const struct plan_socket *ps, int fd)

@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	6	/* 1.6: oom_score_adj, affinity, timer slack, vma advice (spec §2.2) */
+#define CRIB_VERSION_MINOR	7	/* 1.7: more socket options, TCP_WINDOW_CLAMP (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
