@@ -7,7 +7,8 @@
 The page renders without a warning, by mandoc's linter and by groff as
 man(1) runs it, and has the sections a reader looks for.  With TOOL, every
 option TOOL --help lists is in the page's OPTIONS section, so an option
-added to a tool without its page fails here.
+added to a tool without its page fails here, and TOOL --version says
+which tool and version it is.
 
 An option line of --help starts with 2 to 8 spaces and a '-'; its options
 are the words -x and --long (without any =ARG) from there up to the first
@@ -87,6 +88,12 @@ def main():
             "%s: has %s" % (name, ", ".join(want)), "sections: %s" % list(secs))
     if not tool:
         return t.done()
+
+    rc, out, err = run([tool, "--version"])
+    tool_name = os.path.basename(tool)
+    t.check(rc == 0 and re.fullmatch(r"%s \d+\.\d+\.\d+( \(snapshot format \d+\.\d+\))?\n" %
+                                     re.escape(tool_name), out) is not None and not err,
+            "%s --version names the tool and its version" % tool_name, out + err)
 
     rc, out, err = run([tool, "--help"])
     options = help_options(out)

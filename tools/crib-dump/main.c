@@ -23,6 +23,7 @@
 
 #include "crib-dump.h"
 #include "output.h"
+#include "version.h"
 
 struct options {
 	pid_t pid;
@@ -78,6 +79,7 @@ static void usage(FILE *f)
 		"  -q, --quiet         no progress meter\n"
 		"  -v, --verbose       say what is dumped, on standard error\n"
 		"  -h, --help          this text\n"
+		"  -V, --version       the version, and the snapshot format it writes\n"
 		"\n"
 		"On a terminal, a dump that takes more than a second shows its progress on\n"
 		"standard error: the process, the MiB of memory dumped of those to dump,\n"
@@ -135,13 +137,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	char *end;
 	long pid, level;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:o:fl:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:o:fl:qvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -197,6 +200,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			tool_print_version("crib-dump");
 			exit(0);
 		default:
 			usage(stderr);

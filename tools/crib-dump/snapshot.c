@@ -11,10 +11,7 @@
 #include <unistd.h>
 
 #include "crib-dump.h"
-
-#ifndef CRIB_VERSION
-#define CRIB_VERSION "unknown"
-#endif
+#include "version.h"
 
 /* Where the records' paths come from, for whoever reads the snapshot. */
 static int write_path_note(struct dump_job *job)
@@ -54,7 +51,7 @@ int snapshot_open(struct dump_job *job, const struct dump_output *out,
 	hdr.arch = u.machine;
 	hdr.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	hdr.tool_name = "crib-dump";
-	hdr.tool_version = CRIB_VERSION;
+	hdr.tool_version = tool_version();
 	hdr.time_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	hdr.hostname = u.nodename;
 	hdr.root_pid = (uint64_t)job->pid;

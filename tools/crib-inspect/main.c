@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "inspect.h"
+#include "version.h"
 
 static const char usage_text[] =
 	"Usage: crib-inspect [OPTIONS] SNAPSHOT\n"
@@ -27,6 +28,7 @@ static const char usage_text[] =
 	"  --diff A B           show what differs between two snapshots\n"
 	"  --ignore-volatile    with --diff: ignore volatile fields (spec/format.md)\n"
 	"  -h, --help           this text\n"
+	"  -V, --version        the version, and the newest snapshot format it reads\n"
 	"\n"
 	"Exit status:\n"
 	"  0  success; snapshot verified; --diff: no differences\n"
@@ -48,13 +50,14 @@ int main(int argc, char **argv)
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "ignore-volatile", no_argument, NULL, OPT_IGNORE },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { 0 };
 	const char *hexdump = NULL;
 	int mode = 0, c;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_JSON:
 		case OPT_VERIFY:
@@ -81,6 +84,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
+			return EXIT_OK;
+		case 'V':
+			tool_print_version("crib-inspect");
 			return EXIT_OK;
 		default:
 			goto usage;

@@ -16,6 +16,7 @@
 #include "crib_probe.h"
 #include "crib_probe.skel.h"
 #include "probe.h"
+#include "version.h"
 
 static void usage(FILE *f)
 {
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 		"\n"
 		"  -p, --pid PID   the process to read\n"
 		"  -h, --help      this text\n"
+		"  -V, --version   the version\n"
 		"\n"
 		"Exit status: 0 done, 1 the process or the kernel could not be read,\n"
 		"2 bad usage.\n");
@@ -48,6 +50,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	struct crib_task_basics basics;
@@ -56,7 +59,7 @@ int main(int argc, char **argv)
 	char *end;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -68,6 +71,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("crib-probe %s\n", tool_version());
 			return 0;
 		default:
 			usage(stderr);

@@ -30,6 +30,7 @@
 #include "tree.h"
 #include "udp_queue.h"
 #include "verify.h"
+#include "version.h"
 
 struct options {
 	const char *input;	/* NULL: stdin */
@@ -68,6 +69,7 @@ static void usage(FILE *f)
 		"                    connections through again (crib-dump locked them in the\n"
 		"                    nftables table inet crib when it killed the process)\n"
 		"  -h, --help        this text\n"
+		"  -V, --version     the version, and the snapshot format it reads\n"
 		"\n"
 		"On a terminal, a restore that takes more than a second shows its progress\n"
 		"on standard error: the process, the MiB of the snapshot read of its size,\n"
@@ -99,11 +101,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "i:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:qvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->input = optarg;
@@ -125,6 +128,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			tool_print_version("crib-restore");
 			exit(0);
 		default:
 			usage(stderr);
