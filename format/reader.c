@@ -51,6 +51,7 @@ struct crib_reader {
 	uint8_t *buf;			/* decompressed bytes not yet consumed */
 	size_t buf_cap, start, end;
 	uint64_t buf_off;		/* stream offset of buf[start] */
+	uint64_t max_size;		/* most stream bytes to inflate */
 
 	struct crib_skim skim;
 	struct crib_arena arena;	/* the current record */
@@ -242,6 +243,20 @@ static int fill_ahead(struct crib_reader *r)
 	return 1;
 }
 
+/* The stream inflated so far, against the bound set on it. */
+static int check_max_size(struct crib_reader *r)
+{
+	uint64_t inflated = r->buf_off + (r->end - r->start);
+	char msg[160];
+
+	if (inflated <= r->max_size)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "the record stream inflates past %llu bytes, the size limit set on the reader",
+		 (unsigned long long)r->max_size);
+	return fail(r, CRIB_E_LIMIT, r->max_size, msg);
+}
+
 /*
  * Make at least need bytes available at buf[start].  Returns 1 when they
  * are, 0 when the input ended cleanly first (at a frame boundary), -1 on
@@ -253,6 +268,9 @@ static int fill(struct crib_reader *r, size_t need)
 		ZSTD_inBuffer in;
 		ZSTD_outBuffer out;
 		size_t ret, old_in, old_out;
+
+		if (check_max_size(r))
+			return -1;
 
 		if (r->buf_cap - r->end < ZSTD_DStreamOutSize() && r->start) {
 			memmove(r->buf, r->buf + r->start, r->end - r->start);
@@ -303,7 +321,7 @@ static int fill(struct crib_reader *r, size_t need)
 				    "input ends inside a zstd frame");
 		}
 	}
-	return 1;
+	return check_max_size(r) ? -1 : 1;
 }
 
 /* ---- record decoding, shared with crib_decoder ---- */
@@ -807,6 +825,7 @@ static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, const vo
 	r->mem_len = mem_len;
 	crib_xxh64_init(&r->hash, 0);
 	r->frame_start = true;
+	r->max_size = CRIB_MAX_SIZE_DEFAULT;
 	r->in_cap = ZSTD_DStreamInSize();
 	r->buf_cap = CRIB_LIMIT_RECORD + ZSTD_DStreamOutSize();
 	r->in = malloc(r->in_cap);
@@ -887,6 +906,11 @@ struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, in
 const struct crib_header *crib_reader_header(const struct crib_reader *r)
 {
 	return &r->header;
+}
+
+void crib_reader_set_max_size(struct crib_reader *r, uint64_t bytes)
+{
+	r->max_size = bytes;
 }
 
 const struct crib_error *crib_reader_error(const struct crib_reader *r)
