@@ -1,0 +1,107 @@
+#!/bin/sh
+# crib-inspect on crafted snapshots (gen-hostile.c) built to cost a reader:
+# each view must finish in bounded time and memory and keep the terminal
+# safe.  TAP output.
+# Usage: test-hostile.sh GEN_HOSTILE CRIB_INSPECT
+set -u
+gen=$1 inspect=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+ok() {	# ok CONDITION-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+		sed 's/^/# /' "$tmp/err" 2>/dev/null | head -5
+	fi
+}
+
+# run EXPECTED_EXIT SECONDS COMMAND...: the exit status, and not killed by the clock
+run() {
+	want=$1 secs=$2
+	shift 2
+	timeout "$secs" "$@" > "$tmp/out" 2> "$tmp/err"
+	[ $? -eq "$want" ]
+}
+
+has() { grep -q -- "$1" "$tmp/out" "$tmp/err"; }
+
+"$gen" "$tmp" 2> "$tmp/err"
+ok $? "the crafted snapshots are written"
+ls -l "$tmp" | sed 's/^/# /'
+
+# cpu SECONDS COMMAND...: run with a bound on its processor time, which a
+# loaded machine stretches far less than the time on the clock.
+cpu() {
+	secs=$1
+	shift
+	(ulimit -t "$secs"; exec "$@") > "$tmp/out" 2> "$tmp/err"
+}
+
+# Linear, not quadratic: a summary that scans its tables per record takes
+# 15 to 25 s of processor time on these; indexed, under one.
+cpu 6 "$inspect" "$tmp/many-vmas.crib"
+ok $? "summary of 65,536 vmas and 200,000 page runs finishes"
+has "total: 65536 vmas, 1.0G mapped, 0B dumped, 781.2M zero"
+ok $? "every page run is counted in its vma"
+cpu 6 "$inspect" "$tmp/many-procs.crib"
+ok $? "summary of 65,536 processes and 200,000 threads finishes"
+has "^    65635 many (3 threads, pgid 65635"
+ok $? "the last process is in the tree with its threads"
+[ "$(grep -c ' many (' "$tmp/out")" -eq 65536 ]
+ok $? "the tree shows every process"
+
+run 0 30 "$inspect" --section=proc "$tmp/tree.crib"
+ok $? "summary of a deep tree with a cycle of parents"
+has "\[depth 99\] 199 chain (0 threads"
+ok $? "the tree goes on past any depth"
+[ "$(grep -c ' chain (' "$tmp/out")" -eq 100 ]
+ok $? "every process of the chain is shown once"
+has "already shown: the parents form a cycle"
+ok $? "a cycle of parents is marked"
+has "503 loop-kid"
+ok $? "a child of the cycle is shown"
+
+run 0 30 "$inspect" "$tmp/escapes.crib"
+ok $? "summary of names with terminal escapes"
+! grep -q "$(printf '\033')" "$tmp/out"
+ok $? "no escape byte reaches the output"
+for what in "process 100 \"x\\\\x1b]0;owned\\\\x07" "thread 100 \"t\\\\x1b" \
+	    "host h\\\\x1b" "by crib\\\\x1b" "note: n\\\\x1b]0;owned\\\\x07\\\\x1b\[2J = v\\\\x1b" \
+	    "/tmp/\\\\x1b"; do
+	has "$what"
+	ok $? "shown escaped: $what"
+done
+
+run 0 30 "$inspect" "$tmp/precopy.crib"
+ok $? "summary of pages written after every process"
+has "total: 1 vmas, 32.0K mapped, 12.0K dumped, 0B zero"
+ok $? "the first process's pages are in its memory map"
+has "total: 1 vmas, 32.0K mapped, 8.0K dumped, 16.0K zero"
+ok $? "the second process's pages are in its memory map"
+! has "outside any vma"
+ok $? "no page is left outside its vma"
+
+run 5 30 "$inspect" --max-size=64M "$tmp/bomb.crib"
+ok $? "a stream inflating past --max-size is refused"
+has "inflates past 67108864 bytes"
+ok $? "the refusal says which limit"
+run 0 60 "$inspect" --verify "$tmp/bomb.crib"
+ok $? "the default limit takes the same stream"
+run 2 10 "$inspect" --max-size=lots "$tmp/bomb.crib"
+ok $? "a size that is not one is a usage error"
+
+# Each side of the diff-bomb inflates to 240 MiB of ghost contents; kept
+# whole they would not fit in the address space allowed here.
+(ulimit -v 400000; exec timeout 120 "$inspect" --diff "$tmp/diff-bomb.crib" \
+	"$tmp/diff-bomb.crib") > "$tmp/out" 2> "$tmp/err"
+ok $? "--diff of two bombs holds digests, not contents"
+has "no differences"
+ok $? "--diff of two bombs compares them"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
