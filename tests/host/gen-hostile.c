@@ -4,13 +4,15 @@
  * reader: huge counts of vmas, page runs, processes and threads, parents
  * that form a cycle, a deep tree, terminal escapes in every name, pages
  * after every process (the --pre-copy layout), and a record stream that
- * inflates far beyond its file.  test-hostile.sh runs crib-inspect on
+ * inflates far beyond its file, also with the header of this machine
+ * (bomb-here.crib), so that crib-restore reads on past it.  test-hostile.sh runs crib-inspect on
  * them; they are generated at test time, as they would bloat the tree.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "sample.h"
@@ -164,7 +166,7 @@ static int fill_diff_bomb(struct crib_writer *w)
 }
 
 static int write_one(const char *dir, const char *name, fill_fn fill, const char *hostname,
-		     const char *tool_name)
+		     const char *tool_name, const struct utsname *here)
 {
 	struct crib_header hdr;
 	struct crib_writer *w;
@@ -175,6 +177,11 @@ static int write_one(const char *dir, const char *name, fill_fn fill, const char
 	hdr.hostname = hostname;
 	hdr.tool_name = tool_name;
 	hdr.root_pid = 0;
+	if (here) {
+		hdr.kernel_release = here->release;
+		hdr.arch = here->machine;
+		hdr.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -206,14 +213,17 @@ int main(int argc, char **argv)
 		{ "bomb.crib", fill_bomb },
 		{ "diff-bomb.crib", fill_diff_bomb },
 	};
+	struct utsname here;
 	int ret = 0;
 
-	if (argc != 2) {
+	if (argc != 2 || uname(&here)) {
 		fprintf(stderr, "usage: gen-hostile DIR\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		ret |= write_one(argv[1], files[i].name, files[i].fill, "sample-host", "crib-test");
-	ret |= write_one(argv[1], "escapes.crib", fill_escapes, "h" ESC, "crib" ESC);
+		ret |= write_one(argv[1], files[i].name, files[i].fill, "sample-host", "crib-test",
+				 NULL);
+	ret |= write_one(argv[1], "escapes.crib", fill_escapes, "h" ESC, "crib" ESC, NULL);
+	ret |= write_one(argv[1], "bomb-here.crib", fill_bomb, "sample-host", "crib-test", &here);
 	return ret ? 1 : 0;
 }

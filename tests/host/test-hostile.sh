@@ -2,9 +2,11 @@
 # crib-inspect on crafted snapshots (gen-hostile.c) built to cost a reader:
 # each view must finish in bounded time and memory and keep the terminal
 # safe.  TAP output.
-# Usage: test-hostile.sh GEN_HOSTILE CRIB_INSPECT
+# With CRIB_RESTORE, the same bombs given to crib-restore, which refuses
+# them before it creates anything.
+# Usage: test-hostile.sh GEN_HOSTILE CRIB_INSPECT [CRIB_RESTORE]
 set -u
-gen=$1 inspect=$2
+gen=$1 inspect=$2 restore=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
@@ -102,6 +104,21 @@ ok $? "a size that is not one is a usage error"
 ok $? "--diff of two bombs holds digests, not contents"
 has "no differences"
 ok $? "--diff of two bombs compares them"
+
+if [ -n "$restore" ]; then
+	# The header says another kernel: refused before a record is inflated,
+	# so the tiny bound set here is never reached.
+	run 1 30 "$restore" --max-size=1K -i "$tmp/bomb.crib"
+	ok $? "crib-restore refuses a snapshot of another kernel"
+	has "taken on kernel 6.8.0-crib"
+	ok $? "crib-restore checks the header before the records"
+	run 1 30 "$restore" --max-size=64M -i "$tmp/bomb-here.crib"
+	ok $? "crib-restore refuses a stream inflating past --max-size"
+	has "inflates past 67108864 bytes"
+	ok $? "crib-restore says which limit"
+	run 2 10 "$restore" --max-size=0 -i "$tmp/bomb-here.crib"
+	ok $? "crib-restore: a size of 0 is a usage error"
+fi
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
