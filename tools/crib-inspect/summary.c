@@ -135,7 +135,7 @@ static void print_mm(const struct crib_mm *m)
 
 static void print_file(const struct crib_file *f)
 {
-	printf("  fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " desc %-3" PRIu64 " ",
+	printf("fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " desc %-3" PRIu64 " ",
 	       f->fd, crib_file_type_name(f->type), f->flags, f->pos, f->desc);
 	print_path(f->path);
 	if (f->type == CRIB_FILE_EVENTFD)
@@ -160,7 +160,7 @@ static const char *clock_name(uint64_t clockid)
 
 static void print_timerfd(const struct crib_timerfd *t)
 {
-	printf("  timerfd fd %" PRIu64 ": %s, next in %" PRIu64 " ns, every %" PRIu64
+	printf("timerfd fd %" PRIu64 ": %s, next in %" PRIu64 " ns, every %" PRIu64
 	       " ns, %" PRIu64 " expirations unread%s%s\n", t->fd, clock_name(t->clockid),
 	       t->value_ns, t->interval_ns, t->ticks,
 	       (t->settime_flags & 1) ? ", absolute" : "",
@@ -169,7 +169,7 @@ static void print_timerfd(const struct crib_timerfd *t)
 
 static void print_epoll_item(const struct crib_epoll_item *e)
 {
-	printf("  epoll fd %" PRIu64 ": watches fd %" PRIu64 " (pid %" PRIu64 " fd %" PRIu64
+	printf("epoll fd %" PRIu64 ": watches fd %" PRIu64 " (pid %" PRIu64 " fd %" PRIu64
 	       "), events 0x%" PRIx64 ", data 0x%" PRIx64 "\n", e->fd, e->tfd, e->target_pid,
 	       e->target_fd, e->events, e->data);
 }
@@ -192,7 +192,7 @@ static void print_inotify_watch(const struct crib_inotify_watch *iw)
 	uint64_t rest = iw->mask;
 	bool first = true;
 
-	printf("  inotify fd %" PRIu64 ": watch %" PRIu64 " on ", iw->fd, iw->wd);
+	printf("inotify fd %" PRIu64 ": watch %" PRIu64 " on ", iw->fd, iw->wd);
 	print_path(iw->path);
 	printf(", mask 0x%" PRIx64 " (", iw->mask);
 	for (size_t i = 0; i < sizeof(in_flags) / sizeof(in_flags[0]); i++) {
@@ -252,7 +252,7 @@ static void print_pipe(const struct crib_pipe *p)
 {
 	static const char *const ends[] = { "read end", "write end", "read and write" };
 
-	printf("  pipe fd %" PRIu64 ": pipe %" PRIu64 ", %s, %" PRIu64 " bytes queued, buffer %"
+	printf("pipe fd %" PRIu64 ": pipe %" PRIu64 ", %s, %" PRIu64 " bytes queued, buffer %"
 	       PRIu64 "", p->fd, p->pipe_id, p->end < 3 ? ends[p->end] : "end ?", p->queued,
 	       p->pipe_size);
 	if (p->ends_outside)
@@ -374,7 +374,7 @@ static void print_socket(const struct crib_socket *s)
 	const char *type = s->type < 6 && types[s->type] ? types[s->type] : "?";
 	const char *state = crib_socket_state_name(s);
 
-	printf("  socket fd %" PRIu64 ": %s %s proto %" PRIu64 " ", s->fd, fam, type, s->protocol);
+	printf("socket fd %" PRIu64 ": %s %s proto %" PRIu64 " ", s->fd, fam, type, s->protocol);
 	if (strcmp(state, "unknown"))
 		printf("%s ", state);
 	else
@@ -463,6 +463,18 @@ static void print_generic(const struct crib_record *rec)
 	putchar('\n');
 }
 
+/*
+ * The start of a line of a process's file or socket: under the process's
+ * own heading, an indent; without it (--section=files,net), its pid.
+ */
+static void print_owner(const struct summary *s, uint64_t pid)
+{
+	if (section_name_selected(s->o, "proc"))
+		printf("  ");
+	else
+		printf("pid %" PRIu64 " ", pid);
+}
+
 static void print_record(struct summary *s, const struct crib_record *rec)
 {
 	if (rec->type != CRIB_REC_GHOST_DATA)
@@ -492,18 +504,23 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		memmap_add_pages(s->memmap, &rec->u.pages);
 		break;
 	case CRIB_REC_FILE:
+		print_owner(s, rec->u.file.pid);
 		print_file(&rec->u.file);
 		break;
 	case CRIB_REC_PIPE:
+		print_owner(s, rec->u.pipe.pid);
 		print_pipe(&rec->u.pipe);
 		break;
 	case CRIB_REC_TIMERFD:
+		print_owner(s, rec->u.timerfd.pid);
 		print_timerfd(&rec->u.timerfd);
 		break;
 	case CRIB_REC_EPOLL_ITEM:
+		print_owner(s, rec->u.epoll_item.pid);
 		print_epoll_item(&rec->u.epoll_item);
 		break;
 	case CRIB_REC_INOTIFY_WATCH:
+		print_owner(s, rec->u.inotify_watch.pid);
 		print_inotify_watch(&rec->u.inotify_watch);
 		break;
 	case CRIB_REC_GHOST:
@@ -514,6 +531,7 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		s->ghost_chunks++;
 		break;
 	case CRIB_REC_SOCKET:
+		print_owner(s, rec->u.socket.pid);
 		print_socket(&rec->u.socket);
 		break;
 	case CRIB_REC_SOCKET_QUEUE:
