@@ -5,7 +5,8 @@
  * that form a cycle, a deep tree, terminal escapes in every name, pages
  * after every process (the --pre-copy layout), and a record stream that
  * inflates far beyond its file, also with the header of this machine
- * (bomb-here.crib), so that crib-restore reads on past it.  test-hostile.sh runs crib-inspect on
+ * (bomb-here.crib), so that crib-restore reads on past it, and a living
+ * process without working and root directories (no-cwd-here.crib).  test-hostile.sh runs crib-inspect on
  * them; they are generated at test time, as they would bloat the tree.
  */
 #include <fcntl.h>
@@ -125,6 +126,14 @@ static int fill_precopy(struct crib_writer *w)
 	return 0;
 }
 
+/* A living process whose record lacks cwd and root, which only zombies may. */
+static int fill_no_cwd(struct crib_writer *w)
+{
+	struct crib_process p = { .pid = 100, .tgid = 100, .ppid = 1, .comm = "homeless" };
+
+	return crib_write_process(w, &p) || write_thread(w, 100, 100, "homeless") ? -1 : 0;
+}
+
 /* 256 MiB of one repeated byte in pages records: a file of a few KiB. */
 static int fill_bomb(struct crib_writer *w)
 {
@@ -225,5 +234,7 @@ int main(int argc, char **argv)
 				 NULL);
 	ret |= write_one(argv[1], "escapes.crib", fill_escapes, "h" ESC, "crib" ESC, NULL);
 	ret |= write_one(argv[1], "bomb-here.crib", fill_bomb, "sample-host", "crib-test", &here);
+	ret |= write_one(argv[1], "no-cwd-here.crib", fill_no_cwd, "sample-host", "crib-test",
+			 &here);
 	return ret ? 1 : 0;
 }

@@ -118,6 +118,10 @@ if [ -n "$restore" ]; then
 	ok $? "crib-restore says which limit"
 	run 2 10 "$restore" --max-size=0 -i "$tmp/bomb-here.crib"
 	ok $? "crib-restore: a size of 0 is a usage error"
+	run 1 30 "$restore" -i "$tmp/no-cwd-here.crib"
+	ok $? "crib-restore refuses a living process without a working directory"
+	has "process record of 100 has no cwd key"
+	ok $? "crib-restore names the missing key"
 fi
 
 echo "1..$n"
