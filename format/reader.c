@@ -243,20 +243,6 @@ static int fill_ahead(struct crib_reader *r)
 	return 1;
 }
 
-/* The stream inflated so far, against the bound set on it. */
-static int check_max_size(struct crib_reader *r)
-{
-	uint64_t inflated = r->buf_off + (r->end - r->start);
-	char msg[160];
-
-	if (inflated <= r->max_size)
-		return 0;
-	snprintf(msg, sizeof(msg),
-		 "the record stream inflates past %llu bytes, the size limit set on the reader",
-		 (unsigned long long)r->max_size);
-	return fail(r, CRIB_E_LIMIT, r->max_size, msg);
-}
-
 /*
  * Make at least need bytes available at buf[start].  Returns 1 when they
  * are, 0 when the input ended cleanly first (at a frame boundary), -1 on
@@ -268,9 +254,6 @@ static int fill(struct crib_reader *r, size_t need)
 		ZSTD_inBuffer in;
 		ZSTD_outBuffer out;
 		size_t ret, old_in, old_out;
-
-		if (check_max_size(r))
-			return -1;
 
 		if (r->buf_cap - r->end < ZSTD_DStreamOutSize() && r->start) {
 			memmove(r->buf, r->buf + r->start, r->end - r->start);
@@ -321,7 +304,7 @@ static int fill(struct crib_reader *r, size_t need)
 				    "input ends inside a zstd frame");
 		}
 	}
-	return check_max_size(r) ? -1 : 1;
+	return 1;
 }
 
 /* ---- record decoding, shared with crib_decoder ---- */
@@ -692,6 +675,24 @@ static int check_end(struct crib_reader *r)
 	return f;
 }
 
+/*
+ * The record stream up to the end of @rec against the bound set on it.
+ * Checked on whole records, so that where a stream is refused does not
+ * depend on how zstd's output was cut; fill() inflates at most a buffer
+ * beyond the record asked for.
+ */
+static int check_max_size(struct crib_reader *r, const struct crib_record *rec)
+{
+	char msg[160];
+
+	if (rec->offset + rec->raw_len <= r->max_size)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "the record stream inflates past %llu bytes, the size limit set on the reader",
+		 (unsigned long long)r->max_size);
+	return fail(r, CRIB_E_LIMIT, rec->offset, msg);
+}
+
 int crib_reader_next(struct crib_reader *r, struct crib_record *rec)
 {
 	if (r->failed)
@@ -710,7 +711,7 @@ int crib_reader_next(struct crib_reader *r, struct crib_record *rec)
 		r->header_returned = true;
 		return 1;
 	}
-	if (read_record(r, &r->arena, rec))
+	if (read_record(r, &r->arena, rec) || check_max_size(r, rec))
 		return -1;
 	consume_record(r, rec);
 	if (rec->type == CRIB_REC_HEADER)
