@@ -5,9 +5,11 @@
  * that form a cycle, a deep tree, terminal escapes in every name, pages
  * after every process (the --pre-copy layout), and a record stream that
  * inflates far beyond its file, also with the header of this machine
- * (bomb-here.crib), so that crib-restore reads on past it, and a living
- * process without working and root directories (no-cwd-here.crib).  test-hostile.sh runs crib-inspect on
- * them; they are generated at test time, as they would bloat the tree.
+ * (bomb-here.crib), so that crib-restore reads on past it; and a living
+ * process without working and root directories (no-cwd-here.crib).
+ * test-hostile.sh gives them to crib-inspect and crib-restore; they are
+ * generated at test time, as they would bloat the tree (the small ones
+ * are also in fuzz/corpus/reader as hostile-*.crib).
  */
 #include <fcntl.h>
 #include <stdio.h>
