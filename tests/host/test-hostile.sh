@@ -79,6 +79,13 @@ for what in "process 100 \"x\\\\x1b]0;owned\\\\x07" "thread 100 \"t\\\\x1b" \
 	ok $? "shown escaped: $what"
 done
 
+run 0 30 "$inspect" --json "$tmp/escapes.crib"
+! grep -q "$(printf '\033')" "$tmp/out"
+ok $? "--json: no escape byte reaches the output"
+run 1 30 "$inspect" --diff "$tmp/escapes.crib" "$tmp/precopy.crib"
+! grep -q "$(printf '\033')" "$tmp/out"
+ok $? "--diff: no escape byte reaches the output"
+
 run 0 30 "$inspect" "$tmp/precopy.crib"
 ok $? "summary of pages written after every process"
 has "total: 1 vmas, 32.0K mapped, 12.0K dumped, 0B zero"
