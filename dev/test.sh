@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run test groups and add up their results:
 #   host    meson's host tests (format library, crib-inspect), also under
-#           ASan/UBSan, and the fuzz targets for a bounded time
+#           ASan/UBSan, the -Dinspect-only=true build installed and used,
+#           and the fuzz targets for a bounded time
 #   vm      the runner itself, a migration (every restore workload and
 #           process tree dumped in one boot, restored in the next), then the
 #           tool and dump tests in the guest, the restore tests, the dump
@@ -69,6 +70,19 @@ test_host() {
 		meson_tests host-asan "$CRIB_BUILD/host-asan"
 	else
 		count 0 1 "host-asan (build failed)"
+	fi
+	# The inspect-only build, installed as one who only reads snapshots
+	# would, then used from where it was installed.
+	if host_build "$CRIB_BUILD/inspect-only" -Dinspect-only=true \
+			--prefix="$CRIB_BUILD/inspect-only/prefix" &&
+	   meson install -C "$CRIB_BUILD/inspect-only" >"$logdir/inspect-only.log" 2>&1 &&
+	   "$CRIB_ROOT/tests/host/check-installed.sh" "$CRIB_BUILD/inspect-only/prefix" \
+			"$CRIB_ROOT/tests/host/golden/sample.crib" >>"$logdir/inspect-only.log" 2>&1
+	then
+		count 1 0 "inspect-only (installed, reads a snapshot)"
+	else
+		tail -n 20 "$logdir/inspect-only.log"
+		count 0 1 "inspect-only (build, install or use failed)"
 	fi
 	# libFuzzer on the reader, for a bounded time.
 	if CC=clang host_build "$CRIB_BUILD/host-fuzz" -Dfuzz=true; then

@@ -12,7 +12,16 @@
 #include <crib/diff.h>
 #include <crib/json.h>
 
+/*
+ * A record's encoding is kept for a field by field comparison when it is
+ * metadata of at most RAW_KEEP bytes, and while the side's copies total
+ * at most RAW_BUDGET: a crafted snapshot of many large records that
+ * compress to nothing must not make a side hold gigabytes.  Bulk records
+ * (memory, file and queue contents) and whatever is past the budget are
+ * compared by digest.
+ */
 #define RAW_KEEP (64u << 10)
+#define RAW_BUDGET (64u << 20)
 
 struct entry {
 	char key[96];
@@ -26,6 +35,7 @@ struct entry {
 struct crib_diff_side {
 	struct entry *e;
 	size_t n, cap;
+	size_t raw_bytes;	/* encodings kept, at most RAW_BUDGET */
 	uint64_t page_size;
 	unsigned major, minor;
 };
@@ -125,6 +135,27 @@ static int entry_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+static bool is_bulk(uint32_t type)
+{
+	switch (type) {
+	case CRIB_REC_PAGES:
+	case CRIB_REC_GHOST_DATA:
+	case CRIB_REC_PIPE_DATA:
+	case CRIB_REC_SOCKET_QUEUE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool keep_raw(const struct crib_diff_side *s, const struct crib_record *rec)
+{
+	/* a stored record's raw bytes lack its data: compared by digest only */
+	if (rec->stored || is_bulk(rec->type) || rec->raw_len > RAW_KEEP)
+		return false;
+	return s->raw_bytes + rec->raw_len <= RAW_BUDGET;
+}
+
 static int add_entry(struct crib_diff_side *s, const struct crib_record *rec, unsigned flags)
 {
 	struct entry *e;
@@ -146,12 +177,12 @@ static int add_entry(struct crib_diff_side *s, const struct crib_record *rec, un
 	e->digest = rec->info ? hash_struct(rec->info->body, &rec->u, flags, 0) :
 		    crib_xxh64(rec->raw, rec->raw_len, 0);
 	e->raw_len = rec->raw_len;
-	/* a stored record's raw bytes lack its data: compared by digest only */
-	if (rec->raw_len <= RAW_KEEP && !rec->stored) {
+	if (keep_raw(s, rec)) {
 		e->raw = malloc(rec->raw_len ? rec->raw_len : 1);
 		if (!e->raw)
 			return -1;
 		memcpy(e->raw, rec->raw, rec->raw_len);
+		s->raw_bytes += rec->raw_len;
 	}
 	s->n++;
 	return 0;
@@ -192,6 +223,11 @@ nomem:
 	err->stream_offset = CRIB_OFFSET_NONE;
 	snprintf(err->msg, sizeof(err->msg), "out of memory");
 	return NULL;
+}
+
+size_t crib_diff_side_mem(const struct crib_diff_side *s)
+{
+	return sizeof(*s) + s->cap * sizeof(*s->e) + s->raw_bytes;
 }
 
 void crib_diff_side_free(struct crib_diff_side *s)

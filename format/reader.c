@@ -51,6 +51,7 @@ struct crib_reader {
 	uint8_t *buf;			/* decompressed bytes not yet consumed */
 	size_t buf_cap, start, end;
 	uint64_t buf_off;		/* stream offset of buf[start] */
+	uint64_t max_size;		/* most stream bytes to inflate */
 
 	struct crib_skim skim;
 	struct crib_arena arena;	/* the current record */
@@ -674,6 +675,24 @@ static int check_end(struct crib_reader *r)
 	return f;
 }
 
+/*
+ * The record stream up to the end of @rec against the bound set on it.
+ * Checked on whole records, so that where a stream is refused does not
+ * depend on how zstd's output was cut; fill() inflates at most a buffer
+ * beyond the record asked for.
+ */
+static int check_max_size(struct crib_reader *r, const struct crib_record *rec)
+{
+	char msg[160];
+
+	if (rec->offset + rec->raw_len <= r->max_size)
+		return 0;
+	snprintf(msg, sizeof(msg),
+		 "the record stream inflates past %llu bytes, the size limit set on the reader",
+		 (unsigned long long)r->max_size);
+	return fail(r, CRIB_E_LIMIT, rec->offset, msg);
+}
+
 int crib_reader_next(struct crib_reader *r, struct crib_record *rec)
 {
 	if (r->failed)
@@ -692,7 +711,7 @@ int crib_reader_next(struct crib_reader *r, struct crib_record *rec)
 		r->header_returned = true;
 		return 1;
 	}
-	if (read_record(r, &r->arena, rec))
+	if (read_record(r, &r->arena, rec) || check_max_size(r, rec))
 		return -1;
 	consume_record(r, rec);
 	if (rec->type == CRIB_REC_HEADER)
@@ -807,6 +826,7 @@ static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, const vo
 	r->mem_len = mem_len;
 	crib_xxh64_init(&r->hash, 0);
 	r->frame_start = true;
+	r->max_size = CRIB_MAX_SIZE_DEFAULT;
 	r->in_cap = ZSTD_DStreamInSize();
 	r->buf_cap = CRIB_LIMIT_RECORD + ZSTD_DStreamOutSize();
 	r->in = malloc(r->in_cap);
@@ -887,6 +907,11 @@ struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, in
 const struct crib_header *crib_reader_header(const struct crib_reader *r)
 {
 	return &r->header;
+}
+
+void crib_reader_set_max_size(struct crib_reader *r, uint64_t bytes)
+{
+	r->max_size = bytes;
 }
 
 const struct crib_error *crib_reader_error(const struct crib_reader *r)

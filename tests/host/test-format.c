@@ -723,6 +723,90 @@ static struct crib_buf *body_init(struct crib_buf *b)
 	return b;
 }
 
+/*
+ * The bound on the inflated stream: the big sample (1.2 MB of pages) is
+ * refused under 1 MiB at the record that crosses it, the same with
+ * frames decoded ahead, and read whole under the default.
+ */
+static void read_bounded(const uint8_t *snap, size_t len, int threads, uint64_t max,
+			 enum crib_err *code, uint64_t *records)
+{
+	struct crib_reader *r = crib_reader_open_mem_threads(snap, len, threads, NULL);
+	struct crib_record rec;
+	int ret;
+
+	*records = 0;
+	*code = CRIB_E_NOMEM;
+	if (!r)
+		return;
+	if (max)
+		crib_reader_set_max_size(r, max);
+	while ((ret = crib_reader_next(r, &rec)) > 0)
+		(*records)++;
+	*code = ret < 0 ? crib_reader_error(r)->code : CRIB_OK;
+	crib_reader_close(r);
+}
+
+static void test_max_size(void)
+{
+	uint64_t n_plain, n_ahead, n_whole;
+	enum crib_err plain, ahead, whole;
+	uint8_t *snap;
+	size_t len;
+
+	if (sample_to_mem(true, 3, &snap, &len)) {
+		tap_check(&t, false, "max size: the big sample is written");
+		return;
+	}
+	read_bounded(snap, len, 0, 1 << 20, &plain, &n_plain);
+	read_bounded(snap, len, 2, 1 << 20, &ahead, &n_ahead);
+	read_bounded(snap, len, 0, 0, &whole, &n_whole);
+	tap_check(&t, plain == CRIB_E_LIMIT && n_plain < n_whole,
+		  "max size: a stream inflating past the bound is refused");
+	tap_check(&t, ahead == plain && n_ahead == n_plain,
+		  "max size: refused at the same record with frames decoded ahead");
+	tap_check(&t, whole == CRIB_OK, "max size: the default bound takes the stream");
+	free(snap);
+}
+
+/*
+ * A diff side holds an entry per record and compares the contents of
+ * bulk records by digest: 64 chunks of 60 KiB of a ghost's contents
+ * (under the size up to which encodings are kept) take a few KiB.
+ */
+static void test_diff_memory(void)
+{
+	enum { CHUNK = 60 << 10, CHUNKS = 64 };
+	struct crib_ghost g = { .ghost_id = 1, .path = "/g", .size = CHUNK * CHUNKS };
+	struct crib_diff_side *side = NULL;
+	struct membuf mb = { 0 };
+	struct crib_header hdr;
+	struct crib_error err;
+	struct crib_reader *r = NULL;
+	struct crib_writer *w;
+	uint8_t *data = calloc(1, CHUNK);
+	int ret = -1;
+
+	sample_header(&hdr);
+	w = data ? crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL) : NULL;
+	if (w) {
+		ret = crib_write_ghost(w, &g);
+		for (uint64_t i = 0; !ret && i < CHUNKS; i++)
+			ret = crib_write_ghost_data(w, 1, i * CHUNK, data, CHUNK);
+		ret = crib_writer_close(w, NULL) || ret;
+	}
+	if (!ret)
+		r = crib_reader_open_mem(mb.data, mb.len, &err);
+	if (r)
+		side = crib_diff_side_read(r, 0, &err);
+	tap_check(&t, side && crib_diff_side_mem(side) < 64 << 10,
+		  "diff memory: a side of 3.75 MiB of ghost contents holds under 64 KiB");
+	crib_diff_side_free(side);
+	crib_reader_close(r);
+	free(mb.data);
+	free(data);
+}
+
 static void test_hostile(void)
 {
 	struct crib_buf b;
@@ -1241,6 +1325,8 @@ int main(void)
 	test_decode_ahead();
 	test_writer_errors();
 	test_hostile();
+	test_max_size();
+	test_diff_memory();
 	test_decoder();
 	return tap_done(&t);
 }

@@ -114,6 +114,9 @@ nogrep_check "--section=mm hides files" "/dev/pts/0"
 check "--section=files,net" 0 "$inspect" --section=files,net "$s"
 grep_check "--section=files,net shows files" "/dev/pts/0"
 nogrep_check "--section=files,net hides the memory map" "memory map"
+grep_check "--section=files,net: a file's line carries its pid" "^pid 100 fd 0   chardev"
+grep_check "--section=files,net: a socket's line carries its pid" "^pid 10[01] socket fd"
+grep_check "--section=files,net: an epoll's line carries its pid" "^pid 100 epoll fd 12"
 
 check "--json" 0 "$inspect" --json "$s"
 if cmp -s "$tmp/out" "$golden/sample.json"; then

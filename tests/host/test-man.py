@@ -49,6 +49,26 @@ def help_options(text):
     return found
 
 
+def unbalanced_quotes(text):
+    """Lines where a rendered quote (Ql, Sq) opens inside another or closes
+    none: the mark of a macro that swallowed its neighbour's delimiter."""
+    bad, depth = [], 0
+    for line in text.splitlines():
+        for ch in line:
+            if ch == "\u2018":
+                depth += 1
+                if depth > 1:
+                    bad.append(line.strip())
+            elif ch == "\u2019":
+                depth -= 1
+                if depth < 0:
+                    bad.append(line.strip())
+                    depth = 0
+        if not line.strip():
+            depth = 0
+    return bad
+
+
 def sections(text):
     """{heading: body} of a page rendered as plain text."""
     out, name = {}, None
@@ -76,6 +96,11 @@ def main():
     rc, out, err = run([groff, "-mandoc", "-ww", "-z", page])
     t.check(rc == 0 and not out and not err, "%s: groff -ww renders it without a warning" %
             name, out + err)
+
+    rc, out, err = run([mandoc, "-T", "utf8", page])
+    bad = unbalanced_quotes(re.sub(".\b", "", out))
+    t.check(rc == 0 and not bad, "%s: its quotes pair up as rendered" % name,
+            "\n".join(bad))
 
     rc, out, err = run([mandoc, "-T", "ascii", page])
     text = re.sub(".\b", "", out)

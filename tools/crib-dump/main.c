@@ -23,6 +23,7 @@
 
 #include "crib-dump.h"
 #include "output.h"
+#include "size.h"
 #include "version.h"
 
 struct options {
@@ -92,31 +93,6 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 dumped, 1 the dump failed (the processes are left running,\n"
 		"stopped ones stopped), 2 bad usage.\n");
-}
-
-/* A byte count, with an optional K, M or G (powers of 1024); 0 or -1. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	unsigned long long n;
-	unsigned int shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	default: break;
-	}
-	if (*end || n > UINT64_MAX >> shift)
-		return -1;
-	*out = (uint64_t)n << shift;
-	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)

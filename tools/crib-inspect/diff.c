@@ -8,13 +8,14 @@
 
 #include "inspect.h"
 
-static int load(const char *path, unsigned flags, struct crib_diff_side **side)
+static int load(const char *path, const struct options *o, unsigned flags,
+		struct crib_diff_side **side)
 {
 	struct crib_error err;
 	struct crib_reader *r;
 	int fd, code;
 
-	r = open_snapshot(path, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code);
 	if (!r)
 		return code;
 	*side = crib_diff_side_read(r, flags, &err);
@@ -40,9 +41,9 @@ int run_diff(const char *path_a, const char *path_b, const struct options *o)
 		fprintf(stderr, "crib-inspect: only one snapshot can come from stdin\n");
 		return EXIT_USAGE;
 	}
-	code = load(path_a, opt.flags, &a);
+	code = load(path_a, o, opt.flags, &a);
 	if (code == EXIT_OK)
-		code = load(path_b, opt.flags, &b);
+		code = load(path_b, o, opt.flags, &b);
 	if (code != EXIT_OK)
 		goto out;
 	differences = crib_diff(a, b, &opt, stdout);

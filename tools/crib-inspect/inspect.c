@@ -38,7 +38,8 @@ void report_error(const char *path, const struct crib_error *err)
 	fputs(")\n", stderr);
 }
 
-struct crib_reader *open_snapshot(const char *path, int *fd_out, int *exit_code)
+struct crib_reader *open_snapshot(const char *path, const struct options *o, int *fd_out,
+				  int *exit_code)
 {
 	struct crib_reader *r;
 	struct crib_error err;
@@ -60,6 +61,7 @@ struct crib_reader *open_snapshot(const char *path, int *fd_out, int *exit_code)
 			close(fd);
 		return NULL;
 	}
+	crib_reader_set_max_size(r, o->max_size);
 	*fd_out = fd;
 	return r;
 }
@@ -91,4 +93,44 @@ bool section_name_selected(const struct options *o, const char *name)
 		p = *end ? end + 1 : end;
 	}
 	return false;
+}
+
+const char *size_str(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "BKMGTPE";
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, len, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, len, "%" PRIu64 "B", bytes);
+	return buf;
+}
+
+/*
+ * Names and paths are bytes a process chose: an escape sequence among
+ * them would drive the reader's terminal.  What is not printable ASCII
+ * (and the backslash, so the escape reads back) is shown as \xNN.
+ */
+void print_text(const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			putchar(*p);
+		else
+			printf("\\x%02x", *p);
+	}
+}
+
+void print_path(const char *path)
+{
+	if (!path || !*path)
+		putchar('-');
+	else
+		print_text(path);
 }

@@ -16,7 +16,7 @@ int run_json(const char *path, const struct options *o)
 	bool first = true;
 	int fd, code, ret;
 
-	r = open_snapshot(path, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code);
 	if (!r)
 		return code;
 	printf("{\"format\":\"crib-snapshot\",\"records\":[");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "inspect.h"
+#include "size.h"
 #include "version.h"
 
 static const char usage_text[] =
@@ -27,6 +28,8 @@ static const char usage_text[] =
 	"  --pid=PID            with --hexdump: only this process\n"
 	"  --diff A B           show what differs between two snapshots\n"
 	"  --ignore-volatile    with --diff: ignore volatile fields (spec/format.md)\n"
+	"  --max-size=SIZE      refuse a snapshot whose records inflate past SIZE bytes\n"
+	"                       (suffix K, M, G or T: powers of 1024; default 1T)\n"
 	"  -h, --help           this text\n"
 	"  -V, --version        the version, and the newest snapshot format it reads\n"
 	"\n"
@@ -40,7 +43,8 @@ static const char usage_text[] =
 
 int main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_VERIFY, OPT_SECTION, OPT_HEXDUMP, OPT_PID, OPT_DIFF, OPT_IGNORE };
+	enum { OPT_JSON = 256, OPT_VERIFY, OPT_SECTION, OPT_HEXDUMP, OPT_PID, OPT_DIFF, OPT_IGNORE,
+	       OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -49,11 +53,12 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "diff", no_argument, NULL, OPT_DIFF },
 		{ "ignore-volatile", no_argument, NULL, OPT_IGNORE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 0 };
+	struct options o = { .max_size = CRIB_MAX_SIZE_DEFAULT };
 	const char *hexdump = NULL;
 	int mode = 0, c;
 
@@ -82,6 +87,12 @@ int main(int argc, char **argv)
 		case OPT_IGNORE:
 			o.ignore_volatile = true;
 			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &o.max_size) || !o.max_size) {
+				fprintf(stderr, "crib-inspect: bad size '%s' for --max-size\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -103,7 +114,7 @@ int main(int argc, char **argv)
 	case OPT_JSON:
 		return run_json(argv[optind], &o);
 	case OPT_VERIFY:
-		return run_verify(argv[optind]);
+		return run_verify(argv[optind], &o);
 	case OPT_HEXDUMP:
 		return run_hexdump(argv[optind], hexdump, &o);
 	default:

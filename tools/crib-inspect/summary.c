@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The readable summary.  Records are printed as they stream by; only the
- * memory map of the current process (to add up what was dumped per vma) and
- * a small process table (for the tree at the end) are kept, both capped.
+ * The readable summary.  Records are printed as they stream by; the memory
+ * maps (memmap.c) and the process tree (proctree.c) are kept, indexed, and
+ * printed at the end.  Text from the snapshot goes through print_text() or
+ * print_path(), so no byte of it reaches a terminal as a control.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,70 +12,14 @@
 
 #include "inspect.h"
 
-#define MAX_VMAS 65536
-#define MAX_PROCS 65536
-
-struct vma_row {
-	struct crib_vma vma;	/* path not kept: copied below */
-	char path[64];
-	uint64_t dumped;	/* bytes with data */
-	uint64_t zero;		/* bytes recorded as zero pages */
-};
-
-struct proc_row {
-	uint64_t pid, ppid, pgid, sid;
-	char comm[17];
-	unsigned threads;
-	char state[48];		/* zombie, stopped: as the tree shows it */
-};
-
 struct summary {
 	const struct options *o;
-	uint64_t page_size;
-	struct vma_row *vmas;
-	size_t n_vmas;
-	uint64_t vma_pid;
-	bool vmas_dropped;
-	uint64_t stray_pages;	/* pages outside any recorded vma */
-	struct proc_row *procs;
-	size_t n_procs;
-	bool procs_dropped;
+	struct memmap *memmap;
+	struct proctree *tree;
 	uint64_t unknown;
 	uint64_t ghost_bytes;	/* of the ghost whose data is being read */
 	size_t ghost_chunks;
 };
-
-static const char *size_str(uint64_t bytes, char *buf, size_t len)
-{
-	static const char units[] = "BKMGTPE";
-	double v = (double)bytes;
-	int u = 0;
-
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (u)
-		snprintf(buf, len, "%.1f%c", v, units[u]);
-	else
-		snprintf(buf, len, "%" PRIu64 "B", bytes);
-	return buf;
-}
-
-/* Paths are bytes: show what is not printable ASCII as \xNN. */
-static void print_path(const char *path)
-{
-	if (!path || !*path) {
-		putchar('-');
-		return;
-	}
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
-			putchar(*p);
-		else
-			printf("\\x%02x", *p);
-	}
-}
 
 static void print_header(const struct crib_header *h)
 {
@@ -85,181 +30,42 @@ static void print_header(const struct crib_header *h)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	printf("CRIB snapshot, format %u.%u\n", h->version_major, h->version_minor);
-	printf("  source:   Linux %s %s, page size %" PRIu64 "%s%s\n", h->kernel_release,
-	       h->arch, h->page_size, h->hostname ? ", host " : "", h->hostname ? h->hostname : "");
-	printf("  created:  %s by %s %s\n", when, h->tool_name, h->tool_version);
+	printf("  source:   Linux ");
+	print_text(h->kernel_release);
+	putchar(' ');
+	print_text(h->arch);
+	printf(", page size %" PRIu64, h->page_size);
+	if (h->hostname) {
+		printf(", host ");
+		print_text(h->hostname);
+	}
+	printf("\n  created:  %s by ", when);
+	print_text(h->tool_name);
+	putchar(' ');
+	print_text(h->tool_version);
+	putchar('\n');
 	printf("  root pid: %" PRIu64 "   flags: 0x%" PRIx64 "%s\n", h->root_pid, h->flags,
 	       (h->flags & CRIB_HDR_NO_PAGES) ? " (no memory contents)" : "");
-	if (h->boot_id)
+	if (h->boot_id) {
 		printf("  clocks:   monotonic %" PRIu64 ".%03u s, boottime %" PRIu64 ".%03u s, "
-		       "boot %s\n", h->monotonic_ns / 1000000000u,
+		       "boot ", h->monotonic_ns / 1000000000u,
 		       (unsigned int)(h->monotonic_ns % 1000000000u / 1000000u),
 		       h->boottime_ns / 1000000000u,
-		       (unsigned int)(h->boottime_ns % 1000000000u / 1000000u), h->boot_id);
+		       (unsigned int)(h->boottime_ns % 1000000000u / 1000000u));
+		print_text(h->boot_id);
+		putchar('\n');
+	}
 	if (h->timens_monotonic_ns || h->timens_boottime_ns)
 		printf("  time namespace offsets: monotonic %+.3f s, boottime %+.3f s\n",
 		       (double)h->timens_monotonic_ns / 1e9, (double)h->timens_boottime_ns / 1e9);
 }
 
-static void flush_vmas(struct summary *s)
-{
-	uint64_t mapped = 0, dumped = 0, zero = 0;
-	char a[16], b[16], c[16];
-
-	if (!s->n_vmas)
-		return;
-	printf("  memory map of %" PRIu64 ":\n", s->vma_pid);
-	printf("    %-12s %-12s %-4s %-6s %8s %8s %8s  %-11s %s\n", "START", "END", "PROT", "FLAGS",
-	       "SIZE", "DUMPED", "ZERO", "KIND", "PATH");
-	for (size_t i = 0; i < s->n_vmas; i++) {
-		const struct vma_row *v = &s->vmas[i];
-		uint64_t size = v->vma.end - v->vma.start;
-
-		printf("    %012" PRIx64 " %012" PRIx64 " %c%c%c  %c%c     %8s %8s %8s  %-11s ",
-		       v->vma.start, v->vma.end, v->vma.prot & 1 ? 'r' : '-',
-		       v->vma.prot & 2 ? 'w' : '-', v->vma.prot & 4 ? 'x' : '-',
-		       v->vma.flags & CRIB_MAP_SHARED ? 's' : 'p',
-		       v->vma.flags & CRIB_MAP_GROWSDOWN ? 'g' : ' ', size_str(size, a, sizeof(a)),
-		       size_str(v->dumped, b, sizeof(b)), size_str(v->zero, c, sizeof(c)),
-		       crib_vma_kind_name(v->vma.kind));
-		if (v->vma.shmem_id)	/* shared anonymous memory has no path */
-			printf("shmem %" PRIu64, v->vma.shmem_id);
-		else if (v->vma.ghost_id)
-			printf("ghost %" PRIu64 " ", v->vma.ghost_id);
-		if (!v->vma.shmem_id)
-			print_path(v->path);
-		putchar('\n');
-		mapped += size;
-		dumped += v->dumped;
-		zero += v->zero;
-	}
-	printf("    total: %zu vmas, %s mapped, %s dumped, %s zero\n", s->n_vmas,
-	       size_str(mapped, a, sizeof(a)), size_str(dumped, b, sizeof(b)),
-	       size_str(zero, c, sizeof(c)));
-	if (s->vmas_dropped)
-		printf("    (more than %d vmas: the rest not shown)\n", MAX_VMAS);
-	if (s->stray_pages)
-		printf("    warning: %" PRIu64 " pages outside any vma\n", s->stray_pages);
-	s->n_vmas = 0;
-	s->vmas_dropped = false;
-	s->stray_pages = 0;
-}
-
-static void add_vma(struct summary *s, const struct crib_vma *v)
-{
-	struct vma_row *row;
-
-	if (s->n_vmas && s->vma_pid != v->pid)
-		flush_vmas(s);
-	s->vma_pid = v->pid;
-	if (s->n_vmas == MAX_VMAS) {
-		s->vmas_dropped = true;
-		return;
-	}
-	if (!s->vmas) {
-		s->vmas = calloc(MAX_VMAS, sizeof(*s->vmas));
-		if (!s->vmas) {
-			s->vmas_dropped = true;
-			return;
-		}
-	}
-	row = &s->vmas[s->n_vmas++];
-	memset(row, 0, sizeof(*row));
-	row->vma = *v;
-	row->vma.path = NULL;
-	snprintf(row->path, sizeof(row->path), "%s", v->path ? v->path : "");
-}
-
-static void add_pages(struct summary *s, const struct crib_pages *p)
-{
-	uint64_t bytes = p->npages * s->page_size;
-
-	for (size_t i = 0; i < s->n_vmas; i++) {
-		struct vma_row *v = &s->vmas[i];
-
-		if (s->vma_pid == p->pid && p->addr >= v->vma.start && p->addr < v->vma.end) {
-			if (p->data.len)
-				v->dumped += bytes;
-			else
-				v->zero += bytes;
-			return;
-		}
-	}
-	s->stray_pages += p->npages;
-}
-
-static void add_proc(struct summary *s, const struct crib_process *p)
-{
-	struct proc_row *row;
-
-	if (s->n_procs == MAX_PROCS) {
-		s->procs_dropped = true;
-		return;
-	}
-	if (!s->procs) {
-		s->procs = calloc(MAX_PROCS, sizeof(*s->procs));
-		if (!s->procs) {
-			s->procs_dropped = true;
-			return;
-		}
-	}
-	row = &s->procs[s->n_procs++];
-	row->pid = p->pid;
-	row->ppid = p->ppid;
-	row->pgid = p->pgid;
-	row->sid = p->sid;
-	snprintf(row->comm, sizeof(row->comm), "%s", p->comm ? p->comm : "");
-	row->state[0] = '\0';
-	if (p->zombie)
-		snprintf(row->state, sizeof(row->state), ", zombie (%s %" PRIu64 ")",
-			 p->exit_status & 0x7f ? "signal" : "exit status",
-			 p->exit_status & 0x7f ? p->exit_status & 0x7f : p->exit_status >> 8);
-	else if (p->stop_signal)
-		snprintf(row->state, sizeof(row->state), ", stopped (signal %" PRIu64 ")",
-			 p->stop_signal);
-}
-
-static void count_thread(struct summary *s, uint64_t pid)
-{
-	for (size_t i = 0; i < s->n_procs; i++)
-		if (s->procs[i].pid == pid)
-			s->procs[i].threads++;
-}
-
-/* One line of the tree: pid, comm, threads, group and session, state. */
-static void print_tree_row(const struct proc_row *p, int depth)
-{
-	printf("  %*s%" PRIu64 " %s (%u thread%s, pgid %" PRIu64 ", sid %" PRIu64 "%s)\n",
-	       depth * 2, "", p->pid, p->comm, p->threads, p->threads == 1 ? "" : "s", p->pgid,
-	       p->sid, p->state);
-}
-
-static void print_tree(const struct summary *s, uint64_t ppid, int depth)
-{
-	if (depth > 64)
-		return;
-	for (size_t i = 0; i < s->n_procs; i++) {
-		const struct proc_row *p = &s->procs[i];
-
-		if (p->ppid != ppid || p->pid == ppid)
-			continue;
-		print_tree_row(p, depth);
-		print_tree(s, p->pid, depth + 1);
-	}
-}
-
-static bool has_pid(const struct summary *s, uint64_t pid)
-{
-	for (size_t i = 0; i < s->n_procs; i++)
-		if (s->procs[i].pid == pid)
-			return true;
-	return false;
-}
-
 static void print_process(const struct crib_process *p)
 {
-	printf("\nprocess %" PRIu64 " \"%s\"  ppid %" PRIu64 "  pgid %" PRIu64 "  sid %" PRIu64 "\n",
-	       p->pid, p->comm ? p->comm : "", p->ppid, p->pgid, p->sid);
+	printf("\nprocess %" PRIu64 " \"", p->pid);
+	print_text(p->comm);
+	printf("\"  ppid %" PRIu64 "  pgid %" PRIu64 "  sid %" PRIu64 "\n", p->ppid, p->pgid,
+	       p->sid);
 	if (p->zombie) {
 		printf("  zombie: wait status 0x%" PRIx64 "\n", p->exit_status);
 		return;
@@ -296,9 +102,14 @@ static void print_process(const struct crib_process *p)
 
 static void print_thread(const struct crib_thread *t)
 {
-	printf("  thread %" PRIu64 " \"%s\"", t->tid, t->comm ? t->comm : "");
-	if (t->regs_arch)
-		printf(" %s regs %zu bytes", t->regs_arch, t->regs.len);
+	printf("  thread %" PRIu64 " \"", t->tid);
+	print_text(t->comm);
+	putchar('"');
+	if (t->regs_arch) {
+		putchar(' ');
+		print_text(t->regs_arch);
+		printf(" regs %zu bytes", t->regs.len);
+	}
 	else
 		printf(" rip 0x%" PRIx64 " rsp 0x%" PRIx64, t->regs_x86_64.rip, t->regs_x86_64.rsp);
 	printf(" blocked 0x%" PRIx64 " pending %zu xstate %zu bytes%s\n", t->sigmask, t->n_pending,
@@ -324,7 +135,7 @@ static void print_mm(const struct crib_mm *m)
 
 static void print_file(const struct crib_file *f)
 {
-	printf("  fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " desc %-3" PRIu64 " ",
+	printf("fd %-3" PRIu64 " %-9s flags 0%-7" PRIo64 " pos %-8" PRId64 " desc %-3" PRIu64 " ",
 	       f->fd, crib_file_type_name(f->type), f->flags, f->pos, f->desc);
 	print_path(f->path);
 	if (f->type == CRIB_FILE_EVENTFD)
@@ -349,7 +160,7 @@ static const char *clock_name(uint64_t clockid)
 
 static void print_timerfd(const struct crib_timerfd *t)
 {
-	printf("  timerfd fd %" PRIu64 ": %s, next in %" PRIu64 " ns, every %" PRIu64
+	printf("timerfd fd %" PRIu64 ": %s, next in %" PRIu64 " ns, every %" PRIu64
 	       " ns, %" PRIu64 " expirations unread%s%s\n", t->fd, clock_name(t->clockid),
 	       t->value_ns, t->interval_ns, t->ticks,
 	       (t->settime_flags & 1) ? ", absolute" : "",
@@ -358,7 +169,7 @@ static void print_timerfd(const struct crib_timerfd *t)
 
 static void print_epoll_item(const struct crib_epoll_item *e)
 {
-	printf("  epoll fd %" PRIu64 ": watches fd %" PRIu64 " (pid %" PRIu64 " fd %" PRIu64
+	printf("epoll fd %" PRIu64 ": watches fd %" PRIu64 " (pid %" PRIu64 " fd %" PRIu64
 	       "), events 0x%" PRIx64 ", data 0x%" PRIx64 "\n", e->fd, e->tfd, e->target_pid,
 	       e->target_fd, e->events, e->data);
 }
@@ -381,7 +192,7 @@ static void print_inotify_watch(const struct crib_inotify_watch *iw)
 	uint64_t rest = iw->mask;
 	bool first = true;
 
-	printf("  inotify fd %" PRIu64 ": watch %" PRIu64 " on ", iw->fd, iw->wd);
+	printf("inotify fd %" PRIu64 ": watch %" PRIu64 " on ", iw->fd, iw->wd);
 	print_path(iw->path);
 	printf(", mask 0x%" PRIx64 " (", iw->mask);
 	for (size_t i = 0; i < sizeof(in_flags) / sizeof(in_flags[0]); i++) {
@@ -441,7 +252,7 @@ static void print_pipe(const struct crib_pipe *p)
 {
 	static const char *const ends[] = { "read end", "write end", "read and write" };
 
-	printf("  pipe fd %" PRIu64 ": pipe %" PRIu64 ", %s, %" PRIu64 " bytes queued, buffer %"
+	printf("pipe fd %" PRIu64 ": pipe %" PRIu64 ", %s, %" PRIu64 " bytes queued, buffer %"
 	       PRIu64 "", p->fd, p->pipe_id, p->end < 3 ? ends[p->end] : "end ?", p->queued,
 	       p->pipe_size);
 	if (p->ends_outside)
@@ -563,7 +374,7 @@ static void print_socket(const struct crib_socket *s)
 	const char *type = s->type < 6 && types[s->type] ? types[s->type] : "?";
 	const char *state = crib_socket_state_name(s);
 
-	printf("  socket fd %" PRIu64 ": %s %s proto %" PRIu64 " ", s->fd, fam, type, s->protocol);
+	printf("socket fd %" PRIu64 ": %s %s proto %" PRIu64 " ", s->fd, fam, type, s->protocol);
 	if (strcmp(state, "unknown"))
 		printf("%s ", state);
 	else
@@ -633,7 +444,9 @@ static void print_generic(const struct crib_record *rec)
 			break;
 		case CRIB_FT_TEXT:
 		case CRIB_FT_PATH:
-			printf(" %s=\"%s\"", f->name, *(const char *const *)p ? *(const char *const *)p : "");
+			printf(" %s=\"", f->name);
+			print_text(*(const char *const *)p);
+			putchar('"');
 			break;
 		case CRIB_FT_BLOB:
 			printf(" %s=%zu bytes", f->name, ((const struct crib_blob *)p)->len);
@@ -650,10 +463,20 @@ static void print_generic(const struct crib_record *rec)
 	putchar('\n');
 }
 
+/*
+ * The start of a line of a process's file or socket: under the process's
+ * own heading, an indent; without it (--section=files,net), its pid.
+ */
+static void print_owner(const struct summary *s, uint64_t pid)
+{
+	if (section_name_selected(s->o, "proc"))
+		printf("  ");
+	else
+		printf("pid %" PRIu64 " ", pid);
+}
+
 static void print_record(struct summary *s, const struct crib_record *rec)
 {
-	if (rec->type != CRIB_REC_VMA && rec->type != CRIB_REC_PAGES)
-		flush_vmas(s);
 	if (rec->type != CRIB_REC_GHOST_DATA)
 		flush_ghost_data(s);
 	switch (rec->type) {
@@ -675,24 +498,29 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		print_mm(&rec->u.mm);
 		break;
 	case CRIB_REC_VMA:
-		add_vma(s, &rec->u.vma);
+		memmap_add_vma(s->memmap, &rec->u.vma);
 		break;
 	case CRIB_REC_PAGES:
-		add_pages(s, &rec->u.pages);
+		memmap_add_pages(s->memmap, &rec->u.pages);
 		break;
 	case CRIB_REC_FILE:
+		print_owner(s, rec->u.file.pid);
 		print_file(&rec->u.file);
 		break;
 	case CRIB_REC_PIPE:
+		print_owner(s, rec->u.pipe.pid);
 		print_pipe(&rec->u.pipe);
 		break;
 	case CRIB_REC_TIMERFD:
+		print_owner(s, rec->u.timerfd.pid);
 		print_timerfd(&rec->u.timerfd);
 		break;
 	case CRIB_REC_EPOLL_ITEM:
+		print_owner(s, rec->u.epoll_item.pid);
 		print_epoll_item(&rec->u.epoll_item);
 		break;
 	case CRIB_REC_INOTIFY_WATCH:
+		print_owner(s, rec->u.inotify_watch.pid);
 		print_inotify_watch(&rec->u.inotify_watch);
 		break;
 	case CRIB_REC_GHOST:
@@ -703,6 +531,7 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		s->ghost_chunks++;
 		break;
 	case CRIB_REC_SOCKET:
+		print_owner(s, rec->u.socket.pid);
 		print_socket(&rec->u.socket);
 		break;
 	case CRIB_REC_SOCKET_QUEUE:
@@ -718,7 +547,11 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		print_timers(&rec->u.timers);
 		break;
 	case CRIB_REC_NOTE:
-		printf("note: %s = %s\n", rec->u.note.name, rec->u.note.value ? rec->u.note.value : "");
+		printf("note: ");
+		print_text(rec->u.note.name);
+		printf(" = ");
+		print_text(rec->u.note.value);
+		putchar('\n');
 		break;
 	default:
 		if (rec->info)
@@ -738,34 +571,30 @@ int run_summary(const char *path, const struct options *o)
 	struct crib_reader *r;
 	int fd, code, ret;
 
-	r = open_snapshot(path, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code);
 	if (!r)
 		return code;
-	s.page_size = crib_reader_header(r)->page_size;
+	s.memmap = memmap_new(crib_reader_header(r)->page_size);
+	s.tree = proctree_new();
+	if (!s.memmap || !s.tree) {
+		fprintf(stderr, "crib-inspect: out of memory\n");
+		code = EXIT_IO;
+		goto out;
+	}
 	while ((ret = crib_reader_next(r, &rec)) > 0) {
 		if (rec.type == CRIB_REC_PROCESS)
-			add_proc(&s, &rec.u.process);
+			proctree_add(s.tree, &rec.u.process);
 		else if (rec.type == CRIB_REC_THREAD)
-			count_thread(&s, rec.u.thread.pid);
+			proctree_count_thread(s.tree, rec.u.thread.pid);
 		if (!rec.info)
 			s.unknown++;
 		if (section_selected(o, &rec))
 			print_record(&s, &rec);
 	}
-	flush_vmas(&s);
-	if (s.n_procs && section_name_selected(o, "proc")) {
-		printf("\nprocess tree:\n");
-		for (size_t i = 0; i < s.n_procs; i++) {
-			const struct proc_row *p = &s.procs[i];
-
-			if (has_pid(&s, p->ppid) && p->ppid != p->pid)
-				continue;	/* printed under its parent */
-			print_tree_row(p, 0);
-			print_tree(&s, p->pid, 1);
-		}
-		if (s.procs_dropped)
-			printf("  (more than %d processes: the rest not shown)\n", MAX_PROCS);
-	}
+	flush_ghost_data(&s);
+	memmap_print(s.memmap);
+	if (section_name_selected(o, "proc"))
+		proctree_print(s.tree);
 	if (s.unknown)
 		printf("%" PRIu64 " unknown ancillary record%s skipped\n", s.unknown,
 		       s.unknown == 1 ? "" : "s");
@@ -775,8 +604,9 @@ int run_summary(const char *path, const struct options *o)
 		report_error(path, crib_reader_error(r));
 		code = exit_code_for(crib_reader_error(r)->code);
 	}
-	free(s.vmas);
-	free(s.procs);
+out:
+	memmap_free(s.memmap);
+	proctree_free(s.tree);
 	close_snapshot(r, fd);
 	return code;
 }

@@ -7,14 +7,14 @@
 
 #include "inspect.h"
 
-int run_verify(const char *path)
+int run_verify(const char *path, const struct options *o)
 {
 	struct crib_record rec;
 	struct crib_reader *r;
 	uint64_t records = 0;
 	int fd, code, ret;
 
-	r = open_snapshot(path, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code);
 	if (!r)
 		return code;
 	while ((ret = crib_reader_next(r, &rec)) > 0)

@@ -26,27 +26,25 @@
 #include "timers.h"
 #include "tree.h"
 
-static int check_machine(const struct restore_tree *plan, struct tool_error *err)
+int check_header(const struct crib_header *h, struct tool_error *err)
 {
 	struct utsname u;
 
 	if (uname(&u))
 		return tool_fail(err, errno, "uname");
-	if (strcmp(plan->header.arch, "x86_64") || strcmp(u.machine, "x86_64"))
+	if (strcmp(h->arch, "x86_64") || strcmp(u.machine, "x86_64"))
 		return tool_fail(err, 0, "the snapshot is for %s and this machine is %s; "
-				 "only x86_64 is supported", plan->header.arch, u.machine);
-	if (plan->header.page_size != (uint64_t)sysconf(_SC_PAGESIZE))
+				 "only x86_64 is supported", h->arch, u.machine);
+	if (h->page_size != (uint64_t)sysconf(_SC_PAGESIZE))
 		return tool_fail(err, 0, "the snapshot has %llu-byte pages, this machine %ld",
-				 (unsigned long long)plan->header.page_size,
-				 sysconf(_SC_PAGESIZE));
+				 (unsigned long long)h->page_size, sysconf(_SC_PAGESIZE));
 	/*
 	 * The restored process keeps using the vDSO it had, whose code comes
 	 * with the kernel; another kernel's would sit at other offsets.
 	 */
-	if (strcmp(plan->header.kernel_release, u.release))
+	if (strcmp(h->kernel_release, u.release))
 		return tool_fail(err, 0, "the snapshot was taken on kernel %s and this is %s: "
-				 "its vDSO would not match", plan->header.kernel_release,
-				 u.release);
+				 "its vDSO would not match", h->kernel_release, u.release);
 	return 0;
 }
 
@@ -87,7 +85,7 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 {
 	size_t i;
 
-	if (check_machine(tree, err) || tree_check_pids(tree, err) || sockets_check(tree, err) ||
+	if (check_header(&tree->header, err) || tree_check_pids(tree, err) || sockets_check(tree, err) ||
 	    events_check_items(tree, err) || inotify_check(tree, err))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)

@@ -7,6 +7,12 @@
 
 #include "plan.h"
 
+/*
+ * That this machine can take a snapshot with header @h (architecture,
+ * page size, kernel): checked as soon as the header is read, before the
+ * rest of the snapshot is.
+ */
+int check_header(const struct crib_header *h, struct tool_error *err);
 /* Everything checked before anything is created: see check.c. */
 int plan_check(const struct restore_tree *tree, struct tool_error *err);
 

@@ -40,6 +40,7 @@ struct restore_options {
 	bool quiet;			/* no progress meter */
 	struct restore_fault fault;
 	struct progress *progress;	/* on a terminal */
+	uint64_t max_size;		/* most bytes of record stream to inflate */
 };
 
 /* The step log of -v, on a line of its own even while the progress meter shows. */

@@ -25,6 +25,7 @@
 #include "files.h"
 #include "netlock.h"
 #include "plan.h"
+#include "size.h"
 #include "snapshot.h"
 #include "tracer.h"
 #include "tree.h"
@@ -42,7 +43,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-restore [-i FILE] [--wait] [--verify] [-q] [-v]\n"
+		"usage: crib-restore [-i FILE] [--wait] [--verify] [--max-size SIZE] [-q] [-v]\n"
 		"       crib-restore --unlock-network [-i FILE]\n"
 		"Restore a process and its descendants from a CRIB snapshot taken by\n"
 		"crib-dump on this kernel.  Each gets back its PID and thread IDs, which\n"
@@ -62,6 +63,9 @@ static void usage(FILE *f)
 		"                    the snapshot, volatile fields and the root's parent aside;\n"
 		"                    print what differs and kill the tree if anything\n"
 		"                    does (what it changes of itself once running does)\n"
+		"      --max-size SIZE\n"
+		"                    refuse a snapshot whose records inflate past SIZE bytes\n"
+		"                    (suffix K, M, G or T: powers of 1024; default 1T)\n"
 		"  -q, --quiet       no progress meter (nor one of the --verify dump)\n"
 		"  -v, --verbose     say what is restored, on standard error\n"
 		"      --unlock-network\n"
@@ -92,12 +96,13 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK, OPT_VERIFY };
+	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK, OPT_VERIFY, OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "unlock-network", no_argument, NULL, OPT_UNLOCK_NETWORK },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -119,6 +124,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
+			break;
+		case OPT_MAX_SIZE:
+			if (parse_size(optarg, &o->restore.max_size) || !o->restore.max_size) {
+				fprintf(stderr, "crib-restore: bad size '%s' for --max-size\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			o->restore.quiet = true;
@@ -179,7 +191,7 @@ static int open_input(const struct options *o)
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = { .restore.max_size = CRIB_MAX_SIZE_DEFAULT };
 	struct tool_error err = { 0 };
 	struct udp_refill refill = { .prog_fd = -1 };
 	struct verify_input vin = { .fd = -1 };
@@ -213,7 +225,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	progress_begin(&progress, 1);
-	ret = plan_read(&plan, o.verify ? vin.fd : fd, &progress, &err);
+	ret = plan_read(&plan, o.verify ? vin.fd : fd, o.restore.max_size, &progress, &err);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	if (ret || tree_link(&plan, &err) || files_link(&plan, &err) || plan_check(&plan, &err)) {

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "direct.h"
 #include "events.h"
 #include "files.h"
@@ -249,7 +250,7 @@ static void unmap_input(struct restore_tree *tree)
 	tree->input_map_len = 0;
 }
 
-int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
+int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progress *progress,
 	      struct tool_error *err)
 {
 	uint64_t size = input_size(fd);
@@ -273,6 +274,14 @@ int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
 			munmap(m.addr, m.len);
 		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
 	}
+	/* Nothing past the header is read for a snapshot this machine cannot take. */
+	if (check_header(crib_reader_header(r), err)) {
+		crib_reader_close(r);
+		if (m.addr != MAP_FAILED)
+			munmap(m.addr, m.len);
+		return -1;
+	}
+	crib_reader_set_max_size(r, max_size);
 	/*
 	 * Stored data stays in a mapped snapshot: it is copied into the new
 	 * processes from there (direct.c), or a thread fills shadows from it.

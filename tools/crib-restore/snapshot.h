@@ -10,8 +10,13 @@
 
 struct progress;
 
-/* Read the snapshot at @fd into @tree, counting what is read in @progress. */
-int plan_read(struct restore_tree *tree, int fd, struct progress *progress,
+/*
+ * Read the snapshot at @fd into @tree, counting what is read in @progress;
+ * a snapshot for another machine (check_header()) is refused before its
+ * records are read, one whose records inflate past @max_size bytes as
+ * they reach it.
+ */
+int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progress *progress,
 	      struct tool_error *err);
 void plan_free(struct restore_tree *tree);
 

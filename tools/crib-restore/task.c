@@ -24,6 +24,12 @@ int task_take(struct restore_tree *tree, const struct crib_process *p,
 	if (plan_find(tree, p->pid))
 		return tool_fail(err, 0, "process %llu is in the snapshot twice",
 				 (unsigned long long)p->pid);
+	/* optional in the format, as a zombie has none, but needed to restore */
+	if (!p->zombie && (!p->cwd || !p->root))
+		return tool_fail(err, 0, "the process record of %llu has no %s key: a living "
+				 "process cannot be restored without its %s directory",
+				 (unsigned long long)p->pid, !p->cwd ? "cwd" : "root",
+				 !p->cwd ? "working" : "root");
 	plan = calloc(1, sizeof(*plan));
 	slot = plan ? array_push(&tree->procs) : NULL;
 	if (!slot) {

@@ -2,9 +2,11 @@
 /*
  * Comparing two snapshots: records are matched by identity (record type
  * plus the fields flagged CRIB_FIELD_ID: pid, tid, fd, address ...) and
- * compared field by field.  A side keeps each record's encoding only up to
- * 64 KiB (larger ones, page data, are compared by digest), so its memory
- * follows the metadata size, not the memory size.  crib-inspect --diff and
+ * compared field by field.  A side keeps the encodings of metadata records
+ * of up to 64 KiB, 64 MiB of them in all; the rest (memory, file and queue
+ * contents, larger records) are compared by digest.  Its memory is a small
+ * entry per record plus those copies: it follows the number of records,
+ * never the size of their contents.  crib-inspect --diff and
  * crib-restore --verify use it.
  */
 #ifndef CRIB_DIFF_H
@@ -42,6 +44,8 @@ struct crib_diff_options {
 struct crib_diff_side *crib_diff_side_read(struct crib_reader *r, unsigned flags,
 					   struct crib_error *err);
 void crib_diff_side_free(struct crib_diff_side *s);
+/* Bytes @s holds: its entries and the encodings it keeps. */
+size_t crib_diff_side_mem(const struct crib_diff_side *s);
 
 /*
  * Print what differs from @a to @b on @out, one line per record ("changed:",

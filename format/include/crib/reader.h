@@ -90,6 +90,14 @@ struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, in
 const struct crib_header *crib_reader_header(const struct crib_reader *r);
 
 /*
+ * Refuse (CRIB_E_LIMIT) a record stream that inflates past @bytes: a
+ * few KiB of zstd can stand for gigabytes.  The default is
+ * CRIB_MAX_SIZE_DEFAULT; the header, read by open, is within any bound.
+ * Stored data (1.4) is not inflated and not counted.
+ */
+void crib_reader_set_max_size(struct crib_reader *r, uint64_t bytes);
+
+/*
  * The next record: 1 with *rec filled, 0 after the trailer once the whole
  * stream has been checked, -1 on error (see crib_reader_error()).  The first
  * record is the header, the last the trailer.

@@ -33,6 +33,12 @@ extern "C" {
 #define CRIB_LIMIT_TYPES	256u		/* distinct record types per snapshot */
 #define CRIB_LIMIT_DECODED	(8u << 20)	/* memory one decoded record may use */
 #define CRIB_LIMIT_WINDOW_LOG	24		/* zstd window: at most 16 MiB */
+/*
+ * Default bound on the uncompressed record stream a reader inflates
+ * (crib_reader_set_max_size()): more than the memory of any machine a
+ * snapshot comes from, so no real snapshot reaches it.
+ */
+#define CRIB_MAX_SIZE_DEFAULT	(1ull << 40)
 #define CRIB_CHUNK_MAX		(1u << 20)	/* bulk data carried by one record */
 #define CRIB_PAGE_SIZE_MIN	512u
 #define CRIB_PAGE_SIZE_MAX	65536u
