@@ -13,6 +13,7 @@ of the tree and every PID free.  TAP.
   restore-tree.py                        everything, in this boot
   restore-tree.py --migrate dump DIR     start and dump the trees into DIR
   restore-tree.py --migrate restore DIR  (a fresh boot) restore and check them"""
+import ctypes
 import os
 import re
 import signal
@@ -508,6 +509,42 @@ def test_dump_fails():
         w.stop()
 
 
+def without_ptrace_capability():
+    """In a child before exec: CAP_SYS_PTRACE out of the bounding set, so
+    that the program it runs, root as it is, lacks it."""
+    pr_capbset_drop, cap_sys_ptrace = 24, 19
+    if ctypes.CDLL(None, use_errno=True).prctl(pr_capbset_drop, cap_sys_ptrace, 0, 0, 0):
+        raise OSError(ctypes.get_errno(), "PR_CAPBSET_DROP")
+
+
+def test_attach_refused():
+    """family's processes each have a thread that changed its effective
+    ids, which made the process not dumpable: crib-dump without
+    CAP_SYS_PTRACE cannot attach to them, and says which process, which
+    thread and why; every process runs on, untraced."""
+    w = Workload("family", "@DIR@")
+    pids = Tree(w.dir, w.pid, w).pids()
+    try:
+        snap = os.path.join(w.dir, "snap.crib")
+        r = subprocess.run(["crib-dump", "-p", str(w.pid), "-o", snap],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=600,
+                           preexec_fn=without_ptrace_capability)
+        err = r.stderr.decode(errors="replace")
+        m = re.search(r"process (\d+), thread (\d+): the process is not dumpable .*"
+                      r"CAP_SYS_PTRACE", err)
+        t.check(r.returncode == 1 and m and int(m.group(1)) in pids.values() and
+                int(m.group(2)) in tids(int(m.group(1))),
+                "attach refused: crib-dump names the process, the thread and why",
+                "exit %d: %s" % (r.returncode, err))
+        got = {r: (state(p), traced(p)) for r, p in pids.items()}
+        t.check(all(s in "SR" and not tr for s, tr in got.values()),
+                "attach refused: every process runs on, untraced", got)
+    finally:
+        reap_all(pids.values())
+        w.stop()
+
+
 CLONE_REFUSALS = (("files", "its descriptor table"), ("fs", "its directories and umask"),
                   ("vm", "its memory"), ("signal", "exit signal %d" % signal.SIGUSR2))
 
@@ -609,8 +646,8 @@ def migrate_restore_one(case, note):
 def run_all():
     for case in CASES:
         guarded(t, run_case, case)
-    for test in (test_inspect, test_dump_fails, test_clone_refusals, test_pipe_outside,
-                 test_faults):
+    for test in (test_inspect, test_dump_fails, test_attach_refused, test_clone_refusals,
+                 test_pipe_outside, test_faults):
         guarded(t, test)
 
 
