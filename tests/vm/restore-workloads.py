@@ -402,6 +402,24 @@ class SignalsTrap(Signals):
     workload = ("signals", "@DIR@", "trap")
 
 
+class ResetConnection(Case):
+    """A server holding a connection its client reset: closed, it gave
+    back the port its listener has (fd 19 of a Node.js server that had
+    served one request could not be bound again)."""
+    workload = ("resetconn.py", "@DIR@", "8097")
+
+    def check(self, pid, notes):
+        open(in_dir(notes, "check"), "w").close()
+        wait_for_verdict = time.time() + 60
+        while alive(pid) and time.time() < wait_for_verdict:
+            time.sleep(0.1)
+        verdict = [f for f in ("check.ok", "check.bad") if os.path.exists(in_dir(notes, f))]
+        t.check(verdict == ["check.ok"], "%s: the listener takes a new client, the reset "
+                "connection reads as reset" % self.name,
+                read(in_dir(notes, verdict[0])) if verdict else "no verdict: " +
+                read(in_dir(notes, "output")))
+
+
 def epoll_items(pid, fd):
     """(tfd, events, data) of each item of an epoll, as fdinfo lists them."""
     return sorted([int(m.group(1)), int(m.group(2), 16), int(m.group(3), 16)] for m in
@@ -461,10 +479,10 @@ MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fas
             ChurnPreCopy("churn --pre-copy"),
             Maps("maps"), Pipe("pipe"), Threads("threads"), Attrs("attrs"), Signals("signals"),
             Events("events"))
-# In one boot, also a process of an ordinary user and one with SIGTRAP pending;
-# events has a test of its own.
+# In one boot, also a process of an ordinary user, one with SIGTRAP pending and
+# a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
-    (SignalsTrap("signals trap"),)
+    (SignalsTrap("signals trap"), ResetConnection("reset connection"))
 
 
 def test_wait():
