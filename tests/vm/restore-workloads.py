@@ -407,6 +407,10 @@ class ResetConnection(Case):
     back the port its listener has (fd 19 of a Node.js server that had
     served one request could not be bound again)."""
     workload = ("resetconn.py", "@DIR@", "8097")
+    # Made unbound and unconnected, the closed socket no longer reports
+    # the MSS of its dead connection, nor its pending error (spec/state.md
+    # has no entry for a closed connection yet).
+    moving = (r"fd 5 of \d+\|sockopt:TCP_MAXSEG",)
 
     def check(self, pid, notes):
         open(in_dir(notes, "check"), "w").close()
@@ -415,7 +419,7 @@ class ResetConnection(Case):
             time.sleep(0.1)
         verdict = [f for f in ("check.ok", "check.bad") if os.path.exists(in_dir(notes, f))]
         t.check(verdict == ["check.ok"], "%s: the listener takes a new client, the reset "
-                "connection reads as reset" % self.name,
+                "connection reads as ended" % self.name,
                 read(in_dir(notes, verdict[0])) if verdict else "no verdict: " +
                 read(in_dir(notes, "output")))
 
