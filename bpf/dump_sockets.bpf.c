@@ -252,6 +252,7 @@ static __always_inline void read_sock(struct socket *sock, struct sock *sk,
 	r->reuseport = BITFIELD(skc, skc_reuseport);
 	r->ipv6only = BITFIELD(skc, skc_ipv6only);
 	r->bound_dev_if = skc->skc_bound_dev_if;
+	r->num = skc->skc_num;
 	flags = skc->skc_flags;
 	r->bits |= BIT_AS(flags, SOCK_KEEPOPEN, DUMP_SO_KEEPALIVE) |
 		   BIT_AS(flags, SOCK_BROADCAST, DUMP_SO_BROADCAST) |

@@ -140,6 +140,7 @@ struct dump_socket_rec {
 	__u8 reuseport;
 	__u8 ipv6only;
 	__u8 userlocks;
+	__u16 num;		/* skc_num: the port it holds, 0 when it holds none */
 	__u64 bits;		/* 1 << enum dump_sock_bit */
 	__s32 rcvbuf;
 	__s32 sndbuf;

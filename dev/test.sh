@@ -7,7 +7,8 @@
 #           process tree dumped in one boot, restored in the next), then the
 #           tool and dump tests in the guest, the restore tests, the dump
 #           and restore tests again with pages stored (--fast), the
-#           process-tree tests and the real servers (Redis, nginx, Python),
+#           process-tree tests and the real servers (Redis, nginx, Python,
+#           Node.js; PostgreSQL and tmux refused),
 #           each group in a boot of its own
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
 #           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0, which

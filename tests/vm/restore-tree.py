@@ -13,12 +13,14 @@ of the tree and every PID free.  TAP.
   restore-tree.py                        everything, in this boot
   restore-tree.py --migrate dump DIR     start and dump the trees into DIR
   restore-tree.py --migrate restore DIR  (a fresh boot) restore and check them"""
+import ctypes
 import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, "/usr/local/libexec/crib/tests/dump-lib")
@@ -257,7 +259,15 @@ class Session(Case):
                              for r in ("a", "b")), 60, 0.1)
         time.sleep(0.5)     # for a signal that went astray to show
         got = sorted(n[5:] for n in os.listdir(tree.dir) if n.startswith("usr2."))
-        t.eq(got, ["a", "b"], "session: a signal to group a reaches a and b, and no one else")
+        t.eq(got, ["a", "b"], "%s: a signal to group a reaches a and b, and no one else" %
+             self.name)
+
+
+class Sessions(Session):
+    """Three sessions made by setsid() children: one led by a grandchild
+    of the root, one by a child, one by that child's child."""
+    argv = ("session", "--orphan-group", "--sessions", "@DIR@")
+    roles = Session.roles + ("t", "u", "w", "x")
 
 
 class Children(Case):
@@ -453,7 +463,8 @@ def run_case(case):
         restore_case(case, notes)
 
 
-MIGRATED = (Family("family"), Session("session"), Children("children"), Stream("stream"),
+MIGRATED = (Family("family"), Session("session"), Sessions("sessions"), Children("children"),
+            Stream("stream"),
             ForkServer("forkserver"), Shmem("shmem"), Descs("descs"), Ghost("ghost"))
 CASES = MIGRATED + (DescsSingle("descs (one process)"), ShmemPreCopy("shmem --pre-copy"))
 
@@ -506,6 +517,75 @@ def test_dump_fails():
     finally:
         reap_all(pids.values())
         w.stop()
+
+
+def without_ptrace_capability():
+    """In a child before exec: CAP_SYS_PTRACE out of the bounding set, so
+    that the program it runs, root as it is, lacks it."""
+    pr_capbset_drop, cap_sys_ptrace = 24, 19
+    if ctypes.CDLL(None, use_errno=True).prctl(pr_capbset_drop, cap_sys_ptrace, 0, 0, 0):
+        raise OSError(ctypes.get_errno(), "PR_CAPBSET_DROP")
+
+
+def test_attach_refused():
+    """family's processes each have a thread that changed its effective
+    ids, which made the process not dumpable: crib-dump without
+    CAP_SYS_PTRACE cannot attach to them, and says which process, which
+    thread and why; every process runs on, untraced."""
+    w = Workload("family", "@DIR@")
+    pids = Tree(w.dir, w.pid, w).pids()
+    try:
+        snap = os.path.join(w.dir, "snap.crib")
+        r = subprocess.run(["crib-dump", "-p", str(w.pid), "-o", snap],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=600,
+                           preexec_fn=without_ptrace_capability)
+        err = r.stderr.decode(errors="replace")
+        m = re.search(r"process (\d+), thread (\d+): the process is not dumpable .*"
+                      r"CAP_SYS_PTRACE", err)
+        t.check(r.returncode == 1 and m and int(m.group(1)) in pids.values() and
+                int(m.group(2)) in tids(int(m.group(1))),
+                "attach refused: crib-dump names the process, the thread and why",
+                "exit %d: %s" % (r.returncode, err))
+        got = {r: (state(p), traced(p)) for r, p in pids.items()}
+        t.check(all(s in "SR" and not tr for s, tr in got.values()),
+                "attach refused: every process runs on, untraced", got)
+    finally:
+        reap_all(pids.values())
+        w.stop()
+
+
+def test_session_left_behind():
+    """A session leader dumped alone while a member it forked away (a
+    daemon forked twice, now the test's child) still runs in its session:
+    the restore says which process holds the PID, and, once that one
+    ended, restores it."""
+    d = tempfile.mkdtemp(prefix="crib-session-")
+    leader = subprocess.Popen(["sh", "-c", "(sleep 1000 & echo $! > %s/away); exec sleep 1000" % d],
+                              start_new_session=True, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    away_path = os.path.join(d, "away")
+    wait_for(lambda: os.path.exists(away_path) and read(away_path).strip(), 30, 0.05)
+    away = int(read(away_path))
+    snap = os.path.join(d, "snap.crib")
+    try:
+        rc, err = dump(leader.pid, snap)
+        leader.wait()
+        if not t.eq(rc, 0, "session left behind: the leader is dumped"):
+            t.diag(err)
+            return
+        t.eq(int(proc_stat(away)[6]), leader.pid, "session left behind: its member runs on in "
+             "the leader's session")
+        rc, err = restore(snap)
+        t.check(rc != 0 and "PID %d (process %d) is in use as the session id of process %d"
+                % (leader.pid, leader.pid, away) in err,
+                "session left behind: the restore names the process that holds the PID", err)
+        reap_all([away])
+        rc, err = restore(snap)
+        t.check(rc == 0 and exists(leader.pid), "session left behind: restored once that "
+                "process ended", err)
+    finally:
+        reap_all([leader.pid, away])
 
 
 CLONE_REFUSALS = (("files", "its descriptor table"), ("fs", "its directories and umask"),
@@ -609,14 +689,14 @@ def migrate_restore_one(case, note):
 def run_all():
     for case in CASES:
         guarded(t, run_case, case)
-    for test in (test_inspect, test_dump_fails, test_clone_refusals, test_pipe_outside,
-                 test_faults):
+    for test in (test_inspect, test_dump_fails, test_attach_refused, test_session_left_behind,
+                 test_clone_refusals, test_pipe_outside, test_faults):
         guarded(t, test)
 
 
 def main():
     return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
-                               MIGRATED, (31800, 120))
+                               MIGRATED, (31800, 70))
 
 
 if __name__ == "__main__":

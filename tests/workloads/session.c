@@ -11,8 +11,12 @@
  *        +- c                in s's group
  *        +- m                (--orphan-group) in group l, whose leader l
  *                            exited once m had joined it
+ *    +- t                    (--sessions) leads a second session
+ *        +- u                in t's session and group
+ *        +- w                leads a third session, made after t made its
+ *            +- x            in w's session and group
  *
- *   session [--orphan-group] DIR
+ *   session [--orphan-group] [--sessions] DIR
  *
  * Each process writes DIR/pid.ROLE, the root DIR/ready once all are set
  * up.  SIGUSR1: the process checks its parent, session and group (by
@@ -41,9 +45,13 @@ static const struct place places[] = {
 	{ "b", "s", "s", "a" },
 	{ "c", "s", "s", "s" },
 	{ "m", "s", "s", "l" },
+	{ "t", "root", "t", "t" },
+	{ "u", "t", "t", "t" },
+	{ "w", "t", "w", "w" },
+	{ "x", "w", "w", "w" },
 };
 
-static bool orphan_group;
+static bool orphan_group, sessions;
 
 static const struct place *my_place(void)
 {
@@ -163,17 +171,47 @@ static void session_leader(void)
 	live();
 }
 
+/* t and w: sessions of their own, one inside the other's, each with a member. */
+static void more_sessions(void)
+{
+	if (setsid() < 0)
+		tree_die("setsid");
+	if (!spawn("u", -1))
+		live();
+	if (!spawn("w", -1)) {
+		if (setsid() < 0)
+			tree_die("setsid");
+		if (!spawn("x", -1))
+			live();
+		live();
+	}
+	live();
+}
+
+static bool waited_for(const char *role)
+{
+	if (!strcmp(role, "m"))
+		return orphan_group;
+	if (strchr("tuwx", role[0]))
+		return sessions;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	const char *all[] = { "root", "s", "y", "a", "b", "c", "m" };
+	const char *all[] = { "root", "s", "y", "a", "b", "c", "m", "t", "u", "w", "x" };
 	size_t n = sizeof(all) / sizeof(all[0]);
-	if (argc == 3 && !strcmp(argv[1], "--orphan-group")) {
-		orphan_group = true;
-		argv++;
-		argc--;
+
+	for (; argc >= 3 && !strncmp(argv[1], "--", 2); argv++, argc--) {
+		if (!strcmp(argv[1], "--orphan-group"))
+			orphan_group = true;
+		else if (!strcmp(argv[1], "--sessions"))
+			sessions = true;
+		else
+			break;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: session [--orphan-group] DIR\n");
+		fprintf(stderr, "usage: session [--orphan-group] [--sessions] DIR\n");
 		return 2;
 	}
 	tree_dir = argv[1];
@@ -181,9 +219,11 @@ int main(int argc, char **argv)
 	tree_catch_signals();
 	if (!spawn("s", -1))
 		session_leader();
+	if (sessions && !spawn("t", -1))
+		more_sessions();
 	tree_announce();
-	for (size_t i = 0; i < n - !orphan_group; i++)
-		if (tree_wait_file("pid", all[i], 120))
+	for (size_t i = 0; i < n; i++)
+		if (waited_for(all[i]) && tree_wait_file("pid", all[i], 120))
 			tree_die("%s did not start", all[i]);
 	tree_ready();
 	serve();

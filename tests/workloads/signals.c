@@ -7,7 +7,7 @@
  * their signal blocked.  Every timer has a long period, so none fires
  * during a test.
  *
- *   signals DIR [foreign-timer]
+ *   signals DIR [foreign-timer | trap]
  *
  * It writes what it set up to DIR/truth (one fact per line, see
  * write_truth()), then "ready" to DIR/ready.  Once DIR/check appears it
@@ -17,7 +17,9 @@
  * DIR/check.bad and exits.
  *
  * With "foreign-timer" it also arms a timer on its parent's CPU-time
- * clock, which a snapshot cannot hold.
+ * clock, which a snapshot cannot hold.  With "trap" SIGTRAP is caught,
+ * blocked, and pending for the process and for each thread too: the
+ * signal a restorer's own breakpoint raises.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -62,6 +64,7 @@ struct timer_spec {
 static const char *dir;
 static pid_t pid, main_tid, worker_tid;
 static FILE *bad;		/* the check's findings */
+static bool trap;		/* SIGTRAP caught, blocked and pending too */
 static atomic_int stage;	/* 1: worker set up; 2: check asked; 3: worker checked */
 static struct timer_spec timers[N_TIMERS];
 
@@ -121,7 +124,8 @@ static int install_handlers(void)
 	       install(SIGRTMIN + 5, NULL, on_siginfo, 0, 0, 0) ||
 	       install(SIGRTMIN + 6, NULL, on_siginfo, 0, 0, 0) ||
 	       install(SIGRTMIN + 7, NULL, on_siginfo, 0, 0, 0) ||
-	       install(SIGRTMIN + 8, NULL, on_siginfo, 0, 0, 0);
+	       install(SIGRTMIN + 8, NULL, on_siginfo, 0, 0, 0) ||
+	       (trap && install(SIGTRAP, NULL, on_siginfo, SA_RESTART, 0, 0));
 }
 
 /* Blocked in both threads; the main thread blocks SIGRTMIN + 9 besides. */
@@ -136,6 +140,8 @@ static void blocked_set(sigset_t *set)
 		sigaddset(set, sigs[i]);
 	for (i = 1; i <= 8; i++)
 		sigaddset(set, SIGRTMIN + (int)i);
+	if (trap)
+		sigaddset(set, SIGTRAP);
 }
 
 static int queue_to(pid_t tid, int sig, long value)
@@ -241,6 +247,9 @@ static int send_signals(void)
 	    syscall(SYS_tgkill, pid, main_tid, SIGTERM) ||
 	    queue_to(main_tid, SIGRTMIN + 4, 0x4444) ||
 	    queue_to(main_tid, SIGRTMIN + 4, 0x4445))
+		return -1;
+	if (trap && (syscall(SYS_tgkill, pid, worker_tid, SIGTRAP) ||
+		     syscall(SYS_tgkill, pid, main_tid, SIGTRAP) || kill(pid, SIGTRAP)))
 		return -1;
 	if (kill(pid, SIGUSR1) || kill(pid, SIGINT))
 		return -1;
@@ -363,6 +372,14 @@ static void check_main(void)
 	expect("process", SIGRTMIN + 1, SI_QUEUE, 0x2222);
 	expect("process", SIGRTMIN + 7, SI_TIMER, 0xbbbb);
 	expect("process", SIGRTMIN + 8, SI_TIMER, 0xcccc);
+	if (trap) {
+		struct sigaction sa;
+
+		expect("main", SIGTRAP, SI_TKILL, 0);
+		expect("process", SIGTRAP, SI_USER, 0);
+		if (sigaction(SIGTRAP, NULL, &sa) || sa.sa_sigaction != on_siginfo)
+			fail("SIGTRAP: its handler is gone");
+	}
 	expect_none_pending("main");
 }
 
@@ -370,6 +387,8 @@ static void check_worker(void)
 {
 	expect("worker", SIGUSR2, SI_TKILL, 0);
 	expect("worker", SIGRTMIN + 3, SI_QUEUE, 0x3333);
+	if (trap)
+		expect("worker", SIGTRAP, SI_TKILL, 0);
 }
 
 static void *worker(void *arg)
@@ -454,12 +473,14 @@ int main(int argc, char **argv)
 	char path[4096], verdict[4096];
 	FILE *f;
 
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "foreign-timer"))) {
-		fprintf(stderr, "usage: signals DIR [foreign-timer]\n");
+	if (argc < 2 || argc > 3 ||
+	    (argc == 3 && strcmp(argv[2], "foreign-timer") && strcmp(argv[2], "trap"))) {
+		fprintf(stderr, "usage: signals DIR [foreign-timer | trap]\n");
 		return 2;
 	}
 	dir = argv[1];
-	if (set_up(argc == 3)) {
+	trap = argc == 3 && !strcmp(argv[2], "trap");
+	if (set_up(argc == 3 && !trap)) {
 		perror("signals: setting up");
 		return 1;
 	}

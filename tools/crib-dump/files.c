@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -95,8 +96,32 @@ static uint64_t file_type(const struct dump_file_rec *k, const char *path)
 	}
 }
 
+/*
+ * A pseudo-terminal end, or /dev/tty: the pair, its termios, queued data
+ * and the session it controls are not carried yet, and reopening the
+ * path would hand the process a new, unrelated terminal.  The kernel's
+ * majors (Documentation/admin-guide/devices.txt): 5 for /dev/tty and
+ * /dev/ptmx, 128-135 for masters, 136-143 for /dev/pts slaves.
+ */
+static const char *pty_kind(const struct dump_file_rec *k)
+{
+	uint64_t rdev = kernel_dev_to_st_dev(k->rdev);
+	unsigned int maj = major(rdev), min = minor(rdev);
+
+	if ((k->i_mode & S_IFMT) != S_IFCHR)
+		return NULL;
+	if (maj == 5 && min == 0)
+		return "the controlling terminal (/dev/tty)";
+	if ((maj == 5 && min == 2) || (maj >= 128 && maj <= 135))
+		return "a pseudo-terminal master";
+	if (maj >= 136 && maj <= 143)
+		return "a pseudo-terminal slave";
+	return NULL;
+}
+
 static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct file_entry *e)
 {
+	const char *pty;
 	char what[32], path[PATH_MAX];
 	int ret;
 
@@ -118,6 +143,11 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 				 "(flock(2), fcntl(2) F_SETLK, F_OFD_SETLK or F_SETLEASE), which "
 				 "a snapshot does not carry: that cannot be restored",
 				 (int)job->pid, k->fd, path);
+	pty = pty_kind(k);
+	if (pty)
+		return tool_fail(&job->err, 0, "process %d, fd %d (%s): %s, which a snapshot "
+				 "does not carry: that cannot be restored", (int)job->pid, k->fd,
+				 path, pty);
 	e->path = strdup(path);
 	if (!e->path)
 		return tool_fail(&job->err, 0, "out of memory");

@@ -9,6 +9,10 @@
  * New threads can appear while the first ones are being stopped, so the
  * thread list is read again until a pass finds nobody new; a stopped
  * thread cannot clone, so this ends.
+ *
+ * A thread ptrace refuses (without CAP_SYS_PTRACE, one whose ids are not
+ * crib-dump's, or whose process is not dumpable) stops the dump with the
+ * reason, read from procfs, rather than a bare EPERM.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "crib-dump.h"
 #include "kabi.h"
@@ -43,6 +50,81 @@ static int add_thread(struct freezer *fz, pid_t tid, int pending_signal)
 	return 0;
 }
 
+/* The "Uid:" or "Gid:" line of /proc/@pid/task/@tid/status, without its name. */
+static int status_ids(pid_t pid, pid_t tid, const char *key, char *buf, size_t size)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	int ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, len))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		for (char *c = line; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+		snprintf(buf, size, "%s", line + len + strspn(line + len, " "));
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Whether all four ids of an "Uid:"/"Gid:" line are @id. */
+static bool ids_all(const char *ids, unsigned long id)
+{
+	unsigned long v[4];
+
+	return sscanf(ids, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) == 4 &&
+	       v[0] == id && v[1] == id && v[2] == id && v[3] == id;
+}
+
+/* Whether crib-dump has CAP_SYS_PTRACE, which lets it attach to any thread. */
+static bool may_ptrace_any(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	return data[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32));
+}
+
+/*
+ * Why ptrace refused @tid (kernel/ptrace.c, __ptrace_may_access()): its
+ * ids are not all crib-dump's real ones, or its process is not dumpable,
+ * and crib-dump lacks CAP_SYS_PTRACE; or a security module said no.
+ */
+static int refuse_attach(struct freezer *fz, pid_t tid, int errnum, struct tool_error *err)
+{
+	char uids[128] = "?", gids[128] = "?", leader[128] = "?", other[160] = "";
+
+	if (may_ptrace_any())
+		return tool_fail(err, errnum, "process %d, thread %d: ptrace refuses to attach "
+				 "although crib-dump has CAP_SYS_PTRACE (a security module?)",
+				 (int)fz->pid, (int)tid);
+	status_ids(fz->pid, tid, "Uid:", uids, sizeof(uids));
+	status_ids(fz->pid, tid, "Gid:", gids, sizeof(gids));
+	status_ids(fz->pid, fz->pid, "Uid:", leader, sizeof(leader));
+	if (strcmp(uids, leader))
+		snprintf(other, sizeof(other), ", not its leader's uids %s,", leader);
+	if (!ids_all(uids, getuid()) || !ids_all(gids, getgid()))
+		return tool_fail(err, errnum, "process %d, thread %d: it runs with uids %s and "
+				 "gids %s%s not crib-dump's %d and %d, and crib-dump lacks "
+				 "CAP_SYS_PTRACE to attach to it", (int)fz->pid, (int)tid, uids,
+				 gids, other, (int)getuid(), (int)getgid());
+	return tool_fail(err, errnum, "process %d, thread %d: the process is not dumpable "
+			 "(prctl(PR_SET_DUMPABLE), or a thread changed its ids), and crib-dump "
+			 "lacks CAP_SYS_PTRACE to attach to it", (int)fz->pid, (int)tid);
+}
+
 /*
  * Seize @tid and wait until it is in a stop.  Returns 0, 1 when the
  * thread is already gone, or -1 with @err set.
@@ -54,6 +136,8 @@ static int stop_thread(struct freezer *fz, pid_t tid, struct tool_error *err)
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0)) {
 		if (errno == ESRCH)
 			return 1;
+		if (errno == EPERM)
+			return refuse_attach(fz, tid, errno, err);
 		return tool_fail(err, errno, "cannot attach to thread %d of process %d", (int)tid,
 				 (int)fz->pid);
 	}

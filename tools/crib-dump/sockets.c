@@ -364,6 +364,17 @@ static void inet_sockaddr(const uint8_t *raw, struct crib_sockaddr *a)
 	a->scope_id = in6.sin6_scope_id;
 }
 
+/*
+ * A TCP socket that was closed under its process (a reset, or both FINs
+ * once its own was sent) gave its port back, unless bind() had set it,
+ * yet still names it as its address (getsockname()).  Bound again, an
+ * accepted one would take its listener's port: it is made unbound.
+ */
+static bool gave_port_back(const struct dump_socket_rec *k)
+{
+	return k->protocol == IPPROTO_TCP && k->state == CRIB_SK_CLOSE && !k->num;
+}
+
 static int write_socket(struct dump_job *job, const struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
@@ -381,7 +392,7 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		unix_sockaddr(&k->unix_local, &s.local);
 		unix_sockaddr(&k->unix_peer, &s.peer);
 		s.peer_id = k->peer_ino;
-	} else {
+	} else if (!gave_port_back(k)) {
 		inet_sockaddr(k->local_inet, &s.local);
 		inet_sockaddr(k->peer_inet, &s.peer);
 	}

@@ -335,30 +335,101 @@ static int wait_stop(pid_t tid, int want_sig, struct tool_error *err)
 }
 
 /*
- * The leader unmaps its restore area: pointed at the area's syscall
- * instruction with munmap()'s arguments, it is stopped at the system
- * call's exit, before the instruction after it (gone with the area) runs.
+ * Thread @tid of process @p runs system call @nr from its restore area's
+ * syscall instruction, stopped at its entry and at its exit so that the
+ * instruction after it never runs; its result in @ret.  The thread's
+ * registers are set afterwards (set_thread_regs()).
+ */
+static int inject_syscall(struct trace *tr, size_t p, pid_t tid, long nr, uint64_t a0,
+			  uint64_t a1, uint64_t a2, uint64_t a3, long *ret)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
+		return tool_fail(tr->err, errno, "PTRACE_GETREGS");
+	regs.rip = (uint64_t)tr->areas[p].base + RST_SYSCALL_OFFSET;
+	regs.rax = (uint64_t)nr;
+	regs.orig_rax = (uint64_t)-1;
+	regs.rdi = a0;
+	regs.rsi = a1;
+	regs.rdx = a2;
+	regs.r10 = a3;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) ||
+	    ptrace(PTRACE_SYSCALL, tid, 0, 0) || wait_stop(tid, SIGTRAP | 0x80, tr->err) ||
+	    ptrace(PTRACE_SYSCALL, tid, 0, 0) || wait_stop(tid, SIGTRAP | 0x80, tr->err) ||
+	    ptrace(PTRACE_GETREGS, tid, 0, &regs))
+		return tool_fail(tr->err, errno, "cannot run system call %ld in thread %d", nr,
+				 (int)tid);
+	*ret = (long)regs.rax;
+	return 0;
+}
+
+/*
+ * The leader unmaps its restore area, from inside it: stopped at the
+ * system call's exit, before the instruction after it (gone with the
+ * area) runs.
  */
 static int unmap_area(struct trace *tr, size_t p)
 {
 	const struct restore_area *area = &tr->areas[p];
 	pid_t pid = (pid_t)tr->tree->procs.items[p]->proc.pid;
-	struct user_regs_struct regs;
+	long ret;
 
-	if (ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return tool_fail(tr->err, errno, "PTRACE_GETREGS");
-	regs.rip = (uint64_t)area->base + RST_SYSCALL_OFFSET;
-	regs.rax = SYS_munmap;
-	regs.orig_rax = (uint64_t)-1;
-	regs.rdi = (uint64_t)area->base;
-	regs.rsi = area->len;
-	if (ptrace(PTRACE_SETREGS, pid, 0, &regs) ||
-	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || wait_stop(pid, SIGTRAP | 0x80, tr->err) ||
-	    ptrace(PTRACE_SYSCALL, pid, 0, 0) || wait_stop(pid, SIGTRAP | 0x80, tr->err) ||
-	    ptrace(PTRACE_GETREGS, pid, 0, &regs))
-		return tool_fail(tr->err, errno, "cannot unmap the restore area");
-	if (regs.rax)
-		return tool_fail(tr->err, (int)-(long)regs.rax, "unmapping the restore area failed");
+	if (inject_syscall(tr, p, pid, SYS_munmap, (uint64_t)area->base, area->len, 0, 0, &ret))
+		return -1;
+	if (ret)
+		return tool_fail(tr->err, (int)-ret, "unmapping the restore area failed");
+	return 0;
+}
+
+/*
+ * SIGTRAP's handler and pending SIGTRAPs, which the restorers leave out:
+ * the breakpoint each ends on raises a SIGTRAP of its own, which, being
+ * blocked, resets the handler and unblocks it, and merges with one the
+ * thread already has pending.  They are set now by the threads
+ * themselves, every signal blocked (each thread's own mask is set after),
+ * from the restore area, where the restorer read them.
+ */
+static int trap_signals(struct trace *tr, size_t p)
+{
+	const struct restore_area *area = &tr->areas[p];
+	const struct rst_args *a = area->args;
+	const struct rst_sigaction *sa = (void *)((char *)area->base + a->actions_off);
+	const struct rst_siginfo *si = (void *)((char *)area->base + a->shared_off);
+	uint64_t all = ~0ULL;
+	const struct rst_thread *t;
+	long ret = 0;
+	__u64 i, j;
+
+	for (i = 0; i < a->n_threads; i++) {
+		t = area_thread(tr, p, i);
+		if (ptrace(PTRACE_SETSIGMASK, t->tid, sizeof(all), &all))
+			return tool_fail(tr->err, errno, "cannot block the signals of thread %d",
+					 (int)t->tid);
+	}
+	for (i = 0; i < a->n_actions && !ret; i++)
+		if (sa[i].signo == SIGTRAP &&
+		    inject_syscall(tr, p, a->tgid, SYS_rt_sigaction, SIGTRAP,
+				   (uint64_t)(uintptr_t)&sa[i], 0, sizeof(all), &ret))
+			return -1;
+	for (i = 0; i < a->n_shared && !ret; i++)
+		if (si[i].signo == SIGTRAP &&
+		    inject_syscall(tr, p, a->tgid, SYS_rt_sigqueueinfo, (uint64_t)a->tgid,
+				   SIGTRAP, (uint64_t)(uintptr_t)si[i].info, 0, &ret))
+			return -1;
+	for (i = 0; i < a->n_threads && !ret; i++) {
+		t = area_thread(tr, p, i);
+		si = (void *)((char *)area->base + t->pending_off);
+		for (j = 0; j < t->n_pending && !ret; j++)
+			if (si[j].signo == SIGTRAP &&
+			    inject_syscall(tr, p, t->tid, SYS_rt_tgsigqueueinfo,
+					   (uint64_t)a->tgid, (uint64_t)t->tid, SIGTRAP,
+					   (uint64_t)(uintptr_t)si[j].info, &ret))
+				return -1;
+	}
+	if (ret)
+		return tool_fail(tr->err, (int)-ret, "process %d: cannot set SIGTRAP's handler "
+				 "or queue it", (int)a->tgid);
 	return 0;
 }
 
@@ -452,7 +523,7 @@ static int set_registers(struct trace *tr)
 		plan = tr->tree->procs.items[p];
 		if (plan->proc.zombie)
 			continue;
-		if (unmap_area(tr, p))
+		if (trap_signals(tr, p) || unmap_area(tr, p))
 			return -1;
 		for (i = 0; i < plan->threads.n; i++)
 			if (set_thread_regs(tr, &plan->threads.items[i]))

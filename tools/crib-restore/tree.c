@@ -22,6 +22,7 @@
  * shared mapping (struct tree_ctl) that they all inherit, waited on with
  * futexes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
@@ -225,44 +226,114 @@ int tree_link(struct restore_tree *tree, struct tool_error *err)
 	return 0;
 }
 
-static int pid_free(pid_t pid, const char *what, struct tool_error *err)
+/* A live process's session and group ids, which keep those PIDs taken. */
+struct id_user {
+	pid_t pid, pgrp, sid;
+};
+
+struct id_users {
+	ARRAY(struct id_user);
+};
+
+/*
+ * Every process's session and group id: a PID stays taken as long as a
+ * process has it as one of those (clone3() says EEXIST), though no process
+ * has it as its own.  A session leader's member that left the tree (a
+ * daemon forked twice) outlives the dump that killed the leader.
+ */
+static int read_id_users(struct id_users *users, struct tool_error *err)
 {
+	char path[64], buf[512], *p;
+	struct id_user *u;
+	struct dirent *de;
+	long pid, pgrp, sid;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir)
+		return tool_fail(err, errno, "cannot list /proc");
+	while ((de = readdir(dir))) {
+		pid = strtol(de->d_name, &p, 10);
+		if (pid <= 0 || *p)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		/* after the name: state, ppid, pgrp, session */
+		if (!p || sscanf(p + 2, "%*c %*d %ld %ld", &pgrp, &sid) != 2)
+			continue;
+		u = array_push(users);
+		if (!u) {
+			closedir(dir);
+			return tool_fail(err, 0, "out of memory");
+		}
+		*u = (struct id_user){ (pid_t)pid, (pid_t)pgrp, (pid_t)sid };
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int pid_free(pid_t pid, const char *what, const struct id_users *users,
+		    struct tool_error *err)
+{
+	const struct id_user *u;
+	size_t i;
+
 	if (pid <= 0)
 		return tool_fail(err, 0, "%s has a bad PID %d", what, (int)pid);
 	if (!kill(pid, 0) || errno == EPERM)
 		return tool_fail(err, 0, "PID %d (%s) is in use: is the dumped process still "
 				 "running?", (int)pid, what);
+	for (i = 0; i < users->n; i++) {
+		u = &users->items[i];
+		if (u->sid == pid || u->pgrp == pid)
+			return tool_fail(err, 0, "PID %d (%s) is in use as the %s id of process "
+					 "%d, which is not in the snapshot: it must end first",
+					 (int)pid, what, u->sid == pid ? "session" : "group",
+					 (int)u->pid);
+	}
 	return 0;
 }
 
 int tree_check_pids(const struct restore_tree *tree, struct tool_error *err)
 {
 	const struct restore_plan *plan;
+	struct id_users users = { 0 };
 	char what[64];
 	size_t i, j;
+	int ret = -1;
 
+	if (read_id_users(&users, err))
+		goto out;
 	for (i = 0; i < tree->procs.n; i++) {
 		plan = tree->procs.items[i];
 		snprintf(what, sizeof(what), "process %llu", (unsigned long long)plan->proc.pid);
-		if (pid_free((pid_t)plan->proc.pid, what, err))
-			return -1;
-		if (!plan->proc.zombie && plan->threads.items[0].tid != (pid_t)plan->proc.pid)
-			return tool_fail(err, 0, "process %llu: its first thread %d is not its leader",
-					 (unsigned long long)plan->proc.pid,
-					 (int)plan->threads.items[0].tid);
+		if (pid_free((pid_t)plan->proc.pid, what, &users, err))
+			goto out;
+		if (!plan->proc.zombie && plan->threads.items[0].tid != (pid_t)plan->proc.pid) {
+			tool_fail(err, 0, "process %llu: its first thread %d is not its leader",
+				  (unsigned long long)plan->proc.pid, (int)plan->threads.items[0].tid);
+			goto out;
+		}
 		for (j = 1; j < plan->threads.n; j++) {
 			snprintf(what, sizeof(what), "a thread of process %llu",
 				 (unsigned long long)plan->proc.pid);
-			if (pid_free(plan->threads.items[j].tid, what, err))
-				return -1;
+			if (pid_free(plan->threads.items[j].tid, what, &users, err))
+				goto out;
 		}
 	}
 	for (i = 0; i < tree->helpers.n; i++) {
 		snprintf(what, sizeof(what), "the leader of group %d", (int)tree->helpers.items[i].pid);
-		if (pid_free(tree->helpers.items[i].pid, what, err))
-			return -1;
+		if (pid_free(tree->helpers.items[i].pid, what, &users, err))
+			goto out;
 	}
-	return 0;
+	ret = 0;
+out:
+	array_free(&users);
+	return ret;
 }
 
 /* ---- what the processes tell each other ---- */
