@@ -47,6 +47,29 @@ check "--help exits 0" 0 "$inspect" --help
 grep_check "--help documents exit codes" "Exit status"
 check "no arguments is a usage error" 2 "$inspect"
 check "unknown option is a usage error" 2 "$inspect" --frobnicate "$s"
+check "no arguments says what is missing" 2 "$inspect"
+grep_check "the missing snapshot is named before the usage" "^crib-inspect: no snapshot given"
+check "two modes are a usage error" 2 "$inspect" --json --verify "$s"
+grep_check "two modes: said in one line" "^crib-inspect: --json, --verify, --hexdump and --diff exclude each other"
+check "--pid outside --hexdump is a usage error" 2 "$inspect" --pid=100 "$s"
+grep_check "--pid: said where it applies" "^crib-inspect: --pid applies only to --hexdump"
+check "--ignore-volatile outside --diff is a usage error" 2 "$inspect" --ignore-volatile "$s"
+check "--section with --verify is a usage error" 2 "$inspect" --section=mm --verify "$s"
+check "--diff with one snapshot is a usage error" 2 "$inspect" --diff "$s"
+grep_check "--diff: asks for both" "^crib-inspect: --diff compares two snapshots"
+check "--version exits 0" 0 "$inspect" --version
+grep_check "--version names the format" "snapshot format [0-9]*\.[0-9]*"
+check "--json of a missing file is an I/O error" 3 "$inspect" --json "$tmp/does-not-exist"
+cp "$tmp/out" "$tmp/missing.json"
+check "--json of a missing file still gives its status as JSON" 0 python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["records"] == [] and doc["status"]["ok"] is False, doc
+assert doc["status"]["error"] == "i/o error", doc' "$tmp/missing.json"
+if command -v script >/dev/null; then
+	check "- on a terminal is refused" 2 script -qec "$inspect -" /dev/null
+	grep_check "- on a terminal: says so" "standard input is a terminal"
+fi
 check "missing file is an I/O error" 3 "$inspect" "$tmp/does-not-exist"
 
 check "summary of the sample" 0 "$inspect" "$s"

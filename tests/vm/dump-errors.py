@@ -24,7 +24,12 @@ def run(*args, **kw):
 
 
 def test_usage():
-    t.eq(run().returncode, 2, "no arguments: exit 2")
+    r = run()
+    t.check(r.returncode == 2 and r.stderr.startswith(b"crib-dump: which process? -p PID"),
+            "no arguments: exit 2, saying -p PID is missing", r.stderr.decode(errors="replace"))
+    r = run("-p", "1", "snap.crib")
+    t.check(r.returncode == 2 and b"unexpected argument 'snap.crib'" in r.stderr,
+            "an operand: exit 2, naming it", r.stderr.decode(errors="replace"))
     t.eq(run("-p", "nonsense").returncode, 2, "a malformed pid: exit 2")
     r = run("--help")
     t.check(r.returncode == 0 and b"--leave-running" in r.stdout, "--help: exit 0, usage on stdout")

@@ -186,10 +186,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		}
 	}
 	if (o->preload ? o->pid || o->output : !o->pid) {
+		fprintf(stderr, "crib-dump: %s\n", o->preload ? "--preload dumps nothing: no -p or -o" :
+			"which process? -p PID is required");
 		usage(stderr);
 		return 2;
 	}
 	if (optind != argc) {
+		fprintf(stderr, "crib-dump: unexpected argument '%s' (the snapshot goes to -o FILE "
+			"or standard output)\n", argv[optind]);
 		usage(stderr);
 		return 2;
 	}

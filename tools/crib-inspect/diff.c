@@ -15,7 +15,7 @@ static int load(const char *path, const struct options *o, unsigned flags,
 	struct crib_reader *r;
 	int fd, code;
 
-	r = open_snapshot(path, o, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code, NULL);
 	if (!r)
 		return code;
 	*side = crib_diff_side_read(r, flags, &err);

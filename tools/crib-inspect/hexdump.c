@@ -44,7 +44,7 @@ int run_hexdump(const char *path, const char *spec, const struct options *o)
 		fprintf(stderr, "crib-inspect: bad --hexdump argument '%s'\n", spec);
 		return EXIT_USAGE;
 	}
-	r = open_snapshot(path, o, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code, NULL);
 	if (!r)
 		return code;
 	page_size = crib_reader_header(r)->page_size;

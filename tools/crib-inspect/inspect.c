@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,25 +39,44 @@ void report_error(const char *path, const struct crib_error *err)
 	fputs(")\n", stderr);
 }
 
+/* A failure before the reader exists, as the reader would report it. */
+static struct crib_reader *open_failed(struct crib_error *why, const char *msg, int code,
+				       int *exit_code)
+{
+	if (why) {
+		*why = (struct crib_error){ .code = CRIB_E_IO, .stream_offset = CRIB_OFFSET_NONE };
+		snprintf(why->msg, sizeof(why->msg), "%s", msg);
+	}
+	*exit_code = code;
+	return NULL;
+}
+
 struct crib_reader *open_snapshot(const char *path, const struct options *o, int *fd_out,
-				  int *exit_code)
+				  int *exit_code, struct crib_error *why)
 {
 	struct crib_reader *r;
 	struct crib_error err;
 	int fd = 0;
 
+	if (!strcmp(path, "-") && isatty(STDIN_FILENO)) {
+		/* as zstd -d: a snapshot is never typed in */
+		fprintf(stderr, "crib-inspect: standard input is a terminal: give a snapshot "
+			"file, or pipe one in\n");
+		return open_failed(why, "standard input is a terminal", EXIT_USAGE, exit_code);
+	}
 	if (strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr, "crib-inspect: %s: %s\n", path, strerror(errno));
-			*exit_code = EXIT_IO;
-			return NULL;
+			return open_failed(why, strerror(errno), EXIT_IO, exit_code);
 		}
 	}
 	r = crib_reader_open(fd, &err);
 	if (!r) {
 		report_error(path, &err);
 		*exit_code = exit_code_for(err.code);
+		if (why)
+			*why = err;
 		if (fd)
 			close(fd);
 		return NULL;

@@ -34,9 +34,12 @@ bool section_name_selected(const struct options *o, const char *name);
 bool section_selected(const struct options *o, const struct crib_record *rec);
 int exit_code_for(enum crib_err code);
 void report_error(const char *path, const struct crib_error *err);
-/* @path ("-": standard input) opened for reading; NULL with *@exit_code set. */
+/*
+ * @path ("-": standard input, refused on a terminal) opened for reading;
+ * NULL with *@exit_code set, and *@why if not NULL.
+ */
 struct crib_reader *open_snapshot(const char *path, const struct options *o, int *fd_out,
-				  int *exit_code);
+				  int *exit_code, struct crib_error *why);
 void close_snapshot(struct crib_reader *r, int fd);
 
 /* The subcommands, each returning the exit code. */

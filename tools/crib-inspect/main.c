@@ -41,10 +41,32 @@ static const char usage_text[] =
 	"  4  not a snapshot, a newer major version, or an unknown critical record\n"
 	"  5  truncated, corrupt or otherwise invalid snapshot\n";
 
+/* The long options without a short one; a mode is named by its option. */
+enum { OPT_JSON = 256, OPT_VERIFY, OPT_SECTION, OPT_HEXDUMP, OPT_PID, OPT_DIFF, OPT_IGNORE,
+       OPT_MAX_SIZE };
+
+/* A usage error: what was wrong, in one line, then the usage. */
+static int usage_error(const char *what)
+{
+	fprintf(stderr, "crib-inspect: %s\n", what);
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
+}
+
+/* The options that apply only in some modes, refused in the others. */
+static const char *misplaced_option(int mode, const struct options *o)
+{
+	if (o->have_pid && mode != OPT_HEXDUMP)
+		return "--pid applies only to --hexdump";
+	if (o->ignore_volatile && mode != OPT_DIFF)
+		return "--ignore-volatile applies only to --diff";
+	if (o->sections && mode && mode != OPT_JSON)
+		return "--section applies only to the summary and --json";
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_VERIFY, OPT_SECTION, OPT_HEXDUMP, OPT_PID, OPT_DIFF, OPT_IGNORE,
-	       OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
@@ -59,7 +81,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .max_size = CRIB_MAX_SIZE_DEFAULT };
-	const char *hexdump = NULL;
+	const char *hexdump = NULL, *why;
 	int mode = 0, c;
 
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
@@ -68,12 +90,12 @@ int main(int argc, char **argv)
 		case OPT_VERIFY:
 		case OPT_DIFF:
 			if (mode && mode != c)
-				goto usage;
+				return usage_error("--json, --verify, --hexdump and --diff exclude each other");
 			mode = c;
 			break;
 		case OPT_HEXDUMP:
 			if (mode)
-				goto usage;
+				return usage_error("--json, --verify, --hexdump and --diff exclude each other");
 			mode = c;
 			hexdump = optarg;
 			break;
@@ -103,13 +125,17 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
+	why = misplaced_option(mode, &o);
+	if (why)
+		return usage_error(why);
 	if (mode == OPT_DIFF) {
 		if (argc - optind != 2)
-			goto usage;
+			return usage_error("--diff compares two snapshots: give both");
 		return run_diff(argv[optind], argv[optind + 1], &o);
 	}
 	if (argc - optind != 1)
-		goto usage;
+		return usage_error(argc == optind ? "no snapshot given (- for standard input)" :
+				   "one snapshot at a time (--diff compares two)");
 	switch (mode) {
 	case OPT_JSON:
 		return run_json(argv[optind], &o);

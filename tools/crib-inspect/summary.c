@@ -571,7 +571,7 @@ int run_summary(const char *path, const struct options *o)
 	struct crib_reader *r;
 	int fd, code, ret;
 
-	r = open_snapshot(path, o, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code, NULL);
 	if (!r)
 		return code;
 	s.memmap = memmap_new(crib_reader_header(r)->page_size);

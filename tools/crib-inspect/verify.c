@@ -14,7 +14,7 @@ int run_verify(const char *path, const struct options *o)
 	uint64_t records = 0;
 	int fd, code, ret;
 
-	r = open_snapshot(path, o, &fd, &code);
+	r = open_snapshot(path, o, &fd, &code, NULL);
 	if (!r)
 		return code;
 	while ((ret = crib_reader_next(r, &rec)) > 0)

@@ -43,8 +43,8 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: crib-restore [-i FILE] [--wait] [--verify] [--max-size SIZE] [-q] [-v]\n"
-		"       crib-restore --unlock-network [-i FILE]\n"
+		"usage: crib-restore [-i FILE | FILE] [--wait] [--verify] [--max-size SIZE] [-q] [-v]\n"
+		"       crib-restore --unlock-network [-i FILE | FILE]\n"
 		"Restore a process and its descendants from a CRIB snapshot taken by\n"
 		"crib-dump on this kernel.  Each gets back its PID and thread IDs, which\n"
 		"must be free, its parent, session and process group, and what it shared\n"
@@ -54,8 +54,8 @@ static void usage(FILE *f)
 		"(IPv4, IPv6), UNIX stream, datagram and seqpacket sockets and listeners,\n"
 		"TCP listeners and established TCP connections (through TCP_REPAIR).\n"
 		"\n"
-		"  -i, --input FILE  read the snapshot from FILE (default: standard input,\n"
-		"                    which must not be a terminal)\n"
+		"  -i, --input FILE  read the snapshot from FILE, as FILE alone does (default,\n"
+		"                    and with -: standard input, which must not be a terminal)\n"
 		"      --wait        wait for the restored process (the root of the tree) and\n"
 		"                    exit with its status\n"
 		"      --verify      dump the restored tree again (crib-dump --leave-running,\n"
@@ -149,10 +149,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return 2;
 		}
 	}
+	/* the snapshot as an operand too, as crib-inspect takes it */
+	if (optind < argc && !o->input)
+		o->input = argv[optind++];
 	if (optind != argc) {
-		fprintf(stderr, "crib-restore: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "crib-restore: unexpected argument '%s': one snapshot, given "
+			"as FILE or -i FILE\n", argv[optind]);
+		usage(stderr);
 		return 2;
 	}
+	if (o->input && !strcmp(o->input, "-"))
+		o->input = NULL;	/* standard input */
 	return 0;
 }
 
