@@ -374,6 +374,19 @@ def posix_timer_ids(pid):
             if line.startswith("ID:")]
 
 
+
+def self_check(pid, notes, desc):
+    """Ask the workload to check itself (the file "check" in its directory)
+    and wait up to a minute for its verdict, check.ok or check.bad."""
+    open(in_dir(notes, "check"), "w").close()
+    deadline = time.time() + 60
+    while alive(pid) and time.time() < deadline:
+        time.sleep(0.1)
+    verdict = [f for f in ("check.ok", "check.bad") if os.path.exists(in_dir(notes, f))]
+    t.check(verdict == ["check.ok"], desc,
+            read(in_dir(notes, verdict[0])) if verdict else "no verdict: " +
+            read(in_dir(notes, "output")))
+
 class Signals(Case):
     """Handlers, pending signals with their siginfo, itimers and POSIX timers."""
     workload = ("signals", "@DIR@")
@@ -387,15 +400,8 @@ class Signals(Case):
         t.eq(posix_timer_ids(pid), notes["timers"], "%s: the same POSIX timer ids" % self.name)
         # The workload takes every signal off its queue and checks its siginfo
         # and order, and that its timers are armed.
-        open(in_dir(notes, "check"), "w").close()
-        deadline = time.time() + 60
-        while alive(pid) and time.time() < deadline:
-            time.sleep(0.1)
-        verdict = [f for f in ("check.ok", "check.bad") if os.path.exists(in_dir(notes, f))]
-        t.check(verdict == ["check.ok"], "%s: after restore every signal is pending with "
-                "its siginfo, in order, and the timers are armed" % self.name,
-                read(in_dir(notes, verdict[0])) if verdict else "no verdict: " +
-                read(in_dir(notes, "output")))
+        self_check(pid, notes, "%s: after restore every signal is pending with its "
+                   "siginfo, in order, and the timers are armed" % self.name)
 
 
 class SignalsTrap(Signals):
@@ -415,15 +421,8 @@ class ResetConnection(Case):
     moving = (r"fd 5 of \d+\|sockopt:TCP_MAXSEG",)
 
     def check(self, pid, notes):
-        open(in_dir(notes, "check"), "w").close()
-        wait_for_verdict = time.time() + 60
-        while alive(pid) and time.time() < wait_for_verdict:
-            time.sleep(0.1)
-        verdict = [f for f in ("check.ok", "check.bad") if os.path.exists(in_dir(notes, f))]
-        t.check(verdict == ["check.ok"], "%s: the listener takes a new client, the reset "
-                "connection reads as ended" % self.name,
-                read(in_dir(notes, verdict[0])) if verdict else "no verdict: " +
-                read(in_dir(notes, "output")))
+        self_check(pid, notes, "%s: the listener takes a new client, the reset "
+                   "connection reads as ended" % self.name)
 
 
 def epoll_items(pid, fd):

@@ -78,7 +78,15 @@ static int retrans_to_secs(unsigned int retrans)
 
 static void socket_level(struct socket_entry *e, unsigned int hz)
 {
+	/* on or off, each from its bit (format 1.7) */
+	static const struct { int name; enum dump_sock_bit bit; } flags[] = {
+		{ SO_DEBUG, DUMP_SO_DEBUG }, { SO_NO_CHECK, DUMP_SO_NO_CHECK },
+		{ SO_PASSSEC, DUMP_SO_PASSSEC }, { SO_PASSPIDFD, DUMP_SO_PASSPIDFD },
+		{ SO_WIFI_STATUS, DUMP_SO_WIFI_STATUS }, { SO_NOFCS, DUMP_SO_NOFCS },
+		{ SO_SELECT_ERR_QUEUE, DUMP_SO_SELECT_ERR_QUEUE }, { SO_RCVMARK, DUMP_SO_RCVMARK },
+	};
 	const struct dump_socket_rec *k = &e->k;
+	size_t i;
 	struct linger ling = {
 		.l_onoff = bit(e, DUMP_SO_LINGER),
 		.l_linger = (int)(k->lingertime / hz),
@@ -107,14 +115,8 @@ static void socket_level(struct socket_entry *e, unsigned int hz)
 	put_int(e, SOL_SOCKET, SO_RXQ_OVFL, bit(e, DUMP_SO_RXQ_OVFL));
 	put_int(e, SOL_SOCKET, SO_PEEK_OFF, k->peek_off);
 	put_int(e, SOL_SOCKET, SO_BINDTOIFINDEX, k->bound_dev_if);
-	put_int(e, SOL_SOCKET, SO_DEBUG, bit(e, DUMP_SO_DEBUG));
-	put_int(e, SOL_SOCKET, SO_NO_CHECK, bit(e, DUMP_SO_NO_CHECK));
-	put_int(e, SOL_SOCKET, SO_PASSSEC, bit(e, DUMP_SO_PASSSEC));
-	put_int(e, SOL_SOCKET, SO_PASSPIDFD, bit(e, DUMP_SO_PASSPIDFD));
-	put_int(e, SOL_SOCKET, SO_WIFI_STATUS, bit(e, DUMP_SO_WIFI_STATUS));
-	put_int(e, SOL_SOCKET, SO_NOFCS, bit(e, DUMP_SO_NOFCS));
-	put_int(e, SOL_SOCKET, SO_SELECT_ERR_QUEUE, bit(e, DUMP_SO_SELECT_ERR_QUEUE));
-	put_int(e, SOL_SOCKET, SO_RCVMARK, bit(e, DUMP_SO_RCVMARK));
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		put_int(e, SOL_SOCKET, flags[i].name, bit(e, flags[i].bit));
 	put_int(e, SOL_SOCKET, SO_TXREHASH, k->txrehash);
 	/* the 64-bit form, which getsockopt() gives a buffer that holds it */
 	put(e, SOL_SOCKET, SO_MAX_PACING_RATE, &k->max_pacing_rate, sizeof(k->max_pacing_rate));
