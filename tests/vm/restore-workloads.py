@@ -374,7 +374,6 @@ def posix_timer_ids(pid):
             if line.startswith("ID:")]
 
 
-
 def self_check(pid, notes, desc):
     """Ask the workload to check itself (the file "check" in its directory)
     and wait up to a minute for its verdict, check.ok or check.bad."""
@@ -386,6 +385,7 @@ def self_check(pid, notes, desc):
     t.check(verdict == ["check.ok"], desc,
             read(in_dir(notes, verdict[0])) if verdict else "no verdict: " +
             read(in_dir(notes, "output")))
+
 
 class Signals(Case):
     """Handlers, pending signals with their siginfo, itimers and POSIX timers."""
