@@ -34,7 +34,7 @@ int probe_task(struct crib_probe_ctx *ctx)
 	struct mm_struct *mm;
 	const struct cred *cred;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return CRIB_PROBE_NO_TASK;
 
