@@ -30,6 +30,9 @@
 #define EOPNOTSUPP	95
 #endif
 
+/* A task of the run's target tree (kernel/bpf/crib/crib.c) */
+extern struct task_struct *bpf_crib_task_from_vpid(s32 vpid) __ksym;
+
 /* Generic kfuncs (kernel/bpf/helpers.c, kernel/bpf/task_iter.c) */
 extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;

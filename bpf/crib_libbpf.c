@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "crib_libbpf.h"
+#include "crib_target.h"
 
 static int crib_prog_type = -1;
 
@@ -82,11 +83,14 @@ fail:
 	return ret;
 }
 
-int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
+/* One BPF_PROG_RUN with @flags (CRIB_RUN_TARGET or none). */
+static int prog_fd_run_flags(int prog_fd, const void *ctx, size_t ctx_size,
+			     unsigned int flags, int *retval)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		    .ctx_in = ctx,
-		    .ctx_size_in = ctx_size);
+		    .ctx_size_in = ctx_size,
+		    .flags = flags);
 	int ret;
 
 	ret = bpf_prog_test_run_opts(prog_fd, &opts);
@@ -96,8 +100,20 @@ int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
 	return 0;
 }
 
+int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
+{
+	return prog_fd_run_flags(prog_fd, ctx, ctx_size, 0, retval);
+}
+
 int crib_prog_run(const struct bpf_program *prog, const void *ctx,
 		  size_t ctx_size, int *retval)
 {
 	return crib_prog_fd_run(bpf_program__fd(prog), ctx, ctx_size, retval);
+}
+
+int crib_prog_run_target(const struct bpf_program *prog, const void *ctx,
+			 size_t ctx_size, int *retval)
+{
+	return prog_fd_run_flags(bpf_program__fd(prog), ctx, ctx_size,
+				 CRIB_RUN_TARGET, retval);
 }

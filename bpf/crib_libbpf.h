@@ -31,5 +31,12 @@ int crib_prog_run(const struct bpf_program *prog, const void *ctx,
 		  size_t ctx_size, int *retval);
 /* The same for a program known by its descriptor (loaded, or from a pin). */
 int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval);
+/*
+ * The same for a run scoped to a target: @ctx starts with a struct
+ * crib_target (crib_target.h) naming it by pidfd.  -EPERM if the caller
+ * may not ptrace it.
+ */
+int crib_prog_run_target(const struct bpf_program *prog, const void *ctx,
+			 size_t ctx_size, int *retval);
 
 #endif /* CRIB_LIBBPF_H */

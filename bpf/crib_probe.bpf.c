@@ -34,7 +34,7 @@ int probe_task(struct crib_probe_ctx *ctx)
 	struct mm_struct *mm;
 	const struct cred *cred;
 
-	task = bpf_task_from_pid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return CRIB_PROBE_NO_TASK;
 
@@ -59,7 +59,7 @@ int probe_task(struct crib_probe_ctx *ctx)
 	b->total_vm_pages = mm ? BPF_CORE_READ(mm, total_vm) : 0;
 	b->pad = 0;
 	b->start_time_ns = BPF_CORE_READ(task, start_time);
-	BPF_CORE_READ_STR_INTO(&b->comm, task, comm);
+	bpf_core_read(&b->comm, sizeof(b->comm), &task->comm);
 	bpf_task_release(task);
 
 	bpf_ringbuf_submit(b, 0);

@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #endif
 
+#include "crib_target.h"
+
 #define CRIB_COMM_LEN 16
 
 /* Return values of the probe program. */
@@ -20,7 +22,9 @@ enum crib_probe_result {
 	CRIB_PROBE_NO_ROOM = 2,		/* ring buffer full */
 };
 
+/* The process is both the run's target and what it reads. */
 struct crib_probe_ctx {
+	struct crib_target target;
 	__s32 pid;
 };
 

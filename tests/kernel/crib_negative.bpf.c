@@ -549,6 +549,56 @@ int write_ctx(struct neg_args *args)
 	return 0;
 }
 
+extern int bpf_iter_css_new(struct bpf_iter_css *it, struct cgroup_subsys_state *start,
+			    unsigned int flags) __ksym;
+extern struct cgroup_subsys_state *bpf_iter_css_next(struct bpf_iter_css *it) __ksym;
+extern void bpf_iter_css_destroy(struct bpf_iter_css *it) __ksym;
+
+/* A task from nothing but its pid: tasks come from the CRIB kfuncs. */
+SEC("crib")
+int task_from_pid(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_pid(args->pid);
+
+	if (!task)
+		return 0;
+	bpf_task_release(task);
+	return 1;
+}
+
+/* Every cgroup, through an iterator of the common kfunc set. */
+SEC("crib")
+int css_iter(struct neg_args *args)
+{
+	struct bpf_iter_css it;
+	int n = 0;
+
+	bpf_iter_css_new(&it, NULL, 0);
+	while (bpf_iter_css_next(&it))
+		n++;
+	bpf_iter_css_destroy(&it);
+	return n;
+}
+
+/* The current task, whoever runs the program. */
+SEC("crib")
+int current_task(struct neg_args *args)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return task->pid;
+}
+
+/* A read at any user address. */
+SEC("crib")
+int read_user(struct neg_args *args)
+{
+	long word = 0;
+
+	bpf_probe_read_user(&word, sizeof(word), (void *)(long)args->fd);
+	return word;
+}
+
 /* Control: correct use of the same kfuncs is accepted. */
 SEC("crib")
 int accepted(struct neg_args *args)

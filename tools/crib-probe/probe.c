@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -51,7 +53,18 @@ int crib_probe_task(int pid, struct crib_task_basics *out, char *err, size_t err
 		snprintf(err, err_size, "cannot open the ring buffer: %s", strerror(errno));
 		goto out;
 	}
-	ret = crib_prog_run(skel->progs.probe_task, &ctx, sizeof(ctx), &retval);
+	/* The run is scoped to the process it reads. */
+	ctx.target.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (ctx.target.pidfd < 0) {
+		ret = -errno;
+		if (errno == ESRCH)
+			snprintf(err, err_size, "no process with pid %d", pid);
+		else
+			snprintf(err, err_size, "pidfd_open(%d): %s", pid, strerror(errno));
+		goto out;
+	}
+	ret = crib_prog_run_target(skel->progs.probe_task, &ctx, sizeof(ctx), &retval);
+	close(ctx.target.pidfd);
 	if (ret) {
 		snprintf(err, err_size, "BPF_PROG_RUN failed: %s", strerror(-ret));
 		goto out;

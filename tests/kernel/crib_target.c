@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A CRIB run is scoped to one target: the process whose pidfd its context
+ * names (BPF_F_CRIB_TARGET).  The caller must be allowed to ptrace it, and
+ * bpf_crib_task_from_vpid() finds the target's threads and descendants
+ * only: not its parent, not a sibling, nothing at all in a run without a
+ * target or whose target has exited.  TAP output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "access.h"
+#include "crib_libbpf.h"
+#include "crib_target.skel.h"
+#include "tap.h"
+
+#ifndef CAP_CHECKPOINT_RESTORE
+#define CAP_CHECKPOINT_RESTORE	40
+#endif
+#ifndef BPF_F_CRIB_TARGET
+#define BPF_F_CRIB_TARGET	(1U << 0)
+#endif
+
+/* struct bpf_crib_ctx, then the pid to look for */
+struct target_args {
+	int target_pidfd;
+	unsigned int flags;
+	int vpid;
+};
+
+static const struct caller root = { "root", 0, 0 };
+static const struct caller dumper = { "uid 1000 with CAP_CHECKPOINT_RESTORE", 1000,
+				      CAP(CAP_CHECKPOINT_RESTORE) };
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* A child that waits to be killed, as @uid (0: stays root). */
+static pid_t sleeper(uid_t uid)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* a changed uid leaves the process undumpable: ptrace it again */
+		if (uid && (setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+			    prctl(PR_SET_DUMPABLE, 1)))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+/* A child with a child of its own; *@grandchild gets the latter's pid. */
+static pid_t parent_of_one(pid_t *grandchild)
+{
+	int p[2];
+	pid_t pid, g;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		g = sleeper(0);
+		if (write(p[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], grandchild, sizeof(*grandchild)) != sizeof(*grandchild))
+		*grandchild = -1;
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * Run @prog_fd with @args and @flags as @c, in a child.  *@found gets the
+ * program's return value; returns 0 or the -errno of BPF_PROG_RUN.
+ */
+static int run(const struct caller *c, int prog_fd, const struct target_args *args,
+	       size_t size, unsigned int flags, int *found)
+{
+	struct { int err, retval; } res = { -EOWNERDEAD, 0 };
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = size,
+			    .flags = flags);
+
+		close(p[0]);
+		if (!caller_become(c)) {
+			res.err = bpf_prog_test_run_opts(prog_fd, &o) ? -errno : 0;
+			res.retval = (int)o.retval;
+		}
+		_exit(write(p[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &res, sizeof(res)) != sizeof(res))
+		res.err = -EPIPE;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	*found = res.retval;
+	return res.err;
+}
+
+/* One look-up of @vpid in a run targeting @pidfd: found (1), not (0). */
+static void check_find(struct tap *t, const struct caller *c, int prog_fd, int pidfd,
+		       pid_t vpid, int want, const char *what)
+{
+	struct target_args a = { .target_pidfd = pidfd, .vpid = vpid };
+	int found = -1, err;
+
+	err = run(c, prog_fd, &a, sizeof(a), BPF_F_CRIB_TARGET, &found);
+	if (!tap_check(t, !err && found == want, "%s: %s (%s)", c->name, what,
+		       want ? "found" : "not found"))
+		tap_diag("BPF_PROG_RUN: %s, program returned %d", strerror(-err), found);
+}
+
+/* A run that BPF_PROG_RUN must refuse with @want_err. */
+static void check_refused(struct tap *t, const struct caller *c, int prog_fd,
+			  const struct target_args *a, size_t size, unsigned int flags,
+			  int want_err, const char *what)
+{
+	int found = -1, err;
+
+	err = run(c, prog_fd, a, size, flags, &found);
+	if (!tap_check(t, err == -want_err, "%s: %s refused with %s", c->name, what,
+		       strerror(want_err)))
+		tap_diag("BPF_PROG_RUN: %s, program returned %d", strerror(-err), found);
+}
+
+int main(void)
+{
+	pid_t a, g = -1, b, mine, gone;
+	int pa, pmine, pgone, fd, found = -1, err, status;
+	struct crib_target *skel;
+	struct tap t = {};
+	char msg[256];
+
+	if (crib_libbpf_init(msg, sizeof(msg))) {
+		printf("Bail out! %s\n", msg);
+		return 1;
+	}
+	skel = crib_target__open_and_load();
+	if (!skel) {
+		printf("Bail out! cannot load crib_target: %s\n", strerror(errno));
+		return 1;
+	}
+	fd = bpf_program__fd(skel->progs.find_task);
+
+	a = parent_of_one(&g);
+	b = sleeper(0);
+	mine = sleeper(dumper.uid);
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	pa = pidfd_open(a);
+	pmine = pidfd_open(mine);
+	pgone = pidfd_open(gone);
+	waitpid(gone, &status, 0);
+	if (a < 0 || g < 0 || b < 0 || mine < 0 || pa < 0 || pmine < 0 || pgone < 0) {
+		printf("Bail out! cannot set up the processes: %s\n", strerror(errno));
+		return 1;
+	}
+
+	check_find(&t, &root, fd, pa, a, 1, "the target itself");
+	check_find(&t, &root, fd, pa, g, 1, "the target's child");
+	check_find(&t, &root, fd, pa, getpid(), 0, "the target's parent");
+	check_find(&t, &root, fd, pa, b, 0, "the target's sibling");
+	check_find(&t, &root, fd, pgone, gone, 0, "a target that has exited");
+	check_find(&t, &dumper, fd, pmine, mine, 1, "a target of its own uid");
+
+	{
+		struct target_args args = { .target_pidfd = pa, .vpid = a };
+
+		err = run(&root, fd, &args, sizeof(args), 0, &found);
+		tap_check(&t, !err && found == 0,
+			  "a run without a target finds no task (err %d, found %d)", err, found);
+
+		check_refused(&t, &dumper, fd, &args, sizeof(args), BPF_F_CRIB_TARGET, EPERM,
+			      "a target it may not ptrace");
+		args.target_pidfd = STDIN_FILENO;
+		check_refused(&t, &root, fd, &args, sizeof(args), BPF_F_CRIB_TARGET, EBADF,
+			      "a target that is no pidfd");
+		args.target_pidfd = pa;
+		args.flags = 1;
+		check_refused(&t, &root, fd, &args, sizeof(args), BPF_F_CRIB_TARGET, EINVAL,
+			      "unknown context flags");
+		args.flags = 0;
+		check_refused(&t, &root, fd, &args, 4, BPF_F_CRIB_TARGET, EINVAL,
+			      "a context too short to name a target");
+	}
+
+	kill(a, SIGKILL);
+	kill(g, SIGKILL);
+	kill(b, SIGKILL);
+	kill(mine, SIGKILL);
+	waitpid(a, &status, 0);
+	waitpid(b, &status, 0);
+	waitpid(mine, &status, 0);
+	crib_target__destroy(skel);
+	return tap_done(&t);
+}
