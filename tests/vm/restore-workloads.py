@@ -374,7 +374,7 @@ def posix_timer_ids(pid):
             if line.startswith("ID:")]
 
 
-def self_check(pid, notes, desc):
+def await_verdict(pid, notes, desc):
     """Ask the workload to check itself (the file "check" in its directory)
     and wait up to a minute for its verdict, check.ok or check.bad."""
     open(in_dir(notes, "check"), "w").close()
@@ -400,8 +400,8 @@ class Signals(Case):
         t.eq(posix_timer_ids(pid), notes["timers"], "%s: the same POSIX timer ids" % self.name)
         # The workload takes every signal off its queue and checks its siginfo
         # and order, and that its timers are armed.
-        self_check(pid, notes, "%s: after restore every signal is pending with its "
-                   "siginfo, in order, and the timers are armed" % self.name)
+        await_verdict(pid, notes, "%s: after restore every signal is pending with "
+                      "its siginfo, in order, and the timers are armed" % self.name)
 
 
 class SignalsTrap(Signals):
@@ -421,8 +421,8 @@ class ResetConnection(Case):
     moving = (r"fd 5 of \d+\|sockopt:TCP_MAXSEG",)
 
     def check(self, pid, notes):
-        self_check(pid, notes, "%s: the listener takes a new client, the reset "
-                   "connection reads as ended" % self.name)
+        await_verdict(pid, notes, "%s: the listener takes a new client, the reset "
+                      "connection reads as ended" % self.name)
 
 
 def epoll_items(pid, fd):
