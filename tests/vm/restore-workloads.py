@@ -682,7 +682,17 @@ def test_refusals():
     rc, err = restore(snap)
     t.check(rc == 1 and "in use" in err, "refusals: PID in use is refused", err)
     t.check(alive(w.pid) and not_traced(w.pid), "refusals: the running original is untouched")
+    r = subprocess.run(["crib-restore", "--check", snap], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t.check(r.returncode == 1 and "in use" in r.stderr and not r.stdout,
+            "refusals: --check says the PID is in use", r.stdout + r.stderr)
     w.stop()
+    r = subprocess.run(["crib-restore", "--check", snap], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t.check(r.returncode == 0 and "can be restored here: 1 process," in r.stdout,
+            "refusals: --check, once the PID is free, says it can be restored",
+            r.stdout + r.stderr)
+    t.check(pid_free(w.pid), "refusals: --check made no process")
     data = read(snap, "rb")
     pid = w.pid
 

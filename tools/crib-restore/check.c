@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What is checked before anything is created: that this machine can take
- * the snapshot (architecture, page size, kernel), that the PIDs are free
+ * the snapshot (root, architecture, page size, kernel), that the PIDs are free
  * (tree.c), and, each by the file of its kind, that the sockets, event
  * files and inotify watches can be made, and that every directory, file
  * and mapping a process had is still there as it was (task.c, files.c,
@@ -85,6 +85,10 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 {
 	size_t i;
 
+	/* PIDs (clone3 set_tid), credentials, TCP repair: root's alone */
+	if (geteuid())
+		return tool_fail(err, 0, "restoring needs root: it sets PIDs, credentials and "
+				 "sockets' state, which only root may");
 	if (check_header(&tree->header, err) || tree_check_pids(tree, err) || sockets_check(tree, err) ||
 	    events_check_items(tree, err) || inotify_check(tree, err))
 		return -1;

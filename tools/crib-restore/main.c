@@ -36,6 +36,7 @@
 struct options {
 	const char *input;	/* NULL: stdin */
 	bool verify;
+	bool check;		/* --check: only say whether it could be restored */
 	struct restore_options restore;
 	bool unlock_network;	/* only release the snapshot's network lock */
 };
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: crib-restore [-i FILE | FILE] [--wait] [--verify] [--max-size SIZE] [-q] [-v]\n"
+		"       crib-restore --check [-i FILE | FILE]\n"
 		"       crib-restore --unlock-network [-i FILE | FILE]\n"
 		"Restore a process and its descendants from a CRIB snapshot taken by\n"
 		"crib-dump on this kernel.  Each gets back its PID and thread IDs, which\n"
@@ -63,6 +65,9 @@ static void usage(FILE *f)
 		"                    the snapshot, volatile fields and the root's parent aside;\n"
 		"                    print what differs and kill the tree if anything\n"
 		"                    does (what it changes of itself once running does)\n"
+		"      --check       restore nothing: say whether the snapshot can be restored\n"
+		"                    here (kernel, architecture, PIDs free, files and\n"
+		"                    directories present, sockets and event files makeable)\n"
 		"      --max-size SIZE\n"
 		"                    refuse a snapshot whose records inflate past SIZE bytes\n"
 		"                    (suffix K, M, G or T: powers of 1024; default 1T)\n"
@@ -96,12 +101,13 @@ static void usage(FILE *f)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK, OPT_VERIFY, OPT_MAX_SIZE };
+	enum { OPT_WAIT = 0x100, OPT_UNLOCK_NETWORK, OPT_VERIFY, OPT_MAX_SIZE, OPT_CHECK };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "wait", no_argument, NULL, OPT_WAIT },
 		{ "unlock-network", no_argument, NULL, OPT_UNLOCK_NETWORK },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -124,6 +130,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_VERIFY:
 			o->verify = true;
+			break;
+		case OPT_CHECK:
+			o->check = true;
 			break;
 		case OPT_MAX_SIZE:
 			if (parse_size(optarg, &o->restore.max_size) || !o->restore.max_size) {
@@ -155,6 +164,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind != argc) {
 		fprintf(stderr, "crib-restore: unexpected argument '%s': one snapshot, given "
 			"as FILE or -i FILE\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (o->check && (o->verify || o->restore.wait || o->unlock_network)) {
+		fprintf(stderr, "crib-restore: --check makes nothing: it takes no --verify, "
+			"--wait or --unlock-network\n");
 		usage(stderr);
 		return 2;
 	}
@@ -257,6 +272,15 @@ int main(int argc, char **argv)
 			(unsigned long long)plan.page_store_len);
 	/* Loaded before the process exists, so a kernel that refuses it stops nothing. */
 	ret = udp_refill_open(&refill, &plan, &err);
+	if (!ret && o.check) {
+		udp_refill_close(&refill);
+		progress_end(&progress);
+		printf("%s can be restored here: %zu process%s, every PID free, every file "
+		       "and directory present\n", o.input ? o.input : "the snapshot",
+		       plan.procs.n, plan.procs.n == 1 ? "" : "es");
+		plan_free(&plan);
+		return 0;
+	}
 	pid = ret ? -1 : restore_tree(&plan, &refill, &o.restore, &err);
 	udp_refill_close(&refill);
 	progress_end(&progress);
