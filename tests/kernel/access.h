@@ -53,12 +53,13 @@ static inline int caller_become(const struct caller *c)
 }
 
 /*
- * Run @prog_fd with @args as @c, in a child.  *@retval gets the program's
- * return value; returns 0, or the -errno of BPF_PROG_RUN (or of dropping
- * privileges, as -EOWNERDEAD).
+ * Run @prog_fd with the context @ctx of @size bytes and the run @flags as
+ * @c, in a child.  *@retval gets the program's return value; returns 0,
+ * or the -errno of BPF_PROG_RUN (or of dropping privileges, as
+ * -EOWNERDEAD).
  */
-static inline int run_as(const struct caller *c, int prog_fd,
-			 const struct access_args *args, int *retval)
+static inline int run_ctx_as(const struct caller *c, int prog_fd, const void *ctx,
+			     size_t size, unsigned int flags, int *retval)
 {
 	struct { int err, retval; } res = { -EOWNERDEAD, 0 };
 	int p[2], status;
@@ -70,7 +71,8 @@ static inline int run_as(const struct caller *c, int prog_fd,
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = sizeof(*args));
+		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = size,
+			    .flags = flags);
 
 		close(p[0]);
 		if (!caller_become(c)) {
@@ -86,6 +88,13 @@ static inline int run_as(const struct caller *c, int prog_fd,
 	waitpid(pid, &status, 0);
 	*retval = res.retval;
 	return res.err;
+}
+
+/* run_ctx_as() with the access tests' context and no flags. */
+static inline int run_as(const struct caller *c, int prog_fd,
+			 const struct access_args *args, int *retval)
+{
+	return run_ctx_as(c, prog_fd, args, sizeof(*args), 0, retval);
 }
 
 #endif /* CRIB_TESTS_ACCESS_H */

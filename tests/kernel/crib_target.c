@@ -84,42 +84,6 @@ static pid_t parent_of_one(pid_t *grandchild)
 	return pid;
 }
 
-/*
- * Run @prog_fd with @args and @flags as @c, in a child.  *@found gets the
- * program's return value; returns 0 or the -errno of BPF_PROG_RUN.
- */
-static int run(const struct caller *c, int prog_fd, const struct target_args *args,
-	       size_t size, unsigned int flags, int *found)
-{
-	struct { int err, retval; } res = { -EOWNERDEAD, 0 };
-	int p[2], status;
-	pid_t pid;
-
-	if (pipe(p))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = args, .ctx_size_in = size,
-			    .flags = flags);
-
-		close(p[0]);
-		if (!caller_become(c)) {
-			res.err = bpf_prog_test_run_opts(prog_fd, &o) ? -errno : 0;
-			res.retval = (int)o.retval;
-		}
-		_exit(write(p[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
-	}
-	close(p[1]);
-	if (read(p[0], &res, sizeof(res)) != sizeof(res))
-		res.err = -EPIPE;
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	*found = res.retval;
-	return res.err;
-}
-
 /* One look-up of @vpid in a run targeting @pidfd: found (1), not (0). */
 static void check_find(struct tap *t, const struct caller *c, int prog_fd, int pidfd,
 		       pid_t vpid, int want, const char *what)
@@ -127,7 +91,7 @@ static void check_find(struct tap *t, const struct caller *c, int prog_fd, int p
 	struct target_args a = { .target_pidfd = pidfd, .vpid = vpid };
 	int found = -1, err;
 
-	err = run(c, prog_fd, &a, sizeof(a), BPF_F_CRIB_TARGET, &found);
+	err = run_ctx_as(c, prog_fd, &a, sizeof(a), BPF_F_CRIB_TARGET, &found);
 	if (!tap_check(t, !err && found == want, "%s: %s (%s)", c->name, what,
 		       want ? "found" : "not found"))
 		tap_diag("BPF_PROG_RUN: %s, program returned %d", strerror(-err), found);
@@ -140,7 +104,7 @@ static void check_refused(struct tap *t, const struct caller *c, int prog_fd,
 {
 	int found = -1, err;
 
-	err = run(c, prog_fd, a, size, flags, &found);
+	err = run_ctx_as(c, prog_fd, a, size, flags, &found);
 	if (!tap_check(t, err == -want_err, "%s: %s refused with %s", c->name, what,
 		       strerror(want_err)))
 		tap_diag("BPF_PROG_RUN: %s, program returned %d", strerror(-err), found);
@@ -190,7 +154,7 @@ int main(void)
 	{
 		struct target_args args = { .target_pidfd = pa, .vpid = a };
 
-		err = run(&root, fd, &args, sizeof(args), 0, &found);
+		err = run_ctx_as(&root, fd, &args, sizeof(args), 0, &found);
 		tap_check(&t, !err && found == 0,
 			  "a run without a target finds no task (err %d, found %d)", err, found);
 
