@@ -44,6 +44,7 @@ const char *crib_err_name(enum crib_err code)
 		[CRIB_E_SCHEMA] = "schema violation",
 		[CRIB_E_CHECKSUM] = "checksum mismatch",
 		[CRIB_E_TRAILING] = "trailing data",
+		[CRIB_E_COUNT] = "record count mismatch",
 	};
 
 	if ((size_t)code < ARRAY_SIZE(names) && names[code])

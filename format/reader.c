@@ -400,8 +400,9 @@ static bool decode_record(struct crib_arena *a, const uint8_t *raw, size_t len, 
 	if (!rec->info) {
 		if (crib_record_is_critical(rec->type)) {
 			crib_set_error(err, CRIB_E_CRITICAL, off,
-				       "unknown critical record type 0x%04x: this snapshot needs a newer reader",
-				       rec->type);
+				       "type 0x%04x, which this reader (format %d.%d) does not know: "
+				       "the snapshot needs a newer reader",
+				       rec->type, CRIB_VERSION_MAJOR, CRIB_VERSION_MINOR);
 			return false;
 		}
 		if (!crib_cursor_next(&c, &tok, err))
@@ -482,26 +483,29 @@ static int check_trailer(struct crib_reader *r, const struct crib_trailer *t)
 	uint64_t off = r->buf_off;
 	char msg[200];
 
+	/* counts first: a record lost or added is named as such, not as damage */
 	if (t->records != r->records) {
-		snprintf(msg, sizeof(msg), "trailer counts %llu records, the stream has %llu",
+		snprintf(msg, sizeof(msg), "the trailer counts %llu records, the stream has %llu",
 			 (unsigned long long)t->records, (unsigned long long)r->records);
-		return fail(r, CRIB_E_CHECKSUM, off, msg);
+		return fail(r, CRIB_E_COUNT, off, msg);
 	}
 	if (t->n_counts != r->n_counts)
-		return fail(r, CRIB_E_CHECKSUM, off, "trailer record types do not match the stream");
+		return fail(r, CRIB_E_COUNT, off,
+			    "the trailer's record types are not the stream's");
 	for (size_t i = 0; i < t->n_counts; i++) {
 		if (t->counts[i].type != r->counts[i].type || t->counts[i].count != r->counts[i].count) {
 			snprintf(msg, sizeof(msg),
-				 "trailer counts %llu records of type 0x%04llx, the stream differs",
+				 "the trailer counts %llu records of type 0x%04llx, the stream differs",
 				 (unsigned long long)t->counts[i].count,
 				 (unsigned long long)t->counts[i].type);
-			return fail(r, CRIB_E_CHECKSUM, off, msg);
+			return fail(r, CRIB_E_COUNT, off, msg);
 		}
 	}
 	if (t->stream_bytes != r->stream_bytes)
-		return fail(r, CRIB_E_CHECKSUM, off, "trailer byte count does not match the stream");
+		return fail(r, CRIB_E_COUNT, off, "the trailer's byte count is not the stream's");
 	if (t->checksum != crib_xxh64_digest(&r->hash))
-		return fail(r, CRIB_E_CHECKSUM, off, "checksum mismatch: the snapshot is corrupt");
+		return fail(r, CRIB_E_CHECKSUM, off,
+			    "the stream's XXH64 is not the trailer's: the snapshot is damaged");
 	return 0;
 }
 

@@ -104,8 +104,9 @@ enum crib_err {
 	CRIB_E_CBOR,		/* malformed or disallowed CBOR */
 	CRIB_E_LIMIT,		/* a size, count or depth limit was exceeded */
 	CRIB_E_SCHEMA,		/* well-formed CBOR that breaks the record schema */
-	CRIB_E_CHECKSUM,	/* trailer counts or checksum do not match */
+	CRIB_E_CHECKSUM,	/* the trailer's checksum does not match */
 	CRIB_E_TRAILING,	/* data after the trailer */
+	CRIB_E_COUNT,		/* the trailer's record or byte counts do not match */
 };
 
 #define CRIB_OFFSET_NONE UINT64_MAX
