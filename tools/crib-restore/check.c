@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What is checked before anything is created: that this machine can take
- * the snapshot (root, architecture, page size, kernel), that the PIDs are free
- * (tree.c), and, each by the file of its kind, that the sockets, event
+ * the snapshot (architecture, page size, kernel: check_header(), which
+ * snapshot.c calls as soon as the header is read), that the restorer is
+ * root, that the PIDs are free (tree.c), and, each by the file of its kind, that the sockets, event
  * files and inotify watches can be made, and that every directory, file
  * and mapping a process had is still there as it was (task.c, files.c,
  * mm.c).  A restore that would fail half-way is refused here, with the
@@ -89,7 +90,8 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 	if (geteuid())
 		return tool_fail(err, 0, "restoring needs root: it sets PIDs, credentials and "
 				 "sockets' state, which only root may");
-	if (check_header(&tree->header, err) || tree_check_pids(tree, err) || sockets_check(tree, err) ||
+	/* the header was checked as it was read (plan_read()) */
+	if (tree_check_pids(tree, err) || sockets_check(tree, err) ||
 	    events_check_items(tree, err) || inotify_check(tree, err))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)
