@@ -131,6 +131,24 @@ static const struct crib_field thread_fields[] = {
 const struct crib_struct_desc crib_thread_desc =
 	CRIB_DESC("thread", struct crib_thread, thread_fields);
 
+/* At most BPF_MAXINSNS instructions of 8 bytes. */
+static const struct crib_field seccomp_filter_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_seccomp_filter, filter_id, 0, NULL),
+	CRIB_F(2, CRIB_FT_BOOL, 0, struct crib_seccomp_filter, log, 0, NULL),
+	CRIB_F(3, CRIB_FT_BLOB, R, struct crib_seccomp_filter, insns, 4096 * 8, NULL),
+};
+const struct crib_struct_desc crib_seccomp_filter_desc =
+	CRIB_DESC("seccomp_filter", struct crib_seccomp_filter, seccomp_filter_fields);
+
+static const struct crib_field seccomp_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_seccomp, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_seccomp, tid, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, R, struct crib_seccomp, mode, 0, NULL),
+	CRIB_FA(4, CRIB_FT_UINT_ARRAY, 0, struct crib_seccomp, filters, 1024, NULL),
+};
+const struct crib_struct_desc crib_seccomp_desc =
+	CRIB_DESC("seccomp", struct crib_seccomp, seccomp_fields);
+
 int crib_write_process(struct crib_writer *w, const struct crib_process *p)
 {
 	return crib_writer_record(w, CRIB_REC_PROCESS, p);
@@ -139,4 +157,14 @@ int crib_write_process(struct crib_writer *w, const struct crib_process *p)
 int crib_write_thread(struct crib_writer *w, const struct crib_thread *t)
 {
 	return crib_writer_record(w, CRIB_REC_THREAD, t);
+}
+
+int crib_write_seccomp_filter(struct crib_writer *w, const struct crib_seccomp_filter *f)
+{
+	return crib_writer_record(w, CRIB_REC_SECCOMP_FILTER, f);
+}
+
+int crib_write_seccomp(struct crib_writer *w, const struct crib_seccomp *s)
+{
+	return crib_writer_record(w, CRIB_REC_SECCOMP, s);
 }

@@ -15,6 +15,8 @@ static const struct crib_record_info record_types[] = {
 	{ CRIB_REC_TRAILER, "trailer", "meta", &crib_trailer_desc },
 	{ CRIB_REC_PROCESS, "process", "proc", &crib_process_desc },
 	{ CRIB_REC_THREAD, "thread", "proc", &crib_thread_desc },
+	{ CRIB_REC_SECCOMP_FILTER, "seccomp_filter", "proc", &crib_seccomp_filter_desc },
+	{ CRIB_REC_SECCOMP, "seccomp", "proc", &crib_seccomp_desc },
 	{ CRIB_REC_MM, "mm", "mm", &crib_mm_desc },
 	{ CRIB_REC_VMA, "vma", "mm", &crib_vma_desc },
 	{ CRIB_REC_PAGES, "pages", "mm", &crib_pages_desc },

@@ -117,6 +117,40 @@ static int write_thread(struct crib_writer *w, uint64_t pid, uint64_t tid)
 	return crib_write_thread(w, &t);
 }
 
+/*
+ * Seccomp: the sample and its worker share a filter that allows every
+ * call and logs; the worker added one of its own, which fails getpid()
+ * with EPERM.  The child runs in strict mode.
+ */
+static int write_seccomp(struct crib_writer *w, uint64_t pid)
+{
+	static const uint8_t allow[] = {	/* ret ALLOW */
+		0x06, 0, 0, 0, 0x00, 0x00, 0xff, 0x7f,
+	};
+	static const uint8_t no_getpid[] = {	/* ld nr; jeq 39; ret ERRNO|1; ret ALLOW */
+		0x20, 0, 0, 0, 0, 0, 0, 0,
+		0x15, 0, 0, 1, 39, 0, 0, 0,
+		0x06, 0, 0, 0, 0x01, 0x00, 0x05, 0x00,
+		0x06, 0, 0, 0, 0x00, 0x00, 0xff, 0x7f,
+	};
+	static const uint64_t shared[] = { 1 }, own[] = { 1, 2 };
+
+	if (pid != 100)
+		return crib_write_seccomp(w, &(struct crib_seccomp) {
+			.pid = pid, .tid = pid, .mode = CRIB_SECCOMP_STRICT,
+		});
+	return crib_write_seccomp_filter(w, &(struct crib_seccomp_filter) {
+			.filter_id = 1, .log = true, .insns = { allow, sizeof(allow) } }) ||
+	       crib_write_seccomp_filter(w, &(struct crib_seccomp_filter) {
+			.filter_id = 2, .insns = { no_getpid, sizeof(no_getpid) } }) ||
+	       crib_write_seccomp(w, &(struct crib_seccomp) {
+			.pid = 100, .tid = 100, .mode = CRIB_SECCOMP_FILTER,
+			.filters = shared, .n_filters = 1 }) ||
+	       crib_write_seccomp(w, &(struct crib_seccomp) {
+			.pid = 100, .tid = 102, .mode = CRIB_SECCOMP_FILTER,
+			.filters = own, .n_filters = 2 });
+}
+
 static int write_memory(struct crib_writer *w, uint64_t pid, bool big)
 {
 	static const uint8_t auxv[32] = { 6, 0, 0, 0, 0, 0, 0, 0, 0, 0x10 };
@@ -391,11 +425,11 @@ int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
 	    crib_write_ghost_data(w, 2, 0, "log entries", 11))
 		return -1;
 	if (write_process(w, 100, 1, "sample", uid) || write_thread(w, 100, 100) ||
-	    write_thread(w, 100, 102) || write_memory(w, 100, big) || write_files(w, 100) ||
+	    write_thread(w, 100, 102) || write_seccomp(w, 100) || write_memory(w, 100, big) || write_files(w, 100) ||
 	    write_sockets(w, 100) || write_signals(w, 100))
 		return -1;
 	if (write_process(w, 101, 100, "child", 1000) || write_thread(w, 101, 101) ||
-	    write_child_memory(w, 101) || write_child_files(w, 101) || write_zombie(w))
+	    write_seccomp(w, 101) || write_child_memory(w, 101) || write_child_files(w, 101) || write_zombie(w))
 		return -1;
 	if (crib_write_note(w, "comment", "sample snapshot"))
 		return -1;
@@ -418,6 +452,8 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_HEADER: return 1;
 	case CRIB_REC_PROCESS: return 3;
 	case CRIB_REC_THREAD: return 3;
+	case CRIB_REC_SECCOMP_FILTER: return 2;
+	case CRIB_REC_SECCOMP: return 3;
 	case CRIB_REC_MM: return 2;
 	case CRIB_REC_VMA: return 7;
 	case CRIB_REC_PAGES: return big ? 4 : 3;

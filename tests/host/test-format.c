@@ -266,11 +266,18 @@ static void test_roundtrip(bool big)
 				  rec.u.inotify_watch.mask == 0x80000002 &&
 				  !strcmp(rec.u.inotify_watch.path, "/etc/sample.conf") &&
 				  rec.u.inotify_watch.inode == 881, "roundtrip: an inotify watch");
+		if (rec.type == CRIB_REC_SECCOMP && rec.u.seccomp.tid == 102)
+			tap_check(&t, rec.u.seccomp.mode == CRIB_SECCOMP_FILTER &&
+				  rec.u.seccomp.n_filters == 2 && rec.u.seccomp.filters[0] == 1 &&
+				  rec.u.seccomp.filters[1] == 2, "roundtrip: a thread's seccomp filters");
+		if (rec.type == CRIB_REC_SECCOMP_FILTER && rec.u.seccomp_filter.filter_id == 2)
+			tap_check(&t, !rec.u.seccomp_filter.log && rec.u.seccomp_filter.insns.len == 32,
+				  "roundtrip: a seccomp filter");
 		if (rec.type == CRIB_REC_SHMEM)
 			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
 				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
 		if (rec.type == CRIB_REC_TRAILER)
-			tap_check(&t, rec.u.trailer.n_counts == 22, "roundtrip: trailer lists 22 types");
+			tap_check(&t, rec.u.trailer.n_counts == 24, "roundtrip: trailer lists 24 types");
 	}
 	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
 		  ret ? crib_reader_error(r)->msg : "ok");
@@ -599,7 +606,7 @@ static void test_pipe(int threads, bool store)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 61,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 66,
 		  "pipe: streamed through a pipe, compressed in %d worker threads%s, %" PRIu64
 		  " records (%s)", threads, store ? ", pages stored" : "", pr.records,
 		  pr.ret ? pr.msg : "ok");

@@ -125,6 +125,29 @@ static void print_thread(const struct crib_thread *t)
 	print_siginfo_list(t->pending, t->n_pending);
 }
 
+static void print_seccomp_filter(const struct crib_seccomp_filter *f)
+{
+	size_t n = f->insns.len / 8;
+
+	printf("  seccomp filter %" PRIu64 ": %zu instruction%s%s\n", f->filter_id, n,
+	       n == 1 ? "" : "s", f->log ? ", logged" : "");
+}
+
+static void print_seccomp(const struct crib_seccomp *s)
+{
+	size_t i;
+
+	printf("  thread %" PRIu64 " seccomp: ", s->tid);
+	if (s->mode == CRIB_SECCOMP_STRICT) {
+		printf("strict mode\n");
+		return;
+	}
+	printf("filter%s", s->n_filters == 1 ? "" : "s");
+	for (i = 0; i < s->n_filters; i++)
+		printf("%s%" PRIu64, i ? ", " : " ", s->filters[i]);
+	printf(" (the first installed first)\n");
+}
+
 static void print_mm(const struct crib_mm *m)
 {
 	printf("  mm: code %" PRIx64 "-%" PRIx64 " data %" PRIx64 "-%" PRIx64 " brk %" PRIx64
@@ -493,6 +516,12 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 		break;
 	case CRIB_REC_THREAD:
 		print_thread(&rec->u.thread);
+		break;
+	case CRIB_REC_SECCOMP_FILTER:
+		print_seccomp_filter(&rec->u.seccomp_filter);
+		break;
+	case CRIB_REC_SECCOMP:
+		print_seccomp(&rec->u.seccomp);
 		break;
 	case CRIB_REC_MM:
 		print_mm(&rec->u.mm);

@@ -104,10 +104,39 @@ struct crib_thread {
 	struct crib_creds creds;
 };
 
+/*
+ * 1.8: a seccomp filter, as the thread that installed it gave it to
+ * seccomp(2): classic BPF, struct sock_filter[] in the host's byte order.
+ * One record per filter object, which threads and processes may share.
+ */
+struct crib_seccomp_filter {
+	uint64_t filter_id;		/* from 1, unique in the snapshot */
+	bool log;			/* SECCOMP_FILTER_FLAG_LOG */
+	struct crib_blob insns;		/* 8 bytes each, 1 to 4096 of them */
+};
+
+enum crib_seccomp_mode {
+	CRIB_SECCOMP_STRICT = 1,	/* SECCOMP_MODE_STRICT */
+	CRIB_SECCOMP_FILTER = 2,	/* SECCOMP_MODE_FILTER */
+};
+
+/* 1.8: a thread's seccomp mode and the filters it runs under. */
+struct crib_seccomp {
+	uint64_t pid;
+	uint64_t tid;
+	uint64_t mode;			/* enum crib_seccomp_mode */
+	const uint64_t *filters;	/* filter_ids, the first installed first */
+	size_t n_filters;
+};
+
 extern const struct crib_struct_desc crib_process_desc;
 extern const struct crib_struct_desc crib_thread_desc;
+extern const struct crib_struct_desc crib_seccomp_filter_desc;
+extern const struct crib_struct_desc crib_seccomp_desc;
 
 int crib_write_process(struct crib_writer *w, const struct crib_process *p);
 int crib_write_thread(struct crib_writer *w, const struct crib_thread *t);
+int crib_write_seccomp_filter(struct crib_writer *w, const struct crib_seccomp_filter *f);
+int crib_write_seccomp(struct crib_writer *w, const struct crib_seccomp *s);
 
 #endif /* CRIB_PROCESS_H */

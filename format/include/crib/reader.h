@@ -49,6 +49,8 @@ struct crib_record {
 		struct crib_note note;
 		struct crib_process process;
 		struct crib_thread thread;
+		struct crib_seccomp_filter seccomp_filter;
+		struct crib_seccomp seccomp;
 		struct crib_mm mm;
 		struct crib_vma vma;
 		struct crib_pages pages;

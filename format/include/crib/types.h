@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	7	/* 1.7: more socket options, TCP_WINDOW_CLAMP (spec §2.2) */
+#define CRIB_VERSION_MINOR	8	/* 1.8: seccomp (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
@@ -64,6 +64,8 @@ enum crib_record_type {
 	CRIB_REC_TRAILER	= 0x0002,
 	CRIB_REC_PROCESS	= 0x0100,
 	CRIB_REC_THREAD		= 0x0101,
+	CRIB_REC_SECCOMP_FILTER	= 0x0102,	/* 1.8 */
+	CRIB_REC_SECCOMP	= 0x0103,	/* 1.8 */
 	CRIB_REC_MM		= 0x0200,
 	CRIB_REC_VMA		= 0x0201,
 	CRIB_REC_PAGES		= 0x0202,
