@@ -18,6 +18,7 @@
 #define DUMP_COMM_LEN		16
 #define DUMP_NR_RLIMITS		16	/* RLIM_NLIMITS */
 #define DUMP_MAX_GROUPS		64
+#define DUMP_MAX_SECCOMP	32	/* filters a thread may run under */
 #define DUMP_AUXV_WORDS		50	/* mm->saved_auxv, AT_VECTOR_SIZE on x86_64 */
 #define DUMP_NSIG		64	/* _NSIG: signals 1 to 64 */
 #define DUMP_SIGINFO_SIZE	48	/* struct kernel_siginfo; user space's siginfo_t is
@@ -143,7 +144,17 @@ struct dump_thread_attrs {
 	__u64 cpus;		/* cpus_mask: CPUs 0 to 63 */
 	__u32 nr_cpus_allowed;	/* more than cpus holds: CPUs beyond 63 */
 	__u32 seccomp_mode;	/* SECCOMP_MODE_* */
-	__u32 seccomp_filters;
+	__u32 seccomp_filters;	/* how many it runs under */
+	/*
+	 * Its filters by kernel address, the last installed first, as far as
+	 * DUMP_MAX_SECCOMP: equal in two threads when they share the filter.
+	 * crib-dump compares them and never writes them out.
+	 */
+	__u64 seccomp_chain[DUMP_MAX_SECCOMP];
+	__u32 seccomp_walked;	/* how many of them are in seccomp_chain */
+	__u32 seccomp_log;	/* bit i: filter i was installed with SECCOMP_FILTER_FLAG_LOG */
+	__u32 seccomp_listener;	/* bit i: filter i has a user-space listener */
+	__u32 seccomp_pad;
 	__u32 spec_flags;	/* PR_SET_SPECULATION_CTRL's bits of atomic_flags */
 	__u32 syscall_dispatch;	/* PR_SET_SYSCALL_USER_DISPATCH is on */
 	__u32 ioprio;		/* ioprio_set(2), 0 when never set */

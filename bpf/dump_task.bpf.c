@@ -193,6 +193,28 @@ static __always_inline void find_odd_thread(struct task_struct *leader, struct d
 #define PFA_SPEC_MASK	(0x1fu << 3)
 #define DEFAULT_NICE_PRIO	120	/* MAX_RT_PRIO + NICE_WIDTH / 2 */
 
+/*
+ * The filters a thread runs under, walked from the last installed to the
+ * first.  The thread is stopped and a filter is freed only when no task
+ * holds it, so the chain does not change under the walk.
+ */
+static __always_inline void read_seccomp_chain(struct task_struct *task,
+					       struct dump_thread_attrs *a)
+{
+	struct seccomp_filter *f = task->seccomp.filter;
+	__u32 i;
+
+	for (i = 0; i < DUMP_MAX_SECCOMP && f; i++) {
+		a->seccomp_chain[i] = (__u64)f;
+		if (f->log)
+			a->seccomp_log |= 1u << i;
+		if (f->notif)
+			a->seccomp_listener |= 1u << i;
+		f = f->prev;
+	}
+	a->seccomp_walked = i;
+}
+
 static __always_inline void read_thread_attrs(struct task_struct *task,
 					      struct dump_thread_attrs *a)
 {
@@ -205,6 +227,7 @@ static __always_inline void read_thread_attrs(struct task_struct *task,
 	a->nr_cpus_allowed = task->nr_cpus_allowed;
 	a->seccomp_mode = task->seccomp.mode;
 	a->seccomp_filters = task->seccomp.filter_count.counter;
+	read_seccomp_chain(task, a);
 	a->spec_flags = task->atomic_flags & PFA_SPEC_MASK;
 	a->syscall_dispatch = !!(task->thread_info.syscall_work &
 				 (1ul << bpf_core_enum_value(enum syscall_work_bit,

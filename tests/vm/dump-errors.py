@@ -153,6 +153,15 @@ REFUSED_FILES = {
 }
 
 
+# A classic BPF program allowing every call, as p, for seccomp(2).
+SECCOMP_ALLOW = (
+    "import ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "insn = ctypes.c_uint64(0x06 | (0x7fff0000 << 32))  # BPF_RET|BPF_K, ALLOW\n"
+    "class Prog(ctypes.Structure):\n"
+    "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
+    "p = Prog(1, ctypes.addressof(insn))\n")
+
 # Python programs with a thread or process attribute no snapshot carries.
 # A thread of their own sets it where it is per thread: the dump must name
 # that thread, not only the leader.
@@ -165,15 +174,23 @@ IN_THREAD = ("import threading\n"
              "threading.Thread(target=apart, daemon=True).start()\n"
              "done.wait()\n")
 REFUSED_STATE = {
-    "a seccomp filter": (
-        "import ctypes\n"
-        "libc = ctypes.CDLL(None, use_errno=True)\n"
-        "insn = ctypes.c_uint64(0x06 | (0x7fff0000 << 32))  # BPF_RET|BPF_K, ALLOW\n"
-        "class Prog(ctypes.Structure):\n"
-        "    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]\n"
-        "p = Prog(1, ctypes.addressof(insn))\n"
-        "assert libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0  # PR_SET_SECCOMP, FILTER\n",
-        "it runs under seccomp filters (1), which a snapshot does not carry"),
+    "a seccomp filter with a user-space listener": (
+        SECCOMP_ALLOW +
+        "assert libc.syscall(317, 1, 8, ctypes.byref(p)) >= 0  # NEW_LISTENER\n",
+        "it runs under a seccomp filter with a user-space listener"),
+    "a seccomp filter some threads share": (
+        SECCOMP_ALLOW +
+        "import threading\n"
+        "def second():\n"
+        "    threading.Event().wait()\n"
+        "def first():\n"
+        "    assert libc.prctl(22, 2, ctypes.byref(p), 0, 0) == 0  # PR_SET_SECCOMP\n"
+        "    threading.Thread(target=second, daemon=True).start()\n"
+        "    threading.Event().wait()\n"
+        "threading.Thread(target=first, daemon=True).start()\n"
+        "import time\n"
+        "time.sleep(0.5)\n",
+        "share a seccomp filter that not all its threads run under"),
     "securebits": (
         "import ctypes\n"
         "assert ctypes.CDLL(None).prctl(28, 0x10, 0, 0, 0) == 0  # SECBIT_KEEP_CAPS\n",

@@ -460,6 +460,41 @@ class Events(Case):
         reap(notes["child"])
 
 
+class Seccomp(Case):
+    """Seccomp filters, shared by the threads as they were and a thread's
+    own, and a child in strict mode: the workload checks them itself."""
+    workload = ("seccomp", "@DIR@")
+
+    def start(self, parent=None):
+        w = Case.start(self, parent)
+        t.eq(self_check(w.pid, w.path("check"), 90), "ok\n",
+             "seccomp: the original passes its own check")
+        os.unlink(w.path("check"))
+        return w
+
+    def notes(self, w):
+        child, shared, own = (int(x) for x in read(w.path("ready")).split())
+        return {"child": child, "filters": {str(tid): thread_filters(w.pid, tid)
+                                            for tid in (w.pid, shared, own)}}
+
+    def check(self, pid, notes):
+        t.check(alive(notes["child"]), "seccomp: the strict child runs again")
+        t.eq({tid: thread_filters(pid, int(tid)) for tid in notes["filters"]},
+             notes["filters"], "seccomp: every thread's mode and filter count (procfs)")
+        # Before the check, which changes its memory and registers.
+        redump("seccomp", pid, in_dir(notes, "snap.crib"))
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "seccomp: its own check passes (each filter fails its call in the threads "
+             "it ran in, TSYNC fails on the thread with a filter of its own only, the "
+             "strict child echoes)")
+
+
+def thread_filters(pid, tid):
+    status = read("/proc/%d/task/%d/status" % (pid, tid))
+    return [line.split()[1] for line in status.splitlines()
+            if line.startswith(("Seccomp:", "Seccomp_filters:"))]
+
+
 class HeapFast(Heap):
     """Pages stored, not compressed, and read back through a pipe."""
     dump_args = ("--fast",)
@@ -483,7 +518,7 @@ class ChurnPreCopy(Case):
 MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fast"),
             ChurnPreCopy("churn --pre-copy"),
             Maps("maps"), Pipe("pipe"), Threads("threads"), Attrs("attrs"), Signals("signals"),
-            Events("events"))
+            Seccomp("seccomp"), Events("events"))
 # In one boot, also a process of an ordinary user, one with SIGTRAP pending and
 # a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
@@ -560,7 +595,7 @@ def test_verify_difference():
 # passes them: crib-restore before any process (the unlinked files made
 # again), the new process before the restorer, the restorer, the tracer.
 FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "attributes", "start", "rseq", "unmap",
-               "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer", "thread",
+               "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer", "seccomp", "thread",
                "posix-timer", "sigqueue", "rlimit", "thread-state", "creds", "done", "registers",
                "seals", "resume", "unlock", "detach")
 

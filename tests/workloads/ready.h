@@ -8,7 +8,7 @@
 /* Write @text to @path through a temporary file and a rename. */
 static inline int write_ready(const char *path, const char *text)
 {
-	char tmp[4096];
+	char tmp[4096 + sizeof(".tmp")];	/* any path a caller has room for */
 	FILE *f;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);

@@ -39,6 +39,7 @@ struct file_list;
 struct epoll_items;
 struct signal_state;
 struct timer_state;
+struct seccomp_state;
 struct socket_list;
 struct network_lock;
 struct dump_tree;
@@ -180,6 +181,7 @@ struct dump_job {
 	struct timer_state *timers;	/* timers.c */
 	ARRAY(uint64_t) rseq_areas;	/* threads.c: each thread's struct rseq */
 	ARRAY(struct dump_thread_rec) threads;	/* threads.c: from dump_thread */
+	struct seccomp_state *seccomp;	/* seccomp.c: its threads' filters */
 	struct page_store *kept;	/* --pre-copy: its pages, kept to write last */
 	struct progress *progress;	/* the tree's, on a terminal */
 	struct tool_error err;		/* this process's first failure */
@@ -200,6 +202,7 @@ struct dump_tree {
 	struct shared_sockets *sockets;
 	struct ghost_table *ghosts;
 	uint64_t ghost_limit;		/* the largest unlinked file carried, bytes */
+	uint64_t seccomp_filters;	/* seccomp.c: filters numbered so far */
 	struct tool_error err;		/* the dump's first failure */
 };
 
@@ -282,6 +285,14 @@ int threads_write(struct dump_job *job);
  */
 int sched_check_thread(struct dump_job *job, const struct dump_thread_rec *t);
 int security_check_thread(struct dump_job *job, const struct dump_thread_rec *t);
+
+/*
+ * Seccomp (seccomp.c): once the threads are read, each one's mode and
+ * filters, checked and read; written after the threads.
+ */
+int seccomp_read(struct dump_job *job);
+int seccomp_write(struct dump_job *job);
+void seccomp_free(struct dump_job *job);
 
 /* Every VMA as dump_vmas sends it, resuming the walk when the ring buffer filled up. */
 int mm_collect_vmas(struct dump_job *job, struct record_list *recs);

@@ -203,7 +203,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* Everything read of one process before anything is written. */
 static int read_one(struct dump_job *job)
 {
-	return threads_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
+	return threads_read(job) || seccomp_read(job) || mm_read(job) || files_read(job) || sockets_read(job) ||
 	       signals_read(job) || timers_read(job) ? -1 : 0;
 }
 
@@ -217,7 +217,7 @@ static int write_one(struct dump_job *job)
 		return -1;
 	if (job->zombie)
 		return 0;
-	return threads_write(job) || mm_write(job) ||
+	return threads_write(job) || seccomp_write(job) || mm_write(job) ||
 	       (job->kept ? pages_keep(job) : pages_write(job)) || files_write(job) ||
 	       sockets_write(job) || signals_write(job) || timers_write(job) ? -1 : 0;
 }

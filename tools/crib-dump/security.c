@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a thread locks itself into: seccomp, securebits, speculation
- * controls and syscall user dispatch.  No record carries them, and a
- * process restored without its seccomp filter is a sandbox escaped, so
- * each is refused when it is not at its default, naming the thread.
+ * What a thread locks itself into besides seccomp (seccomp.c): securebits,
+ * speculation controls and syscall user dispatch.  No record carries
+ * them, so each is refused when it is not at its default, naming the
+ * thread.
  */
 #include "crib-dump.h"
 
@@ -19,10 +19,6 @@ int security_check_thread(struct dump_job *job, const struct dump_thread_rec *t)
 {
 	const struct dump_thread_attrs *a = &t->attrs;
 
-	if (a->seccomp_filters)
-		return refuse(job, t, "it runs under seccomp filters", a->seccomp_filters);
-	if (a->seccomp_mode)
-		return refuse(job, t, "it runs in a seccomp mode", a->seccomp_mode);
 	if (t->creds.securebits)
 		return refuse(job, t, "it set securebits (PR_SET_SECUREBITS)", t->creds.securebits);
 	if (a->spec_flags)

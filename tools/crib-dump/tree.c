@@ -240,6 +240,7 @@ void tree_free(struct dump_tree *tree)
 		network_free(job);
 		sockets_free(job);
 		timers_free(job);
+		seccomp_free(job);
 		signals_free(job);
 		events_free(job);
 		inotify_free(job);

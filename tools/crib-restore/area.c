@@ -19,6 +19,7 @@
 #include "mm.h"
 #include "pages.h"
 #include "plan.h"
+#include "seccomp.h"
 #include "restorer-blob.h"
 #include "signals.h"
 #include "task.h"
@@ -27,7 +28,8 @@
 
 /* Byte offsets of the parts of the area, and its size. */
 struct area_layout {
-	size_t args, vmas, pages, actions, timers, threads, starts, siginfo, close, stacks, size;
+	size_t args, vmas, pages, actions, timers, threads, starts, siginfo, seccomp, close,
+	       stacks, size;
 	size_t n_vmas, n_siginfo, n_close;
 };
 
@@ -83,6 +85,8 @@ static void plan_layout(const struct restore_plan *plan, struct area_layout *l)
 	off = align_up(off + plan->threads.n * 2 * sizeof(uint64_t), 64);
 	l->siginfo = off;
 	off = align_up(off + l->n_siginfo * sizeof(struct rst_siginfo), 64);
+	l->seccomp = off;
+	off = align_up(off + seccomp_area_size(plan), 64);
 	l->close = off;
 	off = align_up(off + l->n_close * sizeof(int32_t), page);
 	l->stacks = off;
@@ -150,6 +154,7 @@ void area_fill(struct restore_area *area, const struct restore_plan *plan,
 	timers_fill(a, plan, l.timers);
 	task_fill(a, plan);
 	signals_fill_shared(a, plan, threads_fill(a, plan, l.threads, l.siginfo, l.stacks));
+	seccomp_fill(a, plan, l.seccomp);
 	fill_close(a, fds, &l);
 }
 
@@ -171,6 +176,7 @@ const char *area_step_name(uint32_t step)
 		[RST_STEP_THREAD_STATE] = "setting a thread's state",
 		[RST_STEP_SIGQUEUE] = "queueing a pending signal",
 		[RST_STEP_POSIX_TIMER] = "creating a POSIX timer",
+		[RST_STEP_SECCOMP] = "installing a seccomp filter",
 		[RST_STEP_CREDS] = "setting credentials",
 		[RST_STEP_DONE] = "finishing",
 	};

@@ -48,6 +48,7 @@ static const struct fault_site_name {
 	{ "sigqueue",		FAULT_RESTORER,	RST_STEP_SIGQUEUE },
 	{ "rlimit",		FAULT_RESTORER,	RST_STEP_RLIMIT },
 	{ "thread-state",	FAULT_RESTORER,	RST_STEP_THREAD_STATE },
+	{ "seccomp",		FAULT_RESTORER,	RST_STEP_SECCOMP },
 	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
 	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
 	{ "registers",		FAULT_REGISTERS,	0 },

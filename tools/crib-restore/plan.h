@@ -46,6 +46,17 @@ struct plan_thread {
 	uint64_t pdeath_signal;
 	bool own_creds;			/* else the process's */
 	struct crib_creds creds;	/* groups owned by the plan */
+	uint64_t seccomp_mode;		/* enum crib_seccomp_mode; 0 none (seccomp.c) */
+	const struct plan_seccomp_filter **seccomp;	/* the first installed first */
+	size_t n_seccomp;
+};
+
+/* A seccomp filter, which threads of several processes may name (seccomp.c). */
+struct plan_seccomp_filter {
+	uint64_t filter_id;
+	bool log;
+	void *insns;			/* struct sock_filter[] */
+	size_t n_insns;
 };
 
 struct plan_vma {
@@ -208,6 +219,7 @@ struct restore_tree {
 	ARRAY(struct crib_timerfd) timerfds;	/* events.c */
 	ARRAY(struct crib_epoll_item) epoll_items;	/* events.c: as listed, every descriptor's */
 	ARRAY(struct crib_inotify_watch) inotify_watches;	/* inotify.c: paths owned */
+	ARRAY(struct plan_seccomp_filter *) seccomp_filters;	/* seccomp.c */
 	uint64_t ext_sid;		/* the root's session when it leads none, as recorded */
 	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
 };

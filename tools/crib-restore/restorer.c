@@ -22,6 +22,7 @@
 #include <linux/mman.h>
 #include <linux/prctl.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 
 #include "restorer.h"
@@ -444,6 +445,48 @@ static void set_thread_state(struct rst_args *a, struct rst_thread *t)
 	queue_signals(a, t, at(a, t->pending_off), t->n_pending, 0);
 }
 
+/* ---- seccomp: filters and strict mode (seccomp.c) ---- */
+
+/*
+ * Install @n filters at @off, the first installed first.  The tracer
+ * suspends seccomp for the process until it lets it go, so what follows
+ * is not filtered; the thread is still privileged, so no_new_privs is not
+ * needed.
+ */
+static void install_filters(struct rst_args *a, struct rst_thread *t, __u64 n, __u64 off)
+{
+	const struct rst_seccomp_filter *f = at(a, off);
+	struct {
+		__u16 len;
+		__u16 pad[3];
+		__u64 filter;
+	} prog;
+	long ret;
+	__u64 i;
+
+	for (i = 0; i < n; i++) {
+		prog.len = (__u16)f[i].n_insns;
+		prog.filter = (__u64)at(a, f[i].insns_off);
+		ret = sys3(__NR_seccomp, SECCOMP_SET_MODE_FILTER, f[i].flags, (long)&prog);
+		if (ret)
+			fail(a, t, RST_STEP_SECCOMP, ret, i);
+	}
+}
+
+/* A thread's own filters, then strict mode; before its credentials drop privileges. */
+static void set_seccomp(struct rst_args *a, struct rst_thread *t)
+{
+	long ret;
+
+	enter(a, t, RST_STEP_SECCOMP);
+	install_filters(a, t, t->n_seccomp, t->seccomp_off);
+	if (t->seccomp_mode == SECCOMP_MODE_STRICT) {
+		ret = sys3(__NR_seccomp, SECCOMP_SET_MODE_STRICT, 0, 0);
+		if (ret)
+			fail(a, t, RST_STEP_SECCOMP, ret, 0);
+	}
+}
+
 /* The end of every thread: crib-restore takes over at the trap. */
 static __attribute__((noreturn)) void thread_ready(struct rst_args *a, struct rst_thread *t)
 {
@@ -465,6 +508,7 @@ void rst_thread_main(struct rst_thread_start *s)
 	struct rst_thread *t = s->thread;
 
 	set_thread_state(a, t);
+	set_seccomp(a, t);
 	set_creds(a, t);
 	set_pdeath_signal(a, t);
 	thread_ready(a, t);
@@ -647,6 +691,9 @@ void rst_main(struct rst_args *a)
 	enter(a, NULL, RST_STEP_SIGACTION);
 	set_process_signals(a);
 	close_own_fds(a);
+	/* What every thread runs under: they inherit it, and so share it. */
+	enter(a, NULL, RST_STEP_SECCOMP);
+	install_filters(a, NULL, a->n_seccomp, a->seccomp_off);
 	enter(a, NULL, RST_STEP_THREAD);
 	start_threads(a);
 	/* After the threads: a timer may signal one of them. */
@@ -658,6 +705,7 @@ void rst_main(struct rst_args *a)
 	enter(a, NULL, RST_STEP_RLIMIT);
 	set_rlimits(a);
 	set_thread_state(a, leader);
+	set_seccomp(a, leader);
 	set_creds(a, leader);
 	set_pdeath_signal(a, leader);
 	/* Last: changing credentials resets it, in any thread. */

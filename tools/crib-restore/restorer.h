@@ -45,6 +45,7 @@ enum rst_step {
 	RST_STEP_THREAD_STATE,
 	RST_STEP_SIGQUEUE,
 	RST_STEP_POSIX_TIMER,
+	RST_STEP_SECCOMP,
 	RST_STEP_CREDS,
 	RST_STEP_DONE,
 };
@@ -167,6 +168,17 @@ struct rst_creds {
 	__u32 pad;
 };
 
+/*
+ * A seccomp filter to install: n_insns struct sock_filter at insns_off.
+ * The restored process is traced with PTRACE_O_SUSPEND_SECCOMP, so a
+ * filter bites only once crib-restore lets the process go.
+ */
+struct rst_seccomp_filter {
+	__u32 flags;		/* SECCOMP_FILTER_FLAG_* */
+	__u32 n_insns;
+	__u64 insns_off;
+};
+
 struct rst_thread {
 	__s32 tid;
 	__u32 state;		/* enum rst_thread_state, written by the thread */
@@ -185,7 +197,8 @@ struct rst_thread {
 	char comm[RST_COMM_LEN];
 	struct rst_creds creds;	/* the kernel keeps them per thread */
 	__s32 pdeath_signal;	/* PR_SET_PDEATHSIG, set after the credentials */
-	__u32 pad;
+	__u32 seccomp_mode;	/* SECCOMP_MODE_STRICT: set last; else 0 */
+	__u64 n_seccomp, seccomp_off;	/* rst_seccomp_filter[]: its own, oldest first */
 	__s64 error;		/* -errno of the failed step */
 	__u32 step;		/* enum rst_step reached */
 	__u32 pad2;
@@ -217,6 +230,11 @@ struct rst_args {
 	__u64 n_shared, shared_off;	/* rst_siginfo[] queued to the process */
 	__u64 n_close, close_off;	/* __s32[]: the restore's own fds */
 	__u64 n_timers, timers_off;	/* struct rst_posix_timer[], by id */
+	/*
+	 * rst_seccomp_filter[] that every thread runs under, oldest first:
+	 * the leader installs them before it starts the others.
+	 */
+	__u64 n_seccomp, seccomp_off;
 	/*
 	 * PR_SET_MM_MAP's argument as is: the area sits at the same address in
 	 * crib-restore and in the new process, so mm.auxv points at auxv below.

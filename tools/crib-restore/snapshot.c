@@ -28,6 +28,7 @@
 #include "pages.h"
 #include "plan.h"
 #include "progress.h"
+#include "seccomp.h"
 #include "shadow_fill.h"
 #include "shmem.h"
 #include "signals.h"
@@ -75,6 +76,8 @@ static int take_proc_record(struct restore_tree *tree, const struct crib_record 
 	switch (rec->type) {
 	case CRIB_REC_THREAD:
 		return threads_take(plan, &rec->u.thread, err);
+	case CRIB_REC_SECCOMP:
+		return seccomp_take(tree, plan, &rec->u.seccomp, err);
 	case CRIB_REC_MM:
 		return mm_take(plan, &rec->u.mm, err);
 	case CRIB_REC_VMA:
@@ -108,6 +111,10 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return task_take(tree, &rec->u.process, err);
 	case CRIB_REC_THREAD:
 		return take_proc_record(tree, rec, rec->u.thread.pid, err);
+	case CRIB_REC_SECCOMP_FILTER:
+		return seccomp_take_filter(tree, &rec->u.seccomp_filter, err);
+	case CRIB_REC_SECCOMP:
+		return take_proc_record(tree, rec, rec->u.seccomp.pid, err);
 	case CRIB_REC_MM:
 		return take_proc_record(tree, rec, rec->u.mm.pid, err);
 	case CRIB_REC_VMA:
@@ -173,7 +180,7 @@ static int check_complete(struct restore_plan *plan, struct tool_error *err)
 		return tool_fail(err, 0, "the snapshot has no %s record for process %llu",
 				 !plan->have_mm ? "mm" : "thread",
 				 (unsigned long long)plan->proc.pid);
-	return pages_index(plan, err);
+	return seccomp_check(plan, err) || pages_index(plan, err) ? -1 : 0;
 }
 
 /*
@@ -354,6 +361,7 @@ void plan_free(struct restore_tree *tree)
 	array_free(&tree->timerfds);
 	array_free(&tree->epoll_items);
 	inotify_free(tree);
+	seccomp_free(tree);
 	if (tree->page_store > 0)
 		close(tree->page_store);
 	unmap_input(tree);

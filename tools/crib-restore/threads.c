@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "seccomp.h"
 #include "signals.h"
 #include "threads.h"
 
@@ -147,6 +148,7 @@ void threads_free(struct restore_plan *plan)
 		free(plan->threads.items[i].xstate);
 		free(plan->threads.items[i].pending);
 		free((void *)plan->threads.items[i].creds.groups);
+		seccomp_free_thread(&plan->threads.items[i]);
 	}
 	array_free(&plan->threads);
 }

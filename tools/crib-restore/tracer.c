@@ -45,6 +45,7 @@
 #include "kabi.h"
 #include "network.h"
 #include "plan.h"
+#include "seccomp.h"
 #include "shadow.h"
 #include "sockets.h"
 #include "tracer.h"
@@ -623,6 +624,9 @@ static int start_root(struct trace *tr)
 		    PTRACE_O_TRACESYSGOOD;
 	int go[2];
 
+	/* Filters the restorer installs bite only once the tree is let go. */
+	if (seccomp_in_tree(tr->tree))
+		opts |= PTRACE_O_SUSPEND_SECCOMP;
 	if (pipe(go))
 		return tool_fail(tr->err, errno, "pipe");
 	pid = fork_with_pid(want);
