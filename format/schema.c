@@ -32,6 +32,7 @@ static const struct crib_record_info record_types[] = {
 	{ CRIB_REC_INOTIFY_WATCH, "inotify_watch", "files", &crib_inotify_watch_desc },
 	{ CRIB_REC_SOCKET, "socket", "net", &crib_socket_desc },
 	{ CRIB_REC_SOCKET_QUEUE, "socket_queue", "net", &crib_socket_queue_desc },
+	{ CRIB_REC_SOCKET_FILTER, "socket_filter", "net", &crib_socket_filter_desc },
 	{ CRIB_REC_SIGHAND, "sighand", "signals", &crib_sighand_desc },
 	{ CRIB_REC_SIGPENDING, "sigpending", "signals", &crib_sigpending_desc },
 	{ CRIB_REC_TIMERS, "timers", "signals", &crib_timers_desc },

@@ -91,6 +91,15 @@ static const struct crib_field socket_queue_fields[] = {
 const struct crib_struct_desc crib_socket_queue_desc =
 	CRIB_DESC("socket_queue", struct crib_socket_queue, socket_queue_fields);
 
+/* At most BPF_MAXINSNS instructions of 8 bytes. */
+static const struct crib_field socket_filter_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID | V, struct crib_socket_filter, sock_id, 0, NULL),
+	CRIB_F(2, CRIB_FT_BLOB, 0, struct crib_socket_filter, insns, 4096 * 8, NULL),
+	CRIB_F(3, CRIB_FT_BOOL, 0, struct crib_socket_filter, locked, 0, NULL),
+};
+const struct crib_struct_desc crib_socket_filter_desc =
+	CRIB_DESC("socket_filter", struct crib_socket_filter, socket_filter_fields);
+
 static bool is_tcp(const struct crib_socket *s)
 {
 	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_STREAM &&
@@ -132,6 +141,11 @@ int crib_write_socket(struct crib_writer *w, const struct crib_socket *s)
 int crib_write_socket_queue(struct crib_writer *w, const struct crib_socket_queue *q)
 {
 	return crib_writer_record(w, CRIB_REC_SOCKET_QUEUE, q);
+}
+
+int crib_write_socket_filter(struct crib_writer *w, const struct crib_socket_filter *f)
+{
+	return crib_writer_record(w, CRIB_REC_SOCKET_FILTER, f);
 }
 
 int crib_write_socket_stream(struct crib_writer *w, uint64_t sock_id, uint64_t queue,

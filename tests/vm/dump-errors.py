@@ -112,12 +112,18 @@ REFUSED_FILES = {
         "assert f.fileno() == 3\n"
         "fcntl.fcntl(f, 1024, fcntl.F_RDLCK)  # F_SETLEASE\n",
         "fd 3 (/tmp/crib-leased): it holds a lock or lease"),
-    "a socket filter": (
+    "an extended BPF socket program": (
         "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
         "assert s.fileno() == 3\n"
-        "insn = ctypes.c_uint64(0x06 | (0xffff << 32))  # BPF_RET|BPF_K: the whole packet\n"
-        "s.setsockopt(socket.SOL_SOCKET, 26, struct.pack('H6xQ', 1, ctypes.addressof(insn)))\n",
-        "fd 3: the socket has a socket filter (SO_ATTACH_FILTER or SO_ATTACH_BPF)"),
+        "insns = (ctypes.c_uint64 * 2)(0xb7, 0x95)  # r0 = 0; exit\n"
+        "lic = ctypes.c_char_p(b'GPL')\n"
+        "attr = struct.pack('IIQQ', 1, 2, ctypes.addressof(insns),  # SOCKET_FILTER\n"
+        "                   ctypes.cast(lic, ctypes.c_void_p).value).ljust(128, b'\\0')\n"
+        "buf = ctypes.create_string_buffer(attr, 128)\n"
+        "prog = ctypes.CDLL(None).syscall(321, 5, buf, 128)  # bpf(BPF_PROG_LOAD)\n"
+        "assert prog > 3\n"
+        "s.setsockopt(socket.SOL_SOCKET, 50, prog)  # SO_ATTACH_BPF\n",
+        "fd 3: the socket has an extended BPF program (SO_ATTACH_BPF)"),
     "a socket with SO_ZEROCOPY": (
         "s = socket.socket()\n"
         "assert s.fileno() == 3\n"

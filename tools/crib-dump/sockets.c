@@ -147,12 +147,10 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			 k->fd, k->family);
 }
 
-/* The socket options no snapshot carries, when set: a filter above all. */
+/* The socket options no snapshot carries, when set (filters: socket_filter.c). */
 static const char *option_not_carried(const struct dump_socket_rec *k)
 {
 	static const struct { enum dump_sock_bit bit; const char *what; } options[] = {
-		{ DUMP_SO_FILTER, "a socket filter (SO_ATTACH_FILTER or SO_ATTACH_BPF)" },
-		{ DUMP_SO_LOCK_FILTER, "SO_LOCK_FILTER" },
 		{ DUMP_SO_ZEROCOPY, "SO_ZEROCOPY" },
 		{ DUMP_SO_TIMESTAMPING, "SO_TIMESTAMPING" },
 		{ DUMP_SO_BUSY_POLL, "SO_BUSY_POLL" },
@@ -325,7 +323,8 @@ int sockets_read(struct dump_job *job)
 	if (job->lock_network && lock_connections(job, list))
 		goto out;
 	for (size_t i = 0; i < list->n; i++) {
-		if (read_socket(job, &list->items[i]))
+		if (read_socket(job, &list->items[i]) ||
+		    socket_filter_read(job, &list->items[i]))
 			goto out;
 		socket_options_build(&list->items[i], list->hz);
 	}
@@ -509,7 +508,8 @@ int sockets_write(struct dump_job *job)
 		if (write_socket(job, e) || queues_due(job, e->k.ino, &due))
 			return -1;
 		if (due && (write_queue(job, e, &e->recv, CRIB_QUEUE_RECV) ||
-			    write_queue(job, e, &e->send, CRIB_QUEUE_SEND)))
+			    write_queue(job, e, &e->send, CRIB_QUEUE_SEND) ||
+			    socket_filter_write(job, e)))
 			return -1;
 	}
 	dump_verbose(job, "%zu sockets\n", job->sockets->n);
@@ -529,8 +529,10 @@ void sockets_free(struct dump_job *job)
 {
 	if (!job->sockets)
 		return;
-	for (size_t i = 0; i < job->sockets->n; i++)
+	for (size_t i = 0; i < job->sockets->n; i++) {
 		socket_queues_free(&job->sockets->items[i]);
+		free(job->sockets->items[i].filter);
+	}
 	free(job->sockets->items);
 	free(job->sockets);
 	job->sockets = NULL;

@@ -20,6 +20,8 @@
 #include "crib-dump.h"
 #include "dump_sockets.h"
 
+struct sock_filter;
+
 /* The sockets crib-dump can dump. */
 enum socket_kind {
 	SOCKET_TCP,
@@ -63,7 +65,17 @@ struct socket_entry {
 	size_t n_opts;
 	uint8_t optval[SOCKOPT_BUF];
 	size_t optval_used;
+	struct sock_filter *filter;	/* socket_filter.c: its classic program, or NULL */
+	size_t n_filter;
+	bool filter_locked;		/* SO_LOCK_FILTER */
 };
+
+/*
+ * The classic BPF filter and lock of @e, read through a copy of its
+ * descriptor; written once per socket, after its queues (socket_filter.c).
+ */
+int socket_filter_read(struct dump_job *job, struct socket_entry *e);
+int socket_filter_write(struct dump_job *job, const struct socket_entry *e);
 
 /* The options of @e as getsockopt() would return them; @hz: the kernel's HZ. */
 void socket_options_build(struct socket_entry *e, unsigned int hz);

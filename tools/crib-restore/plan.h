@@ -127,6 +127,10 @@ struct plan_socket {
 	unsigned char *opt_values;
 	struct plan_queue recv, send;
 	struct restore_plan *owner;	/* the process whose descriptor this is */
+	bool have_filter;		/* socket_filter.c: a socket_filter record */
+	bool filter_locked;		/* SO_LOCK_FILTER */
+	void *filter;			/* struct sock_filter[n_filter] */
+	size_t n_filter;
 };
 
 /* One descriptor of a process: its number, and the description it refers to. */

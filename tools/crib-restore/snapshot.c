@@ -33,6 +33,7 @@
 #include "shmem.h"
 #include "signals.h"
 #include "snapshot.h"
+#include "socket_filter.h"
 #include "socket_plan.h"
 #include "task.h"
 #include "threads.h"
@@ -149,6 +150,8 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return take_proc_record(tree, rec, rec->u.socket.pid, err);
 	case CRIB_REC_SOCKET_QUEUE:
 		return plan_take_socket_queue(tree, &rec->u.socket_queue, err);
+	case CRIB_REC_SOCKET_FILTER:
+		return socket_filter_take(tree, &rec->u.socket_filter, err);
 	case CRIB_REC_TRAILER:
 		return 0;
 	default:

@@ -14,12 +14,14 @@
  * that fails from here on closes them without a FIN or a reset) until
  * every process of the tree is in place, when sockets_resume() takes them
  * out of repair mode, still under the network lock, and writes their
- * unsent data.  Several descriptors of one socket share what the first of
- * them got.
+ * unsent data.  A socket's filter comes last, so that it judges none of
+ * what refilled its queues.  Several descriptors of one socket share what
+ * the first of them got.
  */
 #include <stdlib.h>
 
 #include "plan.h"
+#include "socket_filter.h"
 #include "socket_ops.h"
 #include "sockets.h"
 #include "tcp.h"
@@ -145,6 +147,18 @@ static bool is_tcp_connection(const struct sock_job *j, size_t i)
 	return first_of(j, i) && is_tcp(s) && s->state != CRIB_SK_LISTEN && s->state != CRIB_SK_CLOSE;
 }
 
+/* Last of each socket: its filter, which judges only what arrives from now on. */
+static int filter_pass(struct sock_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->tree->sockets.n; i++)
+		if (first_of(j, i) &&
+		    socket_filter_attach(j, &j->tree->sockets.items[i], j->fds[i]))
+			return -1;
+	return 0;
+}
+
 /* Every TCP connection rebuilt, still in repair mode: it sends nothing yet. */
 static int tcp_pass(struct sock_job *j)
 {
@@ -166,7 +180,7 @@ int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, i
 
 	for (i = 0; i < tree->sockets.n; i++)
 		fds[i] = -1;
-	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j))
+	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j) || filter_pass(&j))
 		return -1;
 	return 0;
 }

@@ -65,6 +65,7 @@ struct crib_record {
 		struct crib_ghost_data ghost_data;
 		struct crib_socket socket;
 		struct crib_socket_queue socket_queue;
+		struct crib_socket_filter socket_filter;
 		struct crib_sighand sighand;
 		struct crib_sigpending sigpending;
 		struct crib_timers timers;

@@ -113,8 +113,20 @@ struct crib_socket_queue {
 	size_t n_chunks;
 };
 
+/*
+ * 1.8: a socket's classic BPF filter (SO_ATTACH_FILTER), as the process
+ * gave it: struct sock_filter[] in the host's byte order; and whether
+ * SO_LOCK_FILTER locked it.
+ */
+struct crib_socket_filter {
+	uint64_t sock_id;
+	struct crib_blob insns;		/* empty: locked without a filter */
+	bool locked;
+};
+
 extern const struct crib_struct_desc crib_socket_desc;
 extern const struct crib_struct_desc crib_socket_queue_desc;
+extern const struct crib_struct_desc crib_socket_filter_desc;
 
 /*
  * The name of @s's state as spec §6 gives it: TCP's ("ESTABLISHED") for a
@@ -126,6 +138,7 @@ const char *crib_socket_state_name(const struct crib_socket *s);
 int crib_write_socket(struct crib_writer *w, const struct crib_socket *s);
 /* One queue record; the chunks' data must total at most CRIB_CHUNK_MAX. */
 int crib_write_socket_queue(struct crib_writer *w, const struct crib_socket_queue *q);
+int crib_write_socket_filter(struct crib_writer *w, const struct crib_socket_filter *f);
 /* Stream bytes of a queue, split into records of at most CRIB_CHUNK_MAX. */
 int crib_write_socket_stream(struct crib_writer *w, uint64_t sock_id,
 			     uint64_t queue, const void *data, size_t len);
