@@ -371,13 +371,21 @@ static int write_sockets(struct crib_writer *w, uint64_t pid)
 	};
 	struct crib_socket_queue q = { .sock_id = 6161, .queue = CRIB_QUEUE_RECV,
 				       .chunks = dgrams, .n_chunks = 2 };
+	/* ld len; ret A: every datagram whole, locked */
+	static const uint8_t keep_all[] = {
+		0x80, 0, 0, 0, 0, 0, 0, 0,
+		0x16, 0, 0, 0, 0, 0, 0, 0,
+	};
+	struct crib_socket_filter filter = { .sock_id = 6161,
+					     .insns = { keep_all, sizeof(keep_all) },
+					     .locked = true };
 
 	if (crib_write_socket(w, &tcp) ||
 	    crib_write_socket_stream(w, 5151, CRIB_QUEUE_RECV, "abcde", 5) ||
 	    crib_write_socket_stream(w, 5151, CRIB_QUEUE_SEND, "0123456789", 10) ||
 	    crib_write_socket(w, &udx))
 		return -1;
-	return crib_write_socket_queue(w, &q);
+	return crib_write_socket_queue(w, &q) || crib_write_socket_filter(w, &filter);
 }
 
 static int write_signals(struct crib_writer *w, uint64_t pid)
@@ -468,6 +476,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_GHOST_DATA: return 2;
 	case CRIB_REC_SOCKET: return 2;
 	case CRIB_REC_SOCKET_QUEUE: return 3;
+	case CRIB_REC_SOCKET_FILTER: return 1;
 	case CRIB_REC_SIGHAND: return 1;
 	case CRIB_REC_SIGPENDING: return 1;
 	case CRIB_REC_TIMERS: return 1;

@@ -214,6 +214,7 @@ check "--diff of a 1.7 snapshot with its 1.8 successor" 1 "$inspect" --diff "$go
 grep_check "--diff shows the version change to 1.8" "format version 1.7 -> 1.8"
 grep_check "--diff lists the seccomp filters added" "only in B: seccomp_filter filter_id=1"
 grep_check "--diff lists a thread's seccomp mode added" "only in B: seccomp pid=100 tid=102"
+grep_check "--diff lists the socket filter added" "only in B: socket_filter"
 check "--diff of a snapshot with stored pages" 1 "$inspect" --diff "$s" "$golden/sample-stored.crib"
 grep_check "--diff lists the stored run as pages" "only in B: pages pid=101 addr=0x7f0000000000"
 check "--diff against a corrupt file" 5 "$inspect" --diff "$s" "$golden/corrupt.crib"

@@ -566,6 +566,10 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 	case CRIB_REC_SOCKET_QUEUE:
 		print_socket_queue(&rec->u.socket_queue);
 		break;
+	case CRIB_REC_SOCKET_FILTER:
+		printf("    filter: %zu instructions%s\n", rec->u.socket_filter.insns.len / 8,
+		       rec->u.socket_filter.locked ? ", locked" : "");
+		break;
 	case CRIB_REC_SIGHAND:
 		print_sighand(&rec->u.sighand);
 		break;
