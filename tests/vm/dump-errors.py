@@ -122,7 +122,8 @@ REFUSED_FILES = {
         "buf = ctypes.create_string_buffer(attr, 128)\n"
         "prog = ctypes.CDLL(None).syscall(321, 5, buf, 128)  # bpf(BPF_PROG_LOAD)\n"
         "assert prog > 3\n"
-        "s.setsockopt(socket.SOL_SOCKET, 50, prog)  # SO_ATTACH_BPF\n",
+        "s.setsockopt(socket.SOL_SOCKET, 50, prog)  # SO_ATTACH_BPF\n"
+        "os.close(prog)  # the socket holds it\n",
         "fd 3: the socket has an extended BPF program (SO_ATTACH_BPF)"),
     "a socket with SO_ZEROCOPY": (
         "s = socket.socket()\n"

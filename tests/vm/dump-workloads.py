@@ -352,7 +352,45 @@ def test_threads():
         w.stop()
 
 
-for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads):
+def test_seccomp():
+    """Every thread's seccomp mode and filter count as procfs has them; the
+    filter the threads share is one record, named by all three."""
+    w = Workload("seccomp", "@DIR@")
+    try:
+        child, shared, own = (int(x) for x in read(w.path("ready")).split())
+        rc, err = dump(w.pid, w.path("snap"), "--leave-running")
+        if not t.eq(rc, 0, "seccomp: crib-dump --leave-running exits 0"):
+            t.diag(err)
+            return
+        doc = inspect_json(w.path("snap"))
+        modes = {s["tid"]: s for s in records(doc, "seccomp")}
+        filters = {f["filter_id"]: f for f in records(doc, "seccomp_filter")}
+        bad = []
+        for pid, tid in ((w.pid, w.pid), (w.pid, shared), (w.pid, own), (child, child)):
+            status = proc_status(pid, tid)
+            got = modes.get(tid, {"mode": 0, "filters": []})
+            if (got["mode"], len(got["filters"])) != (int(status["Seccomp"]),
+                                                      int(status["Seccomp_filters"])):
+                bad.append("%d: mode %d with %d filters, Seccomp %s Seccomp_filters %s" %
+                           (tid, got["mode"], len(got["filters"]), status["Seccomp"],
+                            status["Seccomp_filters"]))
+        t.check(not bad, "seccomp: every thread's mode and filter count match procfs",
+                "\n".join(bad))
+        first = {modes[tid]["filters"][0] for tid in (w.pid, shared, own) if tid in modes}
+        t.check(len(first) == 1 and len(filters) == 2,
+                "seccomp: one record for the filter the three threads share, one for the "
+                "thread's own", repr(modes))
+        shared_filter = filters.get(first.pop()) if len(first) == 1 else None
+        t.check(shared_filter is not None and shared_filter["log"] and
+                len(shared_filter["insns"]) // 2 == 6 * 8,
+                "seccomp: the shared filter: 6 instructions, logged", repr(shared_filter))
+        t.check(w.alive() and not_traced(w.pid), "seccomp: left running, not traced")
+    finally:
+        w.stop()
+
+
+for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
+             test_seccomp):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run
