@@ -56,7 +56,8 @@ static int bench_init(struct bench *b, pid_t pid)
 {
 	memset(b, 0, sizeof(*b));
 	b->job.pid = pid;
-	if (programs_load(&b->job.progs, &b->job.err)) {
+	if (programs_load(&b->job.progs, &b->job.err) ||
+	    programs_scope(&b->job.progs, pid, &b->job.err)) {
 		fprintf(stderr, "sock-facts: %s\n", b->job.err.msg);
 		return -1;
 	}

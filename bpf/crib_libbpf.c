@@ -111,9 +111,13 @@ int crib_prog_run(const struct bpf_program *prog, const void *ctx,
 	return crib_prog_fd_run(bpf_program__fd(prog), ctx, ctx_size, retval);
 }
 
+int crib_prog_fd_run_target(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
+{
+	return prog_fd_run_flags(prog_fd, ctx, ctx_size, CRIB_RUN_TARGET, retval);
+}
+
 int crib_prog_run_target(const struct bpf_program *prog, const void *ctx,
 			 size_t ctx_size, int *retval)
 {
-	return prog_fd_run_flags(bpf_program__fd(prog), ctx, ctx_size,
-				 CRIB_RUN_TARGET, retval);
+	return crib_prog_fd_run_target(bpf_program__fd(prog), ctx, ctx_size, retval);
 }

@@ -38,5 +38,6 @@ int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
  */
 int crib_prog_run_target(const struct bpf_program *prog, const void *ctx,
 			 size_t ctx_size, int *retval);
+int crib_prog_fd_run_target(int prog_fd, const void *ctx, size_t ctx_size, int *retval);
 
 #endif /* CRIB_LIBBPF_H */

@@ -15,6 +15,8 @@
 #include <linux/types.h>
 #endif
 
+#include "crib_target.h"
+
 #define DUMP_COMM_LEN		16
 #define DUMP_NR_RLIMITS		16	/* RLIM_NLIMITS */
 #define DUMP_MAX_GROUPS		64
@@ -76,9 +78,12 @@ enum dump_sigqueue_which {
  * dump_thread, the thread; @tgid the process a thread must belong to.
  * @start resumes a walk cut short by DUMP_NO_ROOM: an address for VMAs,
  * a descriptor for files, the last child sent for dump_children; for
- * dump_sigqueue it says which queue.
+ * dump_sigqueue it says which queue.  Every run is scoped to the dump's
+ * root (@target): a program reaches it and its descendants, no other
+ * process, and only if crib-dump may ptrace it.
  */
 struct dump_ctx {
+	struct crib_target target;
 	__s32 pid;
 	__s32 tgid;
 	__u64 start;
@@ -292,6 +297,7 @@ struct dump_file_rec {
  * order).  The same layout as struct dump_ctx.
  */
 struct dump_epoll_ctx {
+	struct crib_target target;
 	__s32 pid;
 	__s32 fd;
 	__u64 start;

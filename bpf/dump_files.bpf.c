@@ -217,7 +217,7 @@ int dump_files(struct dump_ctx *ctx)
 	struct file *file;
 	int fd, ret = DUMP_OK;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return DUMP_NO_TASK;
 	bpf_iter_task_file_new(&it, task);
@@ -293,7 +293,7 @@ static __always_inline struct file *file_at(const struct dump_epoll_ctx *ctx, in
 	struct task_struct *task;
 	struct file *file;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task) {
 		*ret = DUMP_NO_TASK;
 		return NULL;

@@ -33,7 +33,7 @@ int dump_vmas(struct dump_ctx *ctx)
 	struct dump_vma_rec *v;
 	int ret = DUMP_OK;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return DUMP_NO_TASK;
 	if (!task->mm) {

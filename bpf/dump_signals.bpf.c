@@ -46,7 +46,7 @@ static __always_inline struct task_struct *task_of(const struct dump_ctx *ctx, i
 {
 	struct task_struct *task;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task) {
 		*ret = DUMP_NO_TASK;
 		return NULL;
@@ -191,7 +191,7 @@ static __always_inline void sample_cputime(struct task_cputime_atomic *at, u64 *
  */
 static __always_inline void sample_thread(s32 tid, s32 tgid, struct dump_posix_timer_rec *p)
 {
-	struct task_struct *t = bpf_task_from_vpid(tid);
+	struct task_struct *t = bpf_crib_task_from_vpid(tid);
 
 	if (!t)
 		return;

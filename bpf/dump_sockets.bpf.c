@@ -325,7 +325,7 @@ int dump_sockets(struct dump_socket_ctx *ctx)
 	struct sock *sk;
 	int fd, ret = DUMP_OK;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return DUMP_NO_TASK;
 	bpf_iter_task_file_new(&it, task);
@@ -531,7 +531,7 @@ int dump_socket_queue(struct dump_queue_ctx *ctx)
 	struct sock *sk;
 	int ret;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return DUMP_NO_TASK;
 	sk = bpf_sock_from_task_fd(task, ctx->fd);

@@ -103,6 +103,7 @@ enum dump_sock_queue {
 
 /* dump_sockets: every socket of @pid from descriptor @start, or only @fd. */
 struct dump_socket_ctx {
+	struct crib_target target;
 	__s32 pid;
 	__s32 fd;		/* -1: all */
 	__u64 start;
@@ -114,6 +115,7 @@ struct dump_socket_ctx {
  * @unix_src: also report the bound name of each skb's sender (AF_UNIX).
  */
 struct dump_queue_ctx {
+	struct crib_target target;
 	__s32 pid;
 	__s32 fd;
 	__u32 queue;		/* enum dump_sock_queue */

@@ -243,7 +243,7 @@ int dump_task(struct dump_ctx *ctx)
 	struct dump_task_rec *t;
 	int i;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return DUMP_NO_TASK;
 	t = bpf_ringbuf_reserve(&task_records, sizeof(*t), 0);
@@ -291,7 +291,7 @@ int dump_thread(struct dump_ctx *ctx)
 	struct task_struct *task;
 	struct dump_thread_rec *t;
 
-	task = bpf_task_from_vpid(ctx->pid);
+	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
 		return DUMP_NO_TASK;
 	if (task->tgid != ctx->tgid) {

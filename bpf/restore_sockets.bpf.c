@@ -55,7 +55,7 @@ static struct sock *socket_of(struct drain_state *st)
 	struct task_struct *task;
 	struct sock *sk;
 
-	task = bpf_task_from_vpid(st->pid);
+	task = bpf_crib_task_from_vpid(st->pid);
 	if (!task)
 		return NULL;
 	sk = bpf_sock_from_task_fd(task, st->fd);

@@ -17,6 +17,8 @@
 #include <linux/types.h>
 #endif
 
+#include "crib_target.h"
+
 #define RESTORE_SKB_MAX		(65535 + 64)	/* headroom + payload, at most */
 #define RESTORE_SKB_MASK	0x1ffff		/* a power of two less one above it */
 #define RESTORE_RING_SIZE	(1024 * 1024)
@@ -30,7 +32,9 @@ enum restore_udp_result {
 	RESTORE_QUEUE = 5,	/* bpf_restore_skb_rcv_queue() failed: see queue_err */
 };
 
+/* Run by the new process on itself: it is the run's target. */
 struct restore_udp_ctx {
+	struct crib_target target;
 	__s32 pid;
 	__s32 fd;
 };

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,14 +45,21 @@ static int drop_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Run @prog with @ctx, emptying @rb after; its result, or -errno. */
+/*
+ * Run @prog with @ctx, scoped to the target its head names, as the tools
+ * run it, emptying @rb after; its result, or -errno.
+ */
 static int run(const struct bpf_program *prog, void *ctx, size_t size, struct ring_buffer *rb)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = ctx, .ctx_size_in = size);
-	int ret = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
+	int retval, ret = crib_prog_run_target(prog, ctx, size, &retval);
 
 	ring_buffer__consume(rb);
-	return ret ? -errno : (int)o.retval;
+	return ret ? ret : retval;
+}
+
+static int pidfd_of(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
 static int udp_bound(int port)
@@ -119,15 +127,16 @@ static void test_churning_files(struct tap *t, struct dump_files *files,
 {
 	struct ring_buffer *frb, *srb;
 	pid_t pid = start_churner();
-	int i, ret, bad = 0;
+	int i, ret, bad = 0, target;
 
 	frb = ring_buffer__new(bpf_map__fd(files->maps.file_records), drop_record, NULL, NULL);
 	srb = ring_buffer__new(bpf_map__fd(sockets->maps.socket_records), drop_record, NULL, NULL);
 	if (!tap_check(t, pid > 0 && frb && srb, "a process churning its descriptors"))
 		return;
+	target = pidfd_of(pid);
 	for (i = 0; i < ROUNDS; i++) {
-		struct dump_ctx fctx = { .pid = pid, .tgid = pid };
-		struct dump_socket_ctx sctx = { .pid = pid, .fd = -1 };
+		struct dump_ctx fctx = { .target.pidfd = target, .pid = pid, .tgid = pid };
+		struct dump_socket_ctx sctx = { .target.pidfd = target, .pid = pid, .fd = -1 };
 
 		ret = run(files->progs.dump_files, &fctx, sizeof(fctx), frb);
 		if (!result_known(ret) && !bad++)
@@ -138,6 +147,7 @@ static void test_churning_files(struct tap *t, struct dump_files *files,
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	close(target);
 	tap_check(t, !bad, "%d dumps of its files and sockets while it churns", 2 * ROUNDS);
 	tap_check(t, ports_free(CHURN_FDS), "no socket of it is left referenced once it is gone");
 	ring_buffer__free(frb);
@@ -182,6 +192,7 @@ static void test_exiting_targets(struct tap *t, struct dump_sockets *sockets)
 		if (pid < 0)
 			break;
 		ctx.pid = pid;
+		ctx.target.pidfd = pidfd_of(pid);
 		/* let it go, and dump it while it exits, until it is reaped */
 		ret = run(sockets->progs.dump_sockets, &ctx, sizeof(ctx), rb);
 		close(go);
@@ -192,6 +203,7 @@ static void test_exiting_targets(struct tap *t, struct dump_sockets *sockets)
 		}
 		ret = run(sockets->progs.dump_sockets, &ctx, sizeof(ctx), rb);
 		gone += ret == DUMP_NO_TASK;
+		close(ctx.target.pidfd);
 	}
 	tap_check(t, i == ROUNDS / 4 && !bad, "%d processes dumped while they exit", i);
 	tap_check(t, gone == i, "each is reported gone once reaped (%d of %d)", gone, i);
@@ -232,7 +244,7 @@ static void test_busy_queues(struct tap *t, struct dump_sockets *sockets)
 	socklen_t len = sizeof(tr.to);
 	pthread_t snd, rcv;
 	struct ring_buffer *rb;
-	int i, ret, bad = 0;
+	int i, ret, bad = 0, self = pidfd_of(getpid());
 
 	rb = ring_buffer__new(bpf_map__fd(sockets->maps.queue_records), drop_record, NULL, NULL);
 	if (!tap_check(t, rb && tr.rx >= 0 && tr.tx >= 0 &&
@@ -242,7 +254,7 @@ static void test_busy_queues(struct tap *t, struct dump_sockets *sockets)
 		       "a UDP socket receiving and read from"))
 		return;
 	for (i = 0; i < ROUNDS; i++) {
-		struct dump_queue_ctx ctx = { .pid = getpid(), .fd = tr.rx,
+		struct dump_queue_ctx ctx = { .target.pidfd = self, .pid = getpid(), .fd = tr.rx,
 					      .queue = queues[i % 2] };
 
 		ret = run(sockets->progs.dump_socket_queue, &ctx, sizeof(ctx), rb);
@@ -253,6 +265,7 @@ static void test_busy_queues(struct tap *t, struct dump_sockets *sockets)
 	pthread_join(snd, NULL);
 	pthread_join(rcv, NULL);
 	tap_check(t, !bad, "%d walks of its queues while packets come and go", ROUNDS);
+	close(self);
 	close(tr.rx);
 	close(tr.tx);
 	ring_buffer__free(rb);

@@ -64,7 +64,7 @@ int program_collect_kinds(const struct crib_prog *prog, int map_fd, const void *
 	rb = ring_buffer__new(map_fd, on_record, &st, NULL);
 	if (!rb)
 		return tool_fail(err, errno, "cannot open the ring buffer of %s", name);
-	ret = crib_prog_fd_run(prog->fd, ctx, ctx_size, &retval);
+	ret = crib_prog_fd_run_target(prog->fd, ctx, ctx_size, &retval);
 	if (ret) {
 		tool_fail(err, -ret, "running %s failed", name);
 		goto out;

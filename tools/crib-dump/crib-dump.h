@@ -88,9 +88,13 @@ struct dump_programs {
 	struct bpf_object *objects[DUMP_OBJECTS];	/* loaded here, or NULL */
 	void *skeletons[DUMP_OBJECTS];
 	int pins_fd;		/* the directory of pins in use, locked, or -1 */
+	int target;		/* pidfd of the dump's root: every run is scoped to it */
 	const char *source;	/* where they came from, for -v ... */
 	char why[160];		/* ... and, loaded, why not from pins */
 };
+
+/* The head of every program's context: the run reaches @job's tree only. */
+static inline struct crib_target dump_target(const struct dump_job *job);
 
 /* Where the programs came from, and why not from pins, for -v: in @buf. */
 const char *programs_origin(const struct dump_programs *progs, char *buf, size_t size);
@@ -101,6 +105,11 @@ void programs_key(char *key, size_t size);
  * next dump).  Returns 0, or -1 with @err set.
  */
 int programs_load(struct dump_programs *progs, struct tool_error *err);
+/*
+ * Scope every run of the programs to the tree of @root, which crib-dump
+ * must be allowed to ptrace (the kernel checks it at each run).
+ */
+int programs_scope(struct dump_programs *progs, pid_t root, struct tool_error *err);
 /*
  * The slots (slots.c): every program and ring buffer of struct
  * dump_programs by name, filled by programs.c or pins.c.  slots_init()
@@ -186,6 +195,11 @@ struct dump_job {
 	struct progress *progress;	/* the tree's, on a terminal */
 	struct tool_error err;		/* this process's first failure */
 };
+
+static inline struct crib_target dump_target(const struct dump_job *job)
+{
+	return (struct crib_target){ .pidfd = job->progs.target };
+}
 
 /*
  * The processes of one dump (tree.c), in pre-order: the root first, each

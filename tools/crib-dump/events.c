@@ -89,7 +89,8 @@ int events_collect(struct dump_job *job, const struct crib_prog *prog, int map_f
 		   const struct dump_file_rec *k, const char *kind,
 		   uint64_t (*resume_after)(const void *last), struct record_list *recs)
 {
-	struct dump_epoll_ctx ctx = { .pid = job->pid, .fd = k->fd };
+	struct dump_epoll_ctx ctx = { .target = dump_target(job), .pid = job->pid,
+				       .fd = k->fd };
 	struct collect_walk walk = {
 		.prog = prog, .map_fd = map_fd,
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,

@@ -359,6 +359,8 @@ int main(int argc, char **argv)
 	/* Load the programs first: it is slow, and the processes run meanwhile. */
 	ret = programs_load(&model.progs, &tree.err);
 	if (!ret)
+		ret = programs_scope(&model.progs, o.pid, &tree.err);
+	if (!ret)
 		dump_verbose(&model, "programs %s\n",
 			     programs_origin(&model.progs, origin, sizeof(origin)));
 	if (!ret && o.pre_copy)

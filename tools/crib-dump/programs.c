@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -176,7 +177,8 @@ const char *programs_origin(const struct dump_programs *progs, char *buf, size_t
 int programs_walk(struct dump_job *job, const struct crib_prog *prog, int map_fd,
 		  uint64_t (*resume_after)(const void *last), struct record_list *out)
 {
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	struct dump_ctx ctx = { .target = dump_target(job), .pid = job->pid,
+				.tgid = job->pid };
 	struct collect_walk walk = {
 		.prog = prog, .map_fd = map_fd,
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
@@ -186,8 +188,19 @@ int programs_walk(struct dump_job *job, const struct crib_prog *prog, int map_fd
 	return program_collect_all(&walk, out, &job->err);
 }
 
+int programs_scope(struct dump_programs *progs, pid_t root, struct tool_error *err)
+{
+	progs->target = (int)syscall(SYS_pidfd_open, root, 0);
+	if (progs->target < 0)
+		return errno == ESRCH ? tool_fail(err, 0, "no process with pid %d", (int)root) :
+		       tool_fail(err, errno, "cannot open a pidfd of process %d", (int)root);
+	return 0;
+}
+
 void programs_unload(struct dump_programs *progs)
 {
+	if (progs->target >= 0)
+		close(progs->target);
 	slots_close(progs);
 	pins_release(progs);
 	dump_sockets__destroy(progs->skeletons[3]);

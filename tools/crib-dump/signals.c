@@ -73,7 +73,8 @@ static int read_sighand(struct dump_job *job, struct signal_state *s)
 {
 	struct record_list recs = { .kind = DUMP_REC_SIGHAND,
 				    .size = sizeof(struct dump_sighand_rec) };
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	struct dump_ctx ctx = { .target = dump_target(job), .pid = job->pid,
+				.tgid = job->pid };
 	const struct dump_sighand_rec *h;
 	const struct dump_sigaction *a;
 	int ret, sig;
@@ -124,7 +125,8 @@ static int bpf_read_queue(struct dump_job *job, pid_t tid, enum dump_sigqueue_wh
 			  struct bpf_queue *q)
 {
 	struct record_list *lists[] = { &q->entries, &q->masks };
-	struct dump_ctx ctx = { .pid = tid, .tgid = job->pid, .start = which };
+	struct dump_ctx ctx = { .target = dump_target(job), .pid = tid, .tgid = job->pid,
+				.start = which };
 	const struct dump_sigmask_rec *m;
 	int ret;
 

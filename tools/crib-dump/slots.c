@@ -99,6 +99,7 @@ void slots_init(struct dump_programs *progs)
 	for (i = 0; i < N_SLOTS(map_slots); i++)
 		*map_at(progs, i) = -1;
 	progs->pins_fd = -1;
+	progs->target = -1;
 }
 
 void slots_close(struct dump_programs *progs)

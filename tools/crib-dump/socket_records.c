@@ -18,7 +18,7 @@ static uint64_t after_socket(const void *last)
 
 int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs)
 {
-	struct dump_socket_ctx ctx = { .pid = pid, .fd = fd };
+	struct dump_socket_ctx ctx = { .target = dump_target(job), .pid = pid, .fd = fd };
 	struct collect_walk walk = {
 		.prog = &job->progs.sockets,
 		.map_fd = job->progs.socket_records,

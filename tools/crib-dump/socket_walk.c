@@ -88,7 +88,7 @@ static int run_queue_program(struct dump_job *job, struct ring_buffer *rb,
 {
 	int ret, retval;
 
-	ret = crib_prog_fd_run(job->progs.socket_queue.fd, ctx, sizeof(*ctx), &retval);
+	ret = crib_prog_fd_run_target(job->progs.socket_queue.fd, ctx, sizeof(*ctx), &retval);
 	if (ret)
 		return tool_fail(&job->err, -ret, "running dump_socket_queue failed");
 	ret = ring_buffer__consume(rb);
@@ -103,7 +103,8 @@ int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_sr
 			 struct skb_list *l)
 {
 	struct dump_queue_ctx ctx = {
-		.pid = job->pid, .fd = fd, .queue = queue, .unix_src = unix_src,
+		.target = dump_target(job), .pid = job->pid, .fd = fd, .queue = queue,
+		.unix_src = unix_src,
 	};
 	struct ring_buffer *rb;
 	size_t before;

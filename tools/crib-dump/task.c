@@ -20,7 +20,8 @@
 int task_read(struct dump_job *job)
 {
 	struct record_list recs = { .kind = DUMP_REC_TASK, .size = sizeof(job->task) };
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	struct dump_ctx ctx = { .target = dump_target(job), .pid = job->pid,
+				.tgid = job->pid };
 	int ret;
 
 	ret = program_collect(&job->progs.task, job->progs.task_records, &ctx, sizeof(ctx),

@@ -31,7 +31,7 @@ static int read_thread_kernel_state(struct dump_job *job, pid_t tid,
 				    struct dump_thread_rec *out)
 {
 	struct record_list recs = { .kind = DUMP_REC_THREAD, .size = sizeof(*out) };
-	struct dump_ctx ctx = { .pid = tid, .tgid = job->pid };
+	struct dump_ctx ctx = { .target = dump_target(job), .pid = tid, .tgid = job->pid };
 	int ret;
 
 	ret = program_collect(&job->progs.thread, job->progs.task_records, &ctx, sizeof(ctx),

@@ -339,7 +339,8 @@ int timers_read(struct dump_job *job)
 	struct record_list posix = { .kind = DUMP_REC_POSIX_TIMER,
 				     .size = sizeof(struct dump_posix_timer_rec) };
 	struct record_list *lists[] = { &sums, &posix };
-	struct dump_ctx ctx = { .pid = job->pid, .tgid = job->pid };
+	struct dump_ctx ctx = { .target = dump_target(job), .pid = job->pid,
+				.tgid = job->pid };
 	const struct dump_timers_rec *sum;
 	struct timer_state *ts;
 	int ret;

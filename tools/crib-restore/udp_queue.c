@@ -24,6 +24,7 @@
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -183,17 +184,20 @@ static const char *result_name(int ret)
 	}
 }
 
-/* Drain the ring into @fd; @want packets are in it. */
+/* Drain the ring into @fd; @want packets are in it.  The run is scoped to this process. */
 static int run(struct sock_job *j, const struct plan_socket *ps, int fd, size_t want)
 {
 	struct restore_udp_ctx ctx = { .pid = getpid(), .fd = fd };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx));
 	char why[160];
-	int ret;
+	int ret, err;
 
-	if (bpf_prog_test_run_opts(j->refill->prog_fd, &opts))
-		return sock_fail(j, ps, "running restore_udp_queue", errno);
-	ret = (int)opts.retval;
+	ctx.target.pidfd = (int)syscall(SYS_pidfd_open, ctx.pid, 0);
+	if (ctx.target.pidfd < 0)
+		return sock_fail(j, ps, "opening its own pidfd", errno);
+	err = crib_prog_fd_run_target(j->refill->prog_fd, &ctx, sizeof(ctx), &ret);
+	close(ctx.target.pidfd);
+	if (err)
+		return sock_fail(j, ps, "running restore_udp_queue", -err);
 	if (ret == -RESTORE_QUEUE) {
 		snprintf(why, sizeof(why), "queueing a datagram again: %s",
 			 strerror(-j->refill->skel->bss->queue_err));
