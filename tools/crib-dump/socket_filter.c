@@ -12,28 +12,14 @@
 #include <linux/filter.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pidfd.h"
 #include "sockets.h"
 
 #ifndef SO_GET_FILTER
 #define SO_GET_FILTER	SO_ATTACH_FILTER
 #endif
-
-/* A copy of the process's descriptor @fd in this one; -1 with errno. */
-static int take_fd(pid_t pid, int fd)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), copy, saved;
-
-	if (pidfd < 0)
-		return -1;
-	copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	saved = errno;
-	close(pidfd);
-	errno = saved;
-	return copy;
-}
 
 /* The program of @sock's filter into @e; errno EACCES for an extended one. */
 static int get_program(int sock, struct socket_entry *e)
@@ -64,7 +50,7 @@ int socket_filter_read(struct dump_job *job, struct socket_entry *e)
 	e->filter_locked = e->k.bits & (1ull << DUMP_SO_LOCK_FILTER);
 	if (!(e->k.bits & (1ull << DUMP_SO_FILTER)))
 		return 0;
-	sock = take_fd(job->pid, fd);
+	sock = pidfd_take_fd(job->pid, fd);
 	if (sock < 0)
 		return tool_fail(&job->err, errno, "process %d, fd %d: cannot take the socket to "
 				 "read its filter", (int)job->pid, fd);

@@ -30,6 +30,7 @@
 
 #include "direct.h"
 #include "mapping.h"
+#include "pidfd.h"
 #include "plan.h"
 #include "shadow_fill.h"
 
@@ -345,20 +346,6 @@ static int write_all(const struct restore_plan *plan, pid_t pid, struct tool_err
 	return 0;
 }
 
-/* The restorer's userfaultfd, as a descriptor of this process; -1 with errno. */
-static int take_uffd(pid_t pid, int fd)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), ret, saved;
-
-	if (pidfd < 0)
-		return -1;
-	ret = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	saved = errno;
-	close(pidfd);
-	errno = saved;
-	return ret;
-}
-
 int direct_fill(struct direct_copiers *c, const struct restore_plan *plan, pid_t pid,
 		const struct rst_args *args, bool copy_fails, struct tool_error *err)
 {
@@ -366,7 +353,7 @@ int direct_fill(struct direct_copiers *c, const struct restore_plan *plan, pid_t
 
 	if (args->uffd < 0)
 		return write_all(plan, pid, err);
-	uffd = take_uffd(pid, args->uffd);
+	uffd = pidfd_take_fd(pid, args->uffd);
 	if (uffd < 0)
 		return tool_fail(err, errno, "cannot take the userfaultfd of process %d", (int)pid);
 	if (copy_all(c, uffd, plan, copy_fails)) {
