@@ -404,7 +404,8 @@ int ghost_strip_deleted(char *path);
 int files_collect(struct dump_job *job, struct record_list *recs);
 /*
  * The sockets of @pid (only the one at @fd unless it is -1) as dump_sockets
- * sends them, resuming when the ring buffer filled up.
+ * sends them, resuming when the ring buffer filled up.  @pid is in the
+ * dump's tree, or crib-dump itself.
  */
 int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs);
 int files_read(struct dump_job *job);
