@@ -52,9 +52,3 @@ int socket_filter_attach(struct sock_job *j, const struct plan_socket *ps, int f
 		return sock_fail(j, ps, "locking its filter (SO_LOCK_FILTER)", errno);
 	return 0;
 }
-
-void socket_filter_free(struct plan_socket *ps)
-{
-	free(ps->filter);
-	ps->filter = NULL;
-}

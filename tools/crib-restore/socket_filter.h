@@ -16,6 +16,5 @@ int socket_filter_take(struct restore_tree *tree, const struct crib_socket_filte
  * them).
  */
 int socket_filter_attach(struct sock_job *j, const struct plan_socket *ps, int fd);
-void socket_filter_free(struct plan_socket *ps);
 
 #endif /* CRIB_RESTORE_SOCKET_FILTER_H */

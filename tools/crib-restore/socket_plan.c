@@ -11,7 +11,6 @@
 #include <sys/socket.h>
 
 #include "plan.h"
-#include "socket_filter.h"
 #include "socket_plan.h"
 
 bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *val)
@@ -164,7 +163,7 @@ void plan_free_sockets(struct restore_tree *tree)
 		free(tree->sockets.items[i].opt_values);
 		free_queue(&tree->sockets.items[i].recv);
 		free_queue(&tree->sockets.items[i].send);
-		socket_filter_free(&tree->sockets.items[i]);
+		free(tree->sockets.items[i].filter);
 	}
 	array_free(&tree->sockets);
 }
