@@ -480,7 +480,7 @@ static void set_thread_state(struct rst_args *a, struct rst_thread *t)
 	queue_signals(a, t, at(a, t->pending_off), t->n_pending, 0);
 }
 
-/* ---- a thread's own attributes: scheduling, I/O, speculation (sched.c, security.c) ---- */
+/* ---- a thread's own attributes: scheduling, I/O, speculation (threads.c, task.c) ---- */
 
 /*
  * What each thread sets for itself once every thread is made, since a
