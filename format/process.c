@@ -56,6 +56,8 @@ static const struct crib_field process_fields[] = {
 	CRIB_F(38, CRIB_FT_INT, 0, struct crib_process, oom_score_adj, 0, NULL),
 	CRIB_F(39, CRIB_FT_UINT, X, struct crib_process, cpus, 0, NULL),
 	CRIB_F(40, CRIB_FT_UINT, 0, struct crib_process, timer_slack_ns, 0, NULL),
+	CRIB_F(41, CRIB_FT_BOOL, 0, struct crib_process, sched_reset_on_fork, 0, NULL),
+	CRIB_F(42, CRIB_FT_UINT, X, struct crib_process, membarrier, 0, NULL),
 };
 const struct crib_struct_desc crib_process_desc =
 	CRIB_DESC("process", struct crib_process, process_fields);
@@ -127,6 +129,10 @@ static const struct crib_field thread_fields[] = {
 	CRIB_F(17, CRIB_FT_UINT, 0, struct crib_thread, pdeath_signal, 0, NULL),
 	CRIB_F(18, CRIB_FT_BOOL, 0, struct crib_thread, own_creds, 0, NULL),
 	CRIB_F(19, CRIB_FT_STRUCT, 0, struct crib_thread, creds, 0, &creds_desc),
+	CRIB_F(20, CRIB_FT_UINT, X, struct crib_thread, ioprio, 0, NULL),
+	CRIB_F(21, CRIB_FT_UINT, 0, struct crib_thread, spec_store_bypass, 0, NULL),
+	CRIB_F(22, CRIB_FT_UINT, 0, struct crib_thread, spec_indirect_branch, 0, NULL),
+	CRIB_F(23, CRIB_FT_UINT, X, struct crib_thread, securebits, 0, NULL),
 };
 const struct crib_struct_desc crib_thread_desc =
 	CRIB_DESC("thread", struct crib_thread, thread_fields);

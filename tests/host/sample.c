@@ -66,6 +66,8 @@ static int write_process(struct crib_writer *w, uint64_t pid, uint64_t ppid, con
 		.stop_signal = pid == 101 ? 19 : 0,	/* SIGSTOP */
 		.oom_score_adj = pid == 101 ? -500 : 300,
 		.cpus = 0x5, .timer_slack_ns = 50000,
+		.sched_reset_on_fork = pid == 100,
+		.membarrier = pid == 100 ? 16 : 0,	/* MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED */
 	};
 
 	return crib_write_process(w, &p);
@@ -110,6 +112,11 @@ static int write_thread(struct crib_writer *w, uint64_t pid, uint64_t tid)
 			.uid = 2000, .gid = 2000, .euid = 2000, .egid = 2000, .suid = 2000,
 			.sgid = 2000, .fsuid = 2000, .fsgid = 2000, .cap_bnd = 0x1ffffffffffull,
 		};
+		/* and set its own securebits, I/O priority and speculation controls */
+		t.securebits = 0x30;		/* SECBIT_KEEP_CAPS, locked */
+		t.ioprio = 2 << 13 | 7;		/* best effort, lowest */
+		t.spec_store_bypass = 16;	/* PR_SPEC_DISABLE_NOEXEC */
+		t.spec_indirect_branch = 8;	/* PR_SPEC_FORCE_DISABLE */
 	}
 
 	for (size_t i = 0; i < sizeof(xstate); i++)

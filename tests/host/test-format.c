@@ -258,6 +258,17 @@ static void test_roundtrip(bool big)
 			tap_check(&t, rec.u.thread.own_creds && rec.u.thread.creds.euid == 2000 &&
 				  rec.u.thread.creds.cap_bnd == 0x1ffffffffffull,
 				  "roundtrip: a thread's own credentials");
+		if (rec.type == CRIB_REC_THREAD && rec.u.thread.tid == 102)
+			tap_check(&t, rec.u.thread.securebits == 0x30 &&
+				  rec.u.thread.ioprio == (2 << 13 | 7) &&
+				  rec.u.thread.spec_store_bypass == 16 &&
+				  rec.u.thread.spec_indirect_branch == 8,
+				  "roundtrip: a thread's securebits, I/O priority and speculation "
+				  "controls");
+		if (rec.type == CRIB_REC_PROCESS && rec.u.process.pid == 100)
+			tap_check(&t, rec.u.process.sched_reset_on_fork &&
+				  rec.u.process.membarrier == 16,
+				  "roundtrip: SCHED_RESET_ON_FORK and membarrier registrations");
 		if (rec.type == CRIB_REC_PROCESS && rec.u.process.pid == 103)
 			tap_check(&t, rec.u.process.zombie && rec.u.process.exit_status == 0x300 &&
 				  rec.u.process.ppid == 101, "roundtrip: a zombie and its status");

@@ -198,14 +198,6 @@ REFUSED_STATE = {
         "import time\n"
         "time.sleep(0.5)\n",
         "share a seccomp filter that not all its threads run under"),
-    "securebits": (
-        "import ctypes\n"
-        "assert ctypes.CDLL(None).prctl(28, 0x10, 0, 0, 0) == 0  # SECBIT_KEEP_CAPS\n",
-        "it set securebits (PR_SET_SECUREBITS) (16)"),
-    "a membarrier registration": (
-        "import ctypes\n"
-        "assert ctypes.CDLL(None).syscall(324, 16, 0, 0) == 0  # PRIVATE_EXPEDITED\n",
-        "registered with membarrier(2)"),
     "syscall user dispatch": (
         "import ctypes\n"
         "assert ctypes.CDLL(None).prctl(59, 1, ctypes.c_ulong(0), ctypes.c_ulong(1 << 47), "
@@ -217,13 +209,15 @@ REFUSED_STATE = {
         "a = ctypes.addressof(ctypes.c_char.from_buffer(m))\n"
         "assert ctypes.CDLL(None).syscall(325, ctypes.c_ulong(a), 8192, 1) == 0  # mlock2\n",
         "memory locked on fault (mlock2(MLOCK_ONFAULT))"),
-    "SCHED_RESET_ON_FORK": (
-        "import os\n"
-        "os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, os.sched_param(0))\n",
-        "its scheduling policy has SCHED_RESET_ON_FORK"),
+    "SCHED_RESET_ON_FORK in one thread": (
+        IN_THREAD % "os.sched_setscheduler(0, os.SCHED_OTHER | os.SCHED_RESET_ON_FORK, "
+        "os.sched_param(0))",
+        "its scheduling policy, priority, nice value or SCHED_RESET_ON_FORK differs from "
+        "its process's leader's"),
     "a thread's own nice value": (
         IN_THREAD % "os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 5)",
-        "its scheduling policy, priority or nice value differs from its process's leader's"),
+        "its scheduling policy, priority, nice value or SCHED_RESET_ON_FORK differs from "
+        "its process's leader's"),
     "a thread's own timer slack": (
         IN_THREAD % "ctypes.CDLL(None).prctl(29, 1000, 0, 0, 0)",
         "its timer slack differs from its process's leader's"),

@@ -3,6 +3,7 @@
 """crib-dump against the workloads, each dumped with --leave-running and
 every dumped fact checked against procfs or the workload's own account;
 then the default mode, which kills the process once dumped.  TAP."""
+import ctypes
 import os
 import resource
 import stat
@@ -389,8 +390,49 @@ def test_seccomp():
         w.stop()
 
 
+# What /proc/PID/task/TID/status says of a thread's PR_SET_SPECULATION_CTRL.
+SPEC_SHOWN = {"thread mitigated": (4, 16), "thread force mitigated": (8,)}
+SYS_ioprio_get = 252
+
+
+def test_threadattrs():
+    """What threadattrs sets, as the dump read it from the kernel: against
+    procfs and ioprio_get(2) where they show it, against the workload's own
+    account for membarrier and securebits, which nothing outside shows."""
+    w = Workload("threadattrs", "@DIR@")
+    try:
+        doc = dump_and_check("threadattrs", w, w.path("snap"))
+        if not doc:
+            return
+        locked = int(w.ready.split()[0])
+        p = records(doc, "process")[0]
+        reset = bool(os.sched_getscheduler(w.pid) & os.SCHED_RESET_ON_FORK)
+        t.eq((p.get("sched_reset_on_fork", False), p.get("membarrier", 0)), (reset, 4 | 16 | 64),
+             "threadattrs: SCHED_RESET_ON_FORK (sched_getscheduler) and the membarrier "
+             "registrations (global, private, sync-core)")
+        threads = {th["tid"]: th for th in records(doc, "thread")}
+        t.eq({tid: threads[tid].get("securebits", 0) for tid in (w.pid, locked)},
+             {w.pid: 0x01, locked: 0xf0}, "threadattrs: each thread's securebits")
+        bad = []
+        libc = ctypes.CDLL(None, use_errno=True)
+        for tid, th in threads.items():
+            status = proc_status(w.pid, tid)
+            for key, row in (("spec_store_bypass", "Speculation_Store_Bypass"),
+                             ("spec_indirect_branch", "SpeculationIndirectBranch")):
+                if th.get(key, 0) not in SPEC_SHOWN.get(status.get(row), (0,)):
+                    bad.append("%d: %s %d, status %r" % (tid, key, th.get(key, 0),
+                                                         status.get(row)))
+            ioprio = libc.syscall(SYS_ioprio_get, 1, tid)
+            if th.get("ioprio", 0) != max(ioprio, 0):
+                bad.append("%d: ioprio %d, ioprio_get %d" % (tid, th.get("ioprio", 0), ioprio))
+        t.check(not bad, "threadattrs: every thread's speculation controls (procfs) and I/O "
+                "priority (ioprio_get)", "\n".join(bad))
+    finally:
+        w.stop()
+
+
 for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-             test_seccomp):
+             test_seccomp, test_threadattrs):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run

@@ -517,6 +517,36 @@ def thread_filters(pid, tid):
             if line.startswith(("Seccomp:", "Seccomp_filters:"))]
 
 
+class ThreadAttrs(Case):
+    """membarrier registrations, SCHED_RESET_ON_FORK in every thread, and
+    securebits, I/O priority and speculation controls of a thread's own:
+    the workload checks them itself, as only it can read most of them."""
+    workload = ("threadattrs", "@DIR@")
+
+    def start(self, parent=None):
+        w = Case.start(self, parent)
+        t.eq(self_check(w.pid, w.path("check"), 90), "ok\n",
+             "threadattrs: the original passes its own check")
+        os.unlink(w.path("check"))
+        return w
+
+    def notes(self, w):
+        locked, ioprio, spec = read(w.path("ready")).split()
+        if ioprio == "-":
+            t.diag("threadattrs: this kernel has no I/O priority to carry")
+        if spec == "-":
+            t.diag("threadattrs: this CPU offers no speculation control to carry")
+        return {"locked": int(locked)}
+
+    def check(self, pid, notes):
+        t.check(os.path.exists("/proc/%d/task/%d" % (pid, notes["locked"])),
+                "threadattrs: the second thread runs again")
+        redump("threadattrs", pid, in_dir(notes, "snap.crib"))
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "threadattrs: its own check passes (membarrier registrations, "
+             "SCHED_RESET_ON_FORK, securebits, I/O priority, speculation controls)")
+
+
 class HeapFast(Heap):
     """Pages stored, not compressed, and read back through a pipe."""
     dump_args = ("--fast",)
@@ -540,7 +570,8 @@ class ChurnPreCopy(Case):
 MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fast"),
             ChurnPreCopy("churn --pre-copy"),
             Maps("maps"), Pipe("pipe"), Threads("threads"), Attrs("attrs"), Signals("signals"),
-            Seccomp("seccomp"), SocketFilter("socket filter"), Events("events"))
+            Seccomp("seccomp"), SocketFilter("socket filter"), ThreadAttrs("threadattrs"),
+            Events("events"))
 # In one boot, also a process of an ordinary user, one with SIGTRAP pending and
 # a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
@@ -618,7 +649,8 @@ def test_verify_difference():
 # again), the new process before the restorer, the restorer, the tracer.
 FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "attributes", "start", "rseq", "unmap",
                "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer", "seccomp", "thread",
-               "posix-timer", "sigqueue", "rlimit", "thread-state", "creds", "done", "registers",
+               "posix-timer", "sigqueue", "rlimit", "membarrier", "thread-state", "sched", "ioprio",
+               "spec-ctrl", "creds", "securebits", "done", "registers",
                "seals", "resume", "unlock", "detach")
 
 
@@ -800,7 +832,7 @@ def run_all():
 
 def main():
     return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
-                               MIGRATED, (30200, 200))
+                               MIGRATED, (30200, 180))
 
 
 if __name__ == "__main__":

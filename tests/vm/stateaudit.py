@@ -536,6 +536,7 @@ class SchedAttr(ctypes.Structure):
 
 
 SYS_sched_getattr = 315
+SYS_ioprio_get = 252
 
 
 def capture_sched_attr(c, where, tid):
@@ -548,6 +549,10 @@ def capture_sched_attr(c, where, tid):
         c.put(where, "sched_getaffinity", sorted(os.sched_getaffinity(tid)))
     except OSError:
         pass
+    # ioprio_get(IOPRIO_WHO_PROCESS, tid): fails where there is no block layer
+    ioprio = _libc.syscall(SYS_ioprio_get, 1, tid)
+    if ioprio >= 0:
+        c.put(where, "ioprio", ioprio)
 
 
 def capture(root):

@@ -72,6 +72,23 @@
 
 /* include/linux/sched.h: task_struct.flags (the 9th field of /proc/PID/stat) */
 #define PF_EXITING		0x00000004
+
+/* include/linux/sched.h: task_struct.atomic_flags, PR_SET_SPECULATION_CTRL's */
+#define PFA_SPEC_SSB_DISABLE		(1u << 3)
+#define PFA_SPEC_SSB_FORCE_DISABLE	(1u << 4)
+#define PFA_SPEC_IB_DISABLE		(1u << 5)
+#define PFA_SPEC_IB_FORCE_DISABLE	(1u << 6)
+#define PFA_SPEC_SSB_NOEXEC		(1u << 7)
+
+/* include/linux/sched/mm.h: mm_struct.membarrier_state */
+#define MEMBARRIER_STATE_PRIVATE_EXPEDITED_READY		(1u << 0)
+#define MEMBARRIER_STATE_PRIVATE_EXPEDITED			(1u << 1)
+#define MEMBARRIER_STATE_GLOBAL_EXPEDITED_READY			(1u << 2)
+#define MEMBARRIER_STATE_GLOBAL_EXPEDITED			(1u << 3)
+#define MEMBARRIER_STATE_PRIVATE_EXPEDITED_SYNC_CORE_READY	(1u << 4)
+#define MEMBARRIER_STATE_PRIVATE_EXPEDITED_SYNC_CORE		(1u << 5)
+#define MEMBARRIER_STATE_PRIVATE_EXPEDITED_RSEQ_READY		(1u << 6)
+#define MEMBARRIER_STATE_PRIVATE_EXPEDITED_RSEQ			(1u << 7)
 /* include/linux/sched.h: task_struct.exit_state */
 #define EXIT_ZOMBIE		0x00000020
 

@@ -287,6 +287,7 @@ int task_check(struct dump_tree *tree);
 int resolve_checked_path(struct dump_job *job, const char *what, const struct dump_inode_id *id,
 			 char *buf, size_t size);
 int task_write(struct dump_job *job);
+long membarrier_commands(unsigned int state);
 
 /* Each thread's kernel side, read and checked (threads_read) before it is written. */
 int threads_read(struct dump_job *job);
@@ -295,10 +296,13 @@ int threads_write(struct dump_job *job);
 /*
  * Refuse, naming the process and thread, a thread's scheduling (sched.c)
  * or its sandboxes and speculation controls (security.c) that no record
- * carries; the process record carries the leader's scheduling.
+ * carries; the process record carries the leader's scheduling.  The fill
+ * functions put what the thread record carries of them in @t.
  */
 int sched_check_thread(struct dump_job *job, const struct dump_thread_rec *t);
 int security_check_thread(struct dump_job *job, const struct dump_thread_rec *t);
+void sched_fill_thread(const struct dump_thread_rec *kt, struct crib_thread *t);
+void security_fill_thread(const struct dump_thread_rec *kt, struct crib_thread *t);
 
 /*
  * Seccomp (seccomp.c): once the threads are read, each one's mode and

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The process record: identity, credentials, scheduling, limits, fs
- * context, and the process's place in its tree (its parent, a zombie's
- * status, a job-control stop).
+ * context, membarrier registrations, and the process's place in its tree
+ * (its parent, a zombie's status, a job-control stop).
  */
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -96,6 +97,42 @@ int resolve_checked_path(struct dump_job *job, const char *what, const struct du
 	return 0;
 }
 
+/*
+ * The membarrier(2) registrations an address space's state records, as the
+ * MEMBARRIER_CMD_REGISTER_* commands that made them, or'ed; -1 when those
+ * commands would not make that state again exactly: a registration caught
+ * half made, or a bit this does not know.  Each command sets its READY bit
+ * last, with the bits it needs, which the private ones share.
+ */
+long membarrier_commands(unsigned int state)
+{
+	static const struct {
+		unsigned int ready, sets, command;
+	} regs[] = {
+		{ MEMBARRIER_STATE_GLOBAL_EXPEDITED_READY, MEMBARRIER_STATE_GLOBAL_EXPEDITED,
+		  MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED },
+		{ MEMBARRIER_STATE_PRIVATE_EXPEDITED_READY, MEMBARRIER_STATE_PRIVATE_EXPEDITED,
+		  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED },
+		{ MEMBARRIER_STATE_PRIVATE_EXPEDITED_SYNC_CORE_READY,
+		  MEMBARRIER_STATE_PRIVATE_EXPEDITED | MEMBARRIER_STATE_PRIVATE_EXPEDITED_SYNC_CORE,
+		  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE },
+		{ MEMBARRIER_STATE_PRIVATE_EXPEDITED_RSEQ_READY,
+		  MEMBARRIER_STATE_PRIVATE_EXPEDITED | MEMBARRIER_STATE_PRIVATE_EXPEDITED_RSEQ,
+		  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ },
+	};
+	unsigned int made = 0;
+	long commands = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		if (!(state & regs[i].ready))
+			continue;
+		made |= regs[i].ready | regs[i].sets;
+		commands |= regs[i].command;
+	}
+	return made == state ? commands : -1;
+}
+
 /* What two processes of a tree can share that a restore does not share again. */
 static const char *shared_with(const struct dump_task_rec *a, const struct dump_task_rec *b)
 {
@@ -125,9 +162,9 @@ int task_check(struct dump_tree *tree)
 
 	for (i = 0; i < tree->procs.n; i++) {
 		job = tree->procs.items[i];
-		if (!job->zombie && job->task.membarrier_state)
-			return tool_fail(&tree->err, 0, "process %d registered with membarrier(2) "
-					 "(state %#x), which a snapshot does not carry: that cannot "
+		if (!job->zombie && membarrier_commands(job->task.membarrier_state) < 0)
+			return tool_fail(&tree->err, 0, "process %d: its membarrier(2) registrations "
+					 "(state %#x) are not what registering makes: that cannot "
 					 "be restored", (int)job->pid, job->task.membarrier_state);
 		if (i && job->task.exit_signal != SIGCHLD)
 			return tool_fail(&tree->err, 0, "process %d was made by clone() with exit "
@@ -236,6 +273,8 @@ int task_write(struct dump_job *job)
 		.oom_score_adj = t->oom_score_adj,
 		.cpus = t->attrs.cpus,
 		.timer_slack_ns = t->attrs.timer_slack_ns,
+		.sched_reset_on_fork = t->attrs.reset_on_fork,
+		.membarrier = (uint64_t)membarrier_commands(t->membarrier_state),
 	};
 	if (crib_write_process(job->writer, &p))
 		return tool_fail(&job->err, 0, "writing the process record: %s",

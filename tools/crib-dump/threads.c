@@ -99,7 +99,8 @@ static void thread_creds(const struct dump_job *job, const struct dump_creds *c,
 	const struct dump_creds *l = &job->task.creds;
 	unsigned int i, n = c->ngroups < DUMP_MAX_GROUPS ? c->ngroups : DUMP_MAX_GROUPS;
 
-	if (!memcmp(c, l, offsetof(struct dump_creds, groups)) &&
+	/* securebits are in every thread record */
+	if (!memcmp(c, l, offsetof(struct dump_creds, securebits)) &&
 	    !memcmp(c->groups, l->groups, n * sizeof(c->groups[0])) &&
 	    c->cap_eff == l->cap_eff && c->cap_prm == l->cap_prm && c->cap_inh == l->cap_inh &&
 	    c->cap_bnd == l->cap_bnd && c->cap_amb == l->cap_amb)
@@ -183,6 +184,8 @@ static int write_thread(struct dump_job *job, const struct dump_thread_rec *kt,
 	t.robust_list_len = kt->robust_list ? 24 : 0;
 	t.pdeath_signal = (uint64_t)kt->pdeath_signal;
 	thread_creds(job, &kt->creds, &t, groups);
+	sched_fill_thread(kt, &t);
+	security_fill_thread(kt, &t);
 	if (read_rseq(job, tid, &t))
 		return -1;
 	if (t.rseq && note_rseq_area(job, t.rseq))

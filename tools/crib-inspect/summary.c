@@ -89,6 +89,9 @@ static void print_process(const struct crib_process *p)
 	if (p->cpus || p->timer_slack_ns || p->oom_score_adj)
 		printf("  cpus 0x%" PRIx64 "  timer slack %" PRIu64 " ns  oom_score_adj %" PRId64 "\n",
 		       p->cpus, p->timer_slack_ns, p->oom_score_adj);
+	if (p->sched_reset_on_fork || p->membarrier)
+		printf("  %smembarrier registrations 0x%" PRIx64 "\n",
+		       p->sched_reset_on_fork ? "SCHED_RESET_ON_FORK  " : "", p->membarrier);
 	printf("  cwd ");
 	print_path(p->cwd);
 	if (p->cwd_unlinked)
@@ -122,6 +125,10 @@ static void print_thread(const struct crib_thread *t)
 		       t->creds.cap_eff, t->creds.cap_prm);
 	if (t->pdeath_signal)
 		printf("    parent-death signal %" PRIu64 "\n", t->pdeath_signal);
+	if (t->securebits || t->ioprio || t->spec_store_bypass || t->spec_indirect_branch)
+		printf("    securebits 0x%" PRIx64 "  ioprio 0x%" PRIx64 "  speculation controls: "
+		       "store bypass %" PRIu64 ", indirect branch %" PRIu64 "\n", t->securebits,
+		       t->ioprio, t->spec_store_bypass, t->spec_indirect_branch);
 	print_siginfo_list(t->pending, t->n_pending);
 }
 

@@ -178,6 +178,11 @@ const char *area_step_name(uint32_t step)
 		[RST_STEP_POSIX_TIMER] = "creating a POSIX timer",
 		[RST_STEP_SECCOMP] = "installing a seccomp filter",
 		[RST_STEP_CREDS] = "setting credentials",
+		[RST_STEP_SCHED] = "setting SCHED_RESET_ON_FORK",
+		[RST_STEP_IOPRIO] = "setting the I/O priority (ioprio_set)",
+		[RST_STEP_SPEC_CTRL] = "setting a speculation control (PR_SET_SPECULATION_CTRL)",
+		[RST_STEP_SECUREBITS] = "setting securebits (PR_SET_SECUREBITS)",
+		[RST_STEP_MEMBARRIER] = "registering with membarrier(2)",
 		[RST_STEP_DONE] = "finishing",
 	};
 

@@ -46,6 +46,10 @@ struct plan_thread {
 	uint64_t pdeath_signal;
 	bool own_creds;			/* else the process's */
 	struct crib_creds creds;	/* groups owned by the plan */
+	uint64_t securebits;
+	uint64_t ioprio;
+	uint64_t spec_store_bypass;	/* PR_SPEC_*; 0 not set */
+	uint64_t spec_indirect_branch;
 	uint64_t seccomp_mode;		/* enum crib_seccomp_mode; 0 none (seccomp.c) */
 	const struct plan_seccomp_filter **seccomp;	/* the first installed first */
 	size_t n_seccomp;

@@ -32,6 +32,8 @@
 #define SIGSET_SIZE		8
 #define SIGTRAP			5
 #define RSEQ_FLAG_UNREGISTER	1
+#define IOPRIO_WHO_PROCESS	1	/* with 0: the calling thread */
+#define CAP_SETPCAP_BIT		(1ULL << CAP_SETPCAP)
 
 typedef unsigned long size_t;
 #define NULL ((void *)0)
@@ -345,6 +347,43 @@ static void queue_signals(struct rst_args *a, struct rst_thread *t,
 
 /* ---- threads: credentials, per-thread state, creation (threads.c) ---- */
 
+static long set_caps(__u64 eff, __u64 prm, __u64 inh)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = {
+		{ (__u32)eff, (__u32)prm, (__u32)inh },
+		{ (__u32)(eff >> 32), (__u32)(prm >> 32), (__u32)(inh >> 32) },
+	};
+
+	return sys2(__NR_capset, &hdr, data);
+}
+
+/*
+ * Securebits, lock bits included, take CAP_SETPCAP; a uid change took it
+ * out of the effective set (KEEPCAPS keeps only the permitted one), so
+ * it is made effective again for them, then dropped with the exact sets.
+ * Setting them also sets SECBIT_KEEP_CAPS as the thread had it, where
+ * PR_SET_KEEPCAPS would otherwise clear it.
+ */
+static void set_securebits(struct rst_args *a, struct rst_thread *t)
+{
+	struct rst_creds *c = &t->creds;
+	long ret = 0;
+
+	enter(a, t, RST_STEP_SECUREBITS);
+	if (!c->securebits)
+		return;
+	if (c->change)
+		ret = set_caps(c->cap_prm | CAP_SETPCAP_BIT, c->cap_prm | CAP_SETPCAP_BIT,
+			       c->cap_inh);
+	if (!ret)
+		ret = sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0);
+	if (ret)
+		fail(a, t, RST_STEP_SECUREBITS, ret, c->securebits);
+}
+
 /*
  * Per-thread credentials: the kernel keeps them per thread, not per
  * process, and a thread may have changed its own.  The parent-death
@@ -353,19 +392,13 @@ static void queue_signals(struct rst_args *a, struct rst_thread *t,
 static void set_creds(struct rst_args *a, struct rst_thread *t)
 {
 	struct rst_creds *c = &t->creds;
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = {
-		{ (__u32)c->cap_eff, (__u32)c->cap_prm, (__u32)c->cap_inh },
-		{ (__u32)(c->cap_eff >> 32), (__u32)(c->cap_prm >> 32),
-		  (__u32)(c->cap_inh >> 32) },
-	};
 	long ret;
 
 	enter(a, t, RST_STEP_CREDS);
-	if (!c->change)
+	if (!c->change) {
+		set_securebits(a, t);
 		return;
+	}
 	ret = sys2(__NR_setgroups, c->n_groups, c->groups);
 	if (!ret)
 		ret = sys3(__NR_setresgid, c->gid, c->egid, c->sgid);
@@ -378,9 +411,11 @@ static void set_creds(struct rst_args *a, struct rst_thread *t)
 		ret = sys3(__NR_setresuid, c->uid, c->euid, c->suid);
 	if (!ret)
 		ret = sys1(__NR_setfsuid, c->fsuid) < 0 ? -1 : 0;
-	if (!ret)
-		ret = sys2(__NR_capset, &hdr, data);
-	if (!ret)
+	if (ret)
+		fail(a, t, RST_STEP_CREDS, ret, 0);
+	set_securebits(a, t);
+	ret = set_caps(c->cap_eff, c->cap_prm, c->cap_inh);
+	if (!ret && !c->securebits)
 		ret = sys5(__NR_prctl, PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	if (ret)
 		fail(a, t, RST_STEP_CREDS, ret, 0);
@@ -443,6 +478,64 @@ static void set_thread_state(struct rst_args *a, struct rst_thread *t)
 	if (ret)
 		fail(a, t, RST_STEP_THREAD_STATE, ret, 0);
 	queue_signals(a, t, at(a, t->pending_off), t->n_pending, 0);
+}
+
+/* ---- a thread's own attributes: scheduling, I/O, speculation (threads.c, task.c) ---- */
+
+/*
+ * What each thread sets for itself once every thread is made, since a
+ * thread passes these on to those it clones: SCHED_RESET_ON_FORK (which
+ * a clone undoes), its I/O priority and speculation controls (which a
+ * forced disable would make impossible to set back).  Before its
+ * credentials drop the privileges they take.
+ */
+static void set_thread_attrs(struct rst_args *a, struct rst_thread *t)
+{
+	__s32 priority = (__s32)a->sched_priority;
+	long ret;
+
+	enter(a, t, RST_STEP_SCHED);
+	if (a->reset_on_fork) {
+		ret = sys3(__NR_sched_setscheduler, 0, a->sched_policy | SCHED_RESET_ON_FORK,
+			   &priority);
+		if (ret)
+			fail(a, t, RST_STEP_SCHED, ret, a->sched_policy);
+	}
+	enter(a, t, RST_STEP_IOPRIO);
+	if (t->ioprio) {
+		ret = sys3(__NR_ioprio_set, IOPRIO_WHO_PROCESS, 0, t->ioprio);
+		if (ret)
+			fail(a, t, RST_STEP_IOPRIO, ret, t->ioprio);
+	}
+	enter(a, t, RST_STEP_SPEC_CTRL);
+	if (t->spec_store_bypass) {
+		ret = sys5(__NR_prctl, PR_SET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS,
+			   t->spec_store_bypass, 0, 0);
+		if (ret)
+			fail(a, t, RST_STEP_SPEC_CTRL, ret, t->spec_store_bypass);
+	}
+	if (t->spec_indirect_branch) {
+		ret = sys5(__NR_prctl, PR_SET_SPECULATION_CTRL, PR_SPEC_INDIRECT_BRANCH,
+			   t->spec_indirect_branch, 0, 0);
+		if (ret)
+			fail(a, t, RST_STEP_SPEC_CTRL, ret, t->spec_indirect_branch);
+	}
+}
+
+/* The address space's membarrier(2) registrations, one command per bit. */
+static void register_membarrier(struct rst_args *a)
+{
+	__u32 bit;
+	long ret;
+
+	enter(a, NULL, RST_STEP_MEMBARRIER);
+	for (bit = 1; bit && bit <= a->membarrier; bit <<= 1) {
+		if (!(a->membarrier & bit))
+			continue;
+		ret = sys3(__NR_membarrier, bit, 0, 0);
+		if (ret)
+			fail(a, NULL, RST_STEP_MEMBARRIER, ret, bit);
+	}
 }
 
 /* ---- seccomp: filters and strict mode (seccomp.c) ---- */
@@ -508,6 +601,7 @@ void rst_thread_main(struct rst_thread_start *s)
 	struct rst_thread *t = s->thread;
 
 	set_thread_state(a, t);
+	set_thread_attrs(a, t);
 	set_seccomp(a, t);
 	set_creds(a, t);
 	set_pdeath_signal(a, t);
@@ -704,7 +798,9 @@ void rst_main(struct rst_args *a)
 	/* The threads are started: the limits may be tighter than what that took. */
 	enter(a, NULL, RST_STEP_RLIMIT);
 	set_rlimits(a);
+	register_membarrier(a);
 	set_thread_state(a, leader);
+	set_thread_attrs(a, leader);
 	set_seccomp(a, leader);
 	set_creds(a, leader);
 	set_pdeath_signal(a, leader);

@@ -47,6 +47,11 @@ enum rst_step {
 	RST_STEP_POSIX_TIMER,
 	RST_STEP_SECCOMP,
 	RST_STEP_CREDS,
+	RST_STEP_SCHED,
+	RST_STEP_IOPRIO,
+	RST_STEP_SPEC_CTRL,
+	RST_STEP_SECUREBITS,
+	RST_STEP_MEMBARRIER,
 	RST_STEP_DONE,
 };
 
@@ -165,7 +170,7 @@ struct rst_creds {
 	__u32 groups[RST_MAX_GROUPS];
 	__u64 cap_eff, cap_prm, cap_inh;
 	__u32 change;		/* 0: the restorer's own (root) credentials are right */
-	__u32 pad;
+	__u32 securebits;	/* PR_SET_SECUREBITS; 0: left as they are, none */
 };
 
 /*
@@ -199,6 +204,11 @@ struct rst_thread {
 	__s32 pdeath_signal;	/* PR_SET_PDEATHSIG, set after the credentials */
 	__u32 seccomp_mode;	/* SECCOMP_MODE_STRICT: set last; else 0 */
 	__u64 n_seccomp, seccomp_off;	/* rst_seccomp_filter[]: its own, oldest first */
+	/* set by the thread itself once the threads are made; 0: not set */
+	__u32 ioprio;		/* ioprio_set(2) */
+	__u32 spec_store_bypass;	/* PR_SET_SPECULATION_CTRL's PR_SPEC_* */
+	__u32 spec_indirect_branch;
+	__u32 pad1;
 	__s64 error;		/* -errno of the failed step */
 	__u32 step;		/* enum rst_step reached */
 	__u32 pad2;
@@ -246,6 +256,14 @@ struct rst_args {
 	__u32 rlimits_set;		/* bit n: rlimits[n] is given */
 	struct rst_rlimit rlimits[RST_NR_RLIMITS];
 	__u32 dumpable;			/* PR_SET_DUMPABLE, once every thread has its credentials */
+	__u32 membarrier;		/* MEMBARRIER_CMD_REGISTER_* to make, or'ed */
+	/*
+	 * SCHED_RESET_ON_FORK: each thread sets it with its policy and
+	 * priority once the threads are made, since a clone would undo it.
+	 */
+	__u32 reset_on_fork;
+	__u32 sched_policy;
+	__u32 sched_priority;
 	__u32 pad0;
 	/* Testing aid (CRIB_RESTORE_FAULT): 1 + the enum rst_step to fail at; 0: none. */
 	__u32 fault_step;

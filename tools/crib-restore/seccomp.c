@@ -224,8 +224,9 @@ static uint64_t fill_filters(struct rst_args *a, const struct plan_seccomp_filte
 
 /*
  * SECCOMP_FILTER_FLAG_SPEC_ALLOW on every filter: a filter installed
- * without it may turn on a speculation mitigation, which crib-dump found
- * off (it refuses one that is on).  After threads_fill().
+ * without it may force a speculation mitigation on, where the thread
+ * record says what the thread had, which the restorer sets itself.
+ * After threads_fill().
  */
 void seccomp_fill(struct rst_args *a, const struct restore_plan *plan, uint64_t off)
 {

@@ -83,7 +83,10 @@ int task_check_dirs(const struct restore_plan *plan, struct tool_error *err)
 
 /* ---- for the restorer ---- */
 
-/* The process-wide attributes the restorer sets: its limits, dumpable. */
+/*
+ * The process-wide attributes the restorer sets: its limits, dumpable,
+ * membarrier registrations, and SCHED_RESET_ON_FORK for its threads.
+ */
 void task_fill(struct rst_args *a, const struct restore_plan *plan)
 {
 	const struct crib_process *p = &plan->proc;
@@ -98,6 +101,10 @@ void task_fill(struct rst_args *a, const struct restore_plan *plan)
 		a->rlimits_set |= 1u << p->rlimits[i].resource;
 	}
 	a->dumpable = p->dumpable == 1 ? 1 : 0;
+	a->membarrier = (uint32_t)p->membarrier;
+	a->reset_on_fork = p->sched_reset_on_fork;
+	a->sched_policy = (uint32_t)p->sched_policy;
+	a->sched_priority = (uint32_t)p->sched_priority;
 }
 
 void task_free(struct restore_plan *plan)

@@ -2,7 +2,8 @@
 /*
  * Thread records: each thread's registers, signal mask, alternate stack,
  * tid address, robust list, rseq area, parent-death signal, credentials
- * and pending signals, as the restorer and the tracer give them back.
+ * and securebits, I/O priority, speculation controls and pending signals,
+ * as the restorer and the tracer give them back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,10 @@ int threads_take(struct restore_plan *plan, const struct crib_thread *t,
 	pt->rseq_len = t->rseq_len;
 	pt->rseq_sig = t->rseq_sig;
 	pt->pdeath_signal = t->pdeath_signal;
+	pt->securebits = t->securebits;
+	pt->ioprio = t->ioprio;
+	pt->spec_store_bypass = t->spec_store_bypass;
+	pt->spec_indirect_branch = t->spec_indirect_branch;
 	if (take_creds(pt, t))
 		return tool_fail(err, 0, "out of memory");
 	if (t->regs_arch && t->regs_arch[0])
@@ -96,7 +101,11 @@ static uint64_t fill_thread(struct rst_thread *t, const struct restore_plan *pla
 {
 	memset(t, 0, sizeof(*t));
 	fill_creds(&t->creds, plan, pt);
+	t->creds.securebits = (uint32_t)pt->securebits;
 	t->pdeath_signal = (int32_t)pt->pdeath_signal;
+	t->ioprio = (uint32_t)pt->ioprio;
+	t->spec_store_bypass = (uint32_t)pt->spec_store_bypass;
+	t->spec_indirect_branch = (uint32_t)pt->spec_indirect_branch;
 	t->tid = pt->tid;
 	t->stack_top = stack_top;
 	t->altstack_sp = pt->altstack.sp;

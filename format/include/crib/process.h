@@ -51,6 +51,9 @@ struct crib_process {
 	int64_t oom_score_adj;		/* /proc/PID/oom_score_adj */
 	uint64_t cpus;			/* CPU affinity, bit n CPU n; 0: not recorded */
 	uint64_t timer_slack_ns;	/* PR_SET_TIMERSLACK; 0: not recorded */
+	/* 1.8 */
+	bool sched_reset_on_fork;	/* SCHED_RESET_ON_FORK, in every thread */
+	uint64_t membarrier;		/* MEMBARRIER_CMD_REGISTER_* bits; 0 none */
 };
 
 /* A thread's credentials, when they are not its process's (1.1). */
@@ -102,6 +105,11 @@ struct crib_thread {
 	uint64_t pdeath_signal;		/* PR_SET_PDEATHSIG, 0 none */
 	bool own_creds;			/* creds holds them; else the process's */
 	struct crib_creds creds;
+	/* 1.8: 0 for each, the default */
+	uint64_t ioprio;		/* ioprio_set(2): class << 13 | level */
+	uint64_t spec_store_bypass;	/* PR_SPEC_DISABLE, _FORCE_DISABLE or _DISABLE_NOEXEC */
+	uint64_t spec_indirect_branch;	/* PR_SPEC_DISABLE or _FORCE_DISABLE */
+	uint64_t securebits;		/* PR_SET_SECUREBITS, lock bits included */
 };
 
 /*
