@@ -174,6 +174,7 @@ struct dump_job {
 	struct file_list *files;	/* files.c */
 	struct epoll_items *epolls;	/* events.c: what its epolls watch */
 	struct inotify_watches *inotify;	/* inotify.c: its inotify watches */
+	struct file_locks *locks;	/* locks.c: the locks and leases its descriptors show */
 	struct socket_list *sockets;	/* sockets.c */
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
@@ -444,6 +445,16 @@ void events_free(struct dump_job *job);
 int inotify_read(struct dump_job *job, const struct dump_file_rec *k);
 int inotify_write(struct dump_job *job);
 void inotify_free(struct dump_job *job);
+
+/*
+ * File locks and leases (locks.c): read for each descriptor whose file
+ * took one (@path names it in messages), refusing what a restore cannot
+ * take again; written after the process's other file records, a lock of
+ * a description once in the tree.
+ */
+int locks_read(struct dump_job *job, const struct dump_file_rec *k, const char *path);
+int locks_write(struct dump_job *job);
+void locks_free(struct dump_job *job);
 
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);
