@@ -106,6 +106,15 @@ REFUSED_FILES = {
         "while 'BREAKING' not in open('/proc/locks').read():\n"
         "    time.sleep(0.05)\n",
         "fd 3 (/tmp/crib-leased): its lease is being broken"),
+    # Mapping it again at restore, through a descriptor closed after, would drop it.
+    "a POSIX lock on a mapped file": (
+        "f = open('/tmp/crib-mapped', 'w+')\n"
+        "assert f.fileno() == 3\n"
+        "f.write('x' * 4096)\n"
+        "f.flush()\n"
+        "m = mmap.mmap(3, 4096)\n"
+        "fcntl.lockf(f, fcntl.LOCK_EX, 10)\n",
+        "fd 3 (/tmp/crib-mapped): it holds a POSIX lock on a file it also maps"),
     "a socket filter": (
         "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
         "assert s.fileno() == 3\n"
@@ -208,7 +217,7 @@ def test_refused_file(tmp, what, code, message):
     ready = os.path.join(tmp, "sock-ready")
     if os.path.exists(ready):
         os.unlink(ready)
-    code = ("import array, ctypes, fcntl, os, signal, socket, struct, time\n" + code +
+    code = ("import array, ctypes, fcntl, mmap, os, signal, socket, struct, time\n" + code +
             "open(%r, 'w').close()\n"
             "time.sleep(600)\n") % ready
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,

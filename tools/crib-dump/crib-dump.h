@@ -497,6 +497,8 @@ struct vma_info {
 
 size_t mm_vma_count(const struct dump_job *job);
 const struct vma_info *mm_vma(const struct dump_job *job, size_t i);
+/* Whether a mapping of the process maps the file @dev (st_dev encoding), @ino. */
+bool mm_maps_file(const struct dump_job *job, uint64_t dev, uint64_t ino);
 
 /* A range of addresses, [start, end). */
 struct addr_range {

@@ -18,9 +18,11 @@
  *
  * Refused, naming the process, the descriptor and the lock: a lease
  * being broken (its breaker waits on a lease a restore cannot hand back
- * half-broken), a delegation, a mandatory lock, and what the kernel
- * prints as none of the kinds above.  A process outside the tree waiting
- * for one of these locks is fine: waiters are not the holder's state.
+ * half-broken), a delegation, a mandatory lock, what the kernel prints
+ * as none of the kinds above, and a POSIX lock on a file the process
+ * also maps (closing the descriptor a restore maps it through drops it).
+ * A process outside the tree waiting for one of these locks is fine:
+ * waiters are not the holder's state.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,6 +37,7 @@ struct held_lock {
 	int fd;
 	uint32_t desc;			/* dump_files's id of its description */
 	pid_t owner;			/* the PID the kernel gave it; -1 for OFD locks */
+	uint64_t dev, ino;		/* the locked file (st_dev encoding) */
 	struct crib_file_lock rec;
 };
 
@@ -61,9 +64,8 @@ static int parse_line(const char *line, struct lock_line *l)
 static int refuse(struct dump_job *job, int fd, const char *path, const char *line,
 		  const char *why)
 {
-	return tool_fail(&job->err, 0, "process %d, fd %d (%s): %s (\"%s\"), which a snapshot "
-			 "does not carry: that cannot be restored", (int)job->pid, fd, path, why,
-			 line);
+	return tool_fail(&job->err, 0, "process %d, fd %d (%s): %s (\"%s\"): that cannot be "
+			 "restored", (int)job->pid, fd, path, why, line);
 }
 
 static int lock_kind(const struct lock_line *l, uint64_t *kind)
@@ -128,6 +130,14 @@ static int read_line(struct dump_job *job, int fd, const char *path, const char 
 	if (ranged && lock_range(&l, &h->rec))
 		return tool_fail(&job->err, 0, "process %d, fd %d: cannot parse the range of the "
 				 "lock \"%s\" of its fdinfo", (int)job->pid, fd, line);
+	/*
+	 * A restore opens a mapped file once more to map it, and closing that
+	 * descriptor would drop every POSIX lock of the process on the file.
+	 */
+	if (h->rec.kind == CRIB_LOCK_POSIX && mm_maps_file(job, h->dev, h->ino))
+		return refuse(job, fd, path, line, "it holds a POSIX lock on a file it also maps "
+			      "(a restore maps it through a descriptor of its own, and closing "
+			      "that drops the process's locks on the file)");
 	h->rec.pid = (uint64_t)job->pid;
 	h->rec.fd = (uint64_t)fd;
 	h->fd = fd;
@@ -163,7 +173,8 @@ int locks_read(struct dump_job *job, const struct dump_file_rec *k, const char *
 			ret = tool_fail(&job->err, 0, "out of memory");
 			break;
 		}
-		*h = (struct held_lock){ .desc = k->desc };
+		*h = (struct held_lock){ .desc = k->desc, .dev = kernel_dev_to_st_dev(k->dev),
+					 .ino = k->ino };
 		ret = read_line(job, k->fd, path, line + 6, h);
 	}
 	fclose(f);
