@@ -483,6 +483,10 @@ class Locks(Case):
         return {"fds": fds, "child": child, "locks": lock_lines(w.pid, fds),
                 "child_locks": lock_lines(child, fds)}
 
+    def prepare(self, notes):
+        # the dump killed the child too, which this test adopted: its zombie holds the PID
+        reap(notes["child"])
+
     def check(self, pid, notes):
         child = notes["child"]
         if t.check(alive(child), "locks: its child runs again"):
@@ -490,9 +494,10 @@ class Locks(Case):
                  "locks: every lock in fdinfo and /proc/locks as it was, the process's PID")
             t.eq(lock_lines(child, notes["fds"]), notes["child_locks"],
                  "locks: the child's flock() in fdinfo and /proc/locks, with the child's PID")
+        # before its own check, which runs it on: the same locks, and nothing else moved
+        redump("locks", pid, in_dir(notes, "snap.crib"))
         t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
              "locks: its own check passes (F_GETLK, F_OFD_GETLK, flock(), F_GETLEASE)")
-        redump("locks", pid, in_dir(notes, "snap.crib"))
         reap(child)
 
 
@@ -663,6 +668,7 @@ def test_lock_failures():
     snap = w.path("snap.crib")
     rc, err = dump(pid, snap)
     w.proc.wait()
+    reap(child)
     if not t.eq(rc, 0, "lock failures: dumped the locks workload"):
         t.diag(err)
         return
