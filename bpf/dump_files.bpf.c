@@ -84,7 +84,8 @@ static __always_inline __u32 fd_cloexec(struct task_struct *task, int fd)
  * Whether @file took a lock on the list at @head (a file_lock_context's):
  * a POSIX lock's, an OFD or flock() lock's or a lease's flc_file.  Only the
  * first DUMP_MAX_LOCKS_WALKED are looked at; a longer list counts as taken,
- * so that crib-dump refuses rather than lose a lock.  The numbers iterator
+ * so that crib-dump reads the file's locks (which the kernel lists in its
+ * fdinfo, under the list's spinlock) rather than lose one.  The numbers iterator
  * has the verifier check the walk's body until its states converge, not
  * once per step.  The list is read without its spinlock, which a CRIB
  * program cannot take: the tree is frozen, and another process's lock

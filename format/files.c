@@ -87,6 +87,17 @@ static const struct crib_field inotify_watch_fields[] = {
 };
 const struct crib_struct_desc crib_inotify_watch_desc =
 	CRIB_DESC("inotify_watch", struct crib_inotify_watch, inotify_watch_fields);
+static const struct crib_field file_lock_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_file_lock, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_file_lock, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, ID, struct crib_file_lock, kind, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, R, struct crib_file_lock, type, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, ID, struct crib_file_lock, start, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_file_lock, len, 0, NULL),
+};
+const struct crib_struct_desc crib_file_lock_desc =
+	CRIB_DESC("file_lock", struct crib_file_lock, file_lock_fields);
+
 static const struct crib_field ghost_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_ghost, ghost_id, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, 0, struct crib_ghost, kind, 0, NULL),
@@ -177,6 +188,11 @@ int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e
 int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_watch *iw)
 {
 	return crib_writer_record(w, CRIB_REC_INOTIFY_WATCH, iw);
+}
+
+int crib_write_file_lock(struct crib_writer *w, const struct crib_file_lock *l)
+{
+	return crib_writer_record(w, CRIB_REC_FILE_LOCK, l);
 }
 
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g)

@@ -301,6 +301,16 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		{ .pid = pid, .fd = 14, .wd = 1, .mask = 0x04000388, .path = "/home/user/drop",
 		  .dev = 0x801, .inode = 880 },
 	};
+	/* fd 3's description (shared with fd 8 and the child) holds a flock() */
+	struct crib_file_lock locks[] = {
+		{ .pid = pid, .fd = 3, .kind = CRIB_LOCK_FLOCK, .type = CRIB_LOCK_WRITE },
+		{ .pid = pid, .fd = 3, .kind = CRIB_LOCK_POSIX, .type = CRIB_LOCK_READ,
+		  .start = 0, .len = 100 },
+		{ .pid = pid, .fd = 3, .kind = CRIB_LOCK_POSIX, .type = CRIB_LOCK_WRITE,
+		  .start = 4096 },
+		{ .pid = pid, .fd = 13, .kind = CRIB_LOCK_OFD, .type = CRIB_LOCK_WRITE,
+		  .start = 10, .len = 20 },
+	};
 	struct crib_pipe pipes[] = {
 		{ .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_READ, .pipe_size = 65536,
 		  .queued = sizeof(pipe_bytes) - 1 },
@@ -320,6 +330,9 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 			return -1;
 	for (size_t i = 0; i < sizeof(watches) / sizeof(watches[0]); i++)
 		if (crib_write_inotify_watch(w, &watches[i]))
+			return -1;
+	for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
+		if (crib_write_file_lock(w, &locks[i]))
 			return -1;
 	return crib_write_note(w, "crib-dump.inotify",
 			       "process 100, fd 14: 2 queued events not carried");
@@ -479,6 +492,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_TIMERFD: return 1;
 	case CRIB_REC_EPOLL_ITEM: return 2;
 	case CRIB_REC_INOTIFY_WATCH: return 2;
+	case CRIB_REC_FILE_LOCK: return 4;
 	case CRIB_REC_GHOST: return 2;
 	case CRIB_REC_GHOST_DATA: return 2;
 	case CRIB_REC_SOCKET: return 2;

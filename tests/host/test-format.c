@@ -284,11 +284,16 @@ static void test_roundtrip(bool big)
 		if (rec.type == CRIB_REC_SECCOMP_FILTER && rec.u.seccomp_filter.filter_id == 2)
 			tap_check(&t, !rec.u.seccomp_filter.log && rec.u.seccomp_filter.insns.len == 32,
 				  "roundtrip: a seccomp filter");
+		if (rec.type == CRIB_REC_FILE_LOCK && rec.u.file_lock.kind == CRIB_LOCK_OFD)
+			tap_check(&t, rec.u.file_lock.pid == 100 && rec.u.file_lock.fd == 13 &&
+				  rec.u.file_lock.type == CRIB_LOCK_WRITE &&
+				  rec.u.file_lock.start == 10 && rec.u.file_lock.len == 20,
+				  "roundtrip: an OFD lock");
 		if (rec.type == CRIB_REC_SHMEM)
 			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
 				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
 		if (rec.type == CRIB_REC_TRAILER)
-			tap_check(&t, rec.u.trailer.n_counts == 25, "roundtrip: trailer lists 25 types");
+			tap_check(&t, rec.u.trailer.n_counts == 26, "roundtrip: trailer lists 26 types");
 	}
 	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
 		  ret ? crib_reader_error(r)->msg : "ok");
@@ -617,7 +622,7 @@ static void test_pipe(int threads, bool store)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 67,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 71,
 		  "pipe: streamed through a pipe, compressed in %d worker threads%s, %" PRIu64
 		  " records (%s)", threads, store ? ", pages stored" : "", pr.records,
 		  pr.ret ? pr.msg : "ok");

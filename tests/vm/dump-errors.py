@@ -90,28 +90,31 @@ REFUSED_FILES = {
         "assert libc.inotify_add_watch(3, b'/tmp/crib-watched', 2) == 1\n"
         "os.unlink('/tmp/crib-watched')\n",
         "fd 3 (inotify): "),
-    # Locks and leases: two processes could both hold one after a restore.
-    "a flock() lock": (
-        "f = open('/tmp/crib-locked', 'w')\n"
-        "assert f.fileno() == 3\n"
-        "fcntl.flock(f, fcntl.LOCK_EX)\n",
-        "fd 3 (/tmp/crib-locked): it holds a lock or lease"),
-    "a POSIX record lock": (
-        "f = open('/tmp/crib-locked', 'w')\n"
-        "assert f.fileno() == 3\n"
-        "fcntl.lockf(f, fcntl.LOCK_EX)\n",
-        "fd 3 (/tmp/crib-locked): it holds a lock or lease"),
-    "an open file description lock": (
-        "f = open('/tmp/crib-locked', 'w')\n"
-        "assert f.fileno() == 3\n"
-        "fcntl.fcntl(f, 37, struct.pack('hhqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0))  # F_OFD_SETLK\n",
-        "fd 3 (/tmp/crib-locked): it holds a lock or lease"),
-    "a lease": (
+    # A lease being broken: its breaker, outside the tree, waits for a
+    # lease a restore could not hand back half-broken.
+    "a lease being broken": (
+        "signal.signal(signal.SIGIO, signal.SIG_IGN)\n"
         "open('/tmp/crib-leased', 'w').close()\n"
         "f = open('/tmp/crib-leased')\n"
         "assert f.fileno() == 3\n"
-        "fcntl.fcntl(f, 1024, fcntl.F_RDLCK)  # F_SETLEASE\n",
-        "fd 3 (/tmp/crib-leased): it holds a lock or lease"),
+        "fcntl.fcntl(f, 1024, fcntl.F_WRLCK)  # F_SETLEASE\n"
+        "if not os.fork():\n"
+        "    if not os.fork():\n"
+        "        os.open('/tmp/crib-leased', os.O_RDONLY)\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "while 'BREAKING' not in open('/proc/locks').read():\n"
+        "    time.sleep(0.05)\n",
+        "fd 3 (/tmp/crib-leased): its lease is being broken"),
+    # Mapping it again at restore, through a descriptor closed after, would drop it.
+    "a POSIX lock on a mapped file": (
+        "f = open('/tmp/crib-mapped', 'w+')\n"
+        "assert f.fileno() == 3\n"
+        "f.write('x' * 4096)\n"
+        "f.flush()\n"
+        "m = mmap.mmap(3, 4096)\n"
+        "fcntl.lockf(f, fcntl.LOCK_EX, 10)\n",
+        "fd 3 (/tmp/crib-mapped): it holds a POSIX lock on a file it also maps"),
     "an extended BPF socket program": (
         "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
         "assert s.fileno() == 3\n"
@@ -232,7 +235,7 @@ def test_refused_file(tmp, what, code, message):
     ready = os.path.join(tmp, "sock-ready")
     if os.path.exists(ready):
         os.unlink(ready)
-    code = ("import array, ctypes, fcntl, os, socket, struct, time\n" + code +
+    code = ("import array, ctypes, fcntl, mmap, os, signal, socket, struct, time\n" + code +
             "open(%r, 'w').close()\n"
             "time.sleep(600)\n") % ready
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
@@ -312,15 +315,14 @@ def test_output_kept(tmp):
         t.check(w.alive() and not_traced(w.pid), "... the process untouched")
     finally:
         w.stop()
-    # A process crib-dump refuses (it holds a lock): the dump fails after
+    # A process crib-dump refuses (it holds a pidfd): the dump fails after
     # the output was opened.
-    ready = os.path.join(d, "locked")
+    ready = os.path.join(d, "refused")
     p = subprocess.Popen([sys.executable, "-c",
-                          "import fcntl, time\n"
-                          "f = open(%r, 'w')\n"
-                          "fcntl.flock(f, fcntl.LOCK_EX)\n"
+                          "import os, time\n"
+                          "fd = os.pidfd_open(os.getpid())\n"
                           "open(%r, 'w').close()\n"
-                          "time.sleep(600)\n" % (ready + ".file", ready)])
+                          "time.sleep(600)\n" % ready])
     try:
         while not os.path.exists(ready) and p.poll() is None:
             time.sleep(0.05)
@@ -329,8 +331,7 @@ def test_output_kept(tmp):
     finally:
         p.kill()
         p.wait()
-    for name in ("locked", "locked.file"):
-        os.unlink(os.path.join(d, name))
+    os.unlink(ready)
     with open(out) as f:
         t.eq(f.read(), "a good snapshot", "... the snapshot the file held is whole")
     t.eq(sorted(os.listdir(d)), ["good.crib"], "... and no temporary file is left")

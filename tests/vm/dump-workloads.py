@@ -6,6 +6,7 @@ then the default mode, which kills the process once dumped.  TAP."""
 import ctypes
 import os
 import resource
+import signal
 import stat
 import sys
 import time
@@ -431,8 +432,55 @@ def test_threadattrs():
         w.stop()
 
 
+LOCK_KINDS = {"POSIX": 0, "OFDLCK": 1, "FLOCK": 2, "LEASE": 3}
+
+
+def fdinfo_locks(pid, fd):
+    """(kind, type, start, len, pid) of each "lock:" line of the descriptor."""
+    out = []
+    for line in read("/proc/%d/fdinfo/%d" % (pid, fd)).splitlines():
+        if not line.startswith("lock:"):
+            continue
+        f = line.split()
+        start = int(f[-2])
+        length = 0 if f[-1] == "EOF" else int(f[-1]) - start + 1
+        out.append((LOCK_KINDS[f[2]], int(f[4] == "WRITE"), start, length, int(f[5])))
+    return out
+
+
+def test_locks():
+    """Every lock the locks workload holds, as its descriptors' fdinfo shows
+    them: a POSIX lock under its process's descriptor, a lock of a
+    description once, under the descriptor of the process that took it."""
+    w = Workload("locks", "@DIR@")
+    posix, ofd, flk, lease, child = (int(x) for x in w.ready.split())
+    try:
+        pid = w.pid
+        rc, err = dump(pid, w.path("snap"), "--leave-running")
+        if not t.eq(rc, 0, "locks: crib-dump --leave-running exits 0"):
+            t.diag(err)
+            return
+        doc = inspect_json(w.path("snap"))
+        got = sorted((r["pid"], r["fd"], r["kind"], r["type"], r["start"], r.get("len", 0))
+                     for r in records(doc, "file_lock"))
+        want = sorted([(pid, posix, 0, 0, 0, 10), (pid, posix, 0, 1, 100, 100),
+                       (pid, posix, 0, 1, 1000, 0), (pid, ofd, 1, 1, 0, 50),
+                       (child, flk, 2, 1, 0, 0), (pid, lease, 3, 0, 0, 0)])
+        t.eq(got, want, "locks: the POSIX, OFD, flock() and lease records, each once")
+        shown = sorted((p, fd) + lk[:4] for p in (pid, child) for fd in (posix, ofd, flk, lease)
+                       for lk in fdinfo_locks(p, fd)
+                       if lk[0] == 0 or lk[4] == p or (lk[4] == -1 and p == pid))
+        t.eq(got, shown, "locks: as the descriptors' fdinfo shows them, under their owners")
+        t.eq(sorted(set(lk[4] for lk in fdinfo_locks(pid, flk) + fdinfo_locks(child, flk))),
+             [child], "locks: the flock() is the child's in fdinfo, under both processes")
+        t.check(w.alive() and not_traced(pid), "locks: left running, not traced")
+    finally:
+        w.stop()
+        os.kill(child, signal.SIGKILL)
+
+
 for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-             test_seccomp, test_threadattrs):
+             test_seccomp, test_threadattrs, test_locks):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run

@@ -547,6 +547,47 @@ class ThreadAttrs(Case):
              "SCHED_RESET_ON_FORK, securebits, I/O priority, speculation controls)")
 
 
+def lock_lines(pid, fds):
+    """The "lock:" lines of each descriptor's fdinfo, and the /proc/locks
+    lines (without their position) that name the process."""
+    lines = {fd: [line for line in read("/proc/%d/fdinfo/%d" % (pid, fd)).splitlines()
+                  if line.startswith("lock:")] for fd in fds}
+    lines["proc"] = sorted(" ".join(f[1:]) for f in (line.split() for line in
+                                                     read("/proc/locks").splitlines())
+                           if len(f) > 4 and f[1] != "->" and f[4] == str(pid))
+    return {str(k): v for k, v in lines.items()}
+
+
+class Locks(Case):
+    """POSIX, OFD and flock() locks and a lease, the flock() the child's:
+    in one boot only (a 9p directory, where a migration keeps the
+    workloads, takes no lease)."""
+    workload = ("locks", "@DIR@")
+
+    def notes(self, w):
+        fds = [int(x) for x in w.ready.split()[:4]]
+        child = int(w.ready.split()[4])
+        return {"fds": fds, "child": child, "locks": lock_lines(w.pid, fds),
+                "child_locks": lock_lines(child, fds)}
+
+    def prepare(self, notes):
+        # the dump killed the child too, which this test adopted: its zombie holds the PID
+        reap(notes["child"])
+
+    def check(self, pid, notes):
+        child = notes["child"]
+        if t.check(alive(child), "locks: its child runs again"):
+            t.eq(lock_lines(pid, notes["fds"]), notes["locks"],
+                 "locks: every lock in fdinfo and /proc/locks as it was, the process's PID")
+            t.eq(lock_lines(child, notes["fds"]), notes["child_locks"],
+                 "locks: the child's flock() in fdinfo and /proc/locks, with the child's PID")
+        # before its own check, which runs it on: the same locks, and nothing else moved
+        redump("locks", pid, in_dir(notes, "snap.crib"))
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "locks: its own check passes (F_GETLK, F_OFD_GETLK, flock(), F_GETLEASE)")
+        reap(child)
+
+
 class HeapFast(Heap):
     """Pages stored, not compressed, and read back through a pipe."""
     dump_args = ("--fast",)
@@ -575,7 +616,7 @@ MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fas
 # In one boot, also a process of an ordinary user, one with SIGTRAP pending and
 # a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
-    (SignalsTrap("signals trap"), ResetConnection("reset connection"))
+    (SignalsTrap("signals trap"), ResetConnection("reset connection"), Locks("locks"))
 
 
 def test_wait():
@@ -647,10 +688,11 @@ def test_verify_difference():
 # Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
 # passes them: crib-restore before any process (the unlinked files made
 # again), the new process before the restorer, the restorer, the tracer.
-FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "attributes", "start", "rseq", "unmap",
-               "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer", "seccomp", "thread",
-               "posix-timer", "sigqueue", "rlimit", "membarrier", "thread-state", "sched", "ioprio",
-               "spec-ctrl", "creds", "securebits", "done", "registers",
+FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "locks", "attributes",
+               "start", "rseq", "unmap", "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer",
+               "seccomp", "thread", "posix-timer", "sigqueue", "rlimit", "membarrier",
+               "thread-state", "sched", "ioprio", "spec-ctrl", "creds", "securebits", "done",
+               "registers",
                "seals", "resume", "unlock", "detach")
 
 
@@ -687,6 +729,57 @@ def test_faults():
              "faults: restored with every thread")
     else:
         t.diag(err)
+    reap(pid)
+
+
+def locks_free(directory):
+    """Whether another description and process takes every lock the locks
+    workload held: nothing of a failed restore holds them."""
+    with open(os.path.join(directory, "posix"), "r+") as p, \
+            open(os.path.join(directory, "ofd"), "r+") as o, \
+            open(os.path.join(directory, "flock"), "r+") as f:
+        try:
+            fcntl.lockf(p, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.fcntl(o, fcntl.F_OFD_SETLK, struct.pack("hhqqixxxx", fcntl.F_WRLCK, 0, 0, 0, 0))
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+    return True
+
+
+def test_lock_failures():
+    """A restore whose lock is held by another fails naming the process,
+    descriptor and range, and so does one made to fail once the locks are
+    taken; neither leaves a process or a lock, and the snapshot restores
+    afterwards."""
+    w = Workload("locks", "@DIR@")
+    posix, child = int(w.ready.split()[0]), int(w.ready.split()[4])
+    pid = w.pid
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    reap(child)
+    if not t.eq(rc, 0, "lock failures: dumped the locks workload"):
+        t.diag(err)
+        return
+    rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT="locks"))
+    t.check(rc == 1 and "CRIB_RESTORE_FAULT=locks)" in err, "fault at locks: exit 1", err)
+    t.check(pid_free(pid) and pid_free(child) and locks_free(w.dir),
+            "fault at locks: no process left, every lock free again")
+    with open(w.path("posix"), "r+") as held:
+        fcntl.lockf(held, fcntl.LOCK_EX | fcntl.LOCK_NB, 100, 100)
+        rc, err = restore(snap)
+    want = "process %d, fd %d (%s): cannot take its POSIX write lock on bytes 100-199" % (
+        pid, posix, w.path("posix"))
+    t.check(rc == 1 and want in err, "lock held elsewhere: refused, saying %r" % want, err)
+    t.check(pid_free(pid) and pid_free(child) and locks_free(w.dir),
+            "lock held elsewhere: no process left, every lock free again")
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "lock failures: the snapshot restores once the lock is free"):
+        t.eq(self_check(pid, w.path("check"), 90), "ok\n", "lock failures: its own check passes")
+    else:
+        t.diag(err)
+    reap(child)
     reap(pid)
 
 
@@ -826,7 +919,8 @@ def migrate_restore_one(case, note):
 def run_all():
     for case in CASES:
         guarded(t, run_case, case)
-    for test in (test_wait, test_verify_difference, test_faults, test_direct, test_refusals):
+    for test in (test_wait, test_verify_difference, test_faults, test_lock_failures, test_direct,
+                 test_refusals):
         guarded(t, test)
 
 

@@ -398,6 +398,12 @@ def capture_fdinfo(c, where, path):
                                   for w in watches)
         c.put(where, "fdinfo:inotify wd inode", "\n".join(
             " ".join(re.findall(r"(?:ino|sdev|f_handle):\S+", w)) for w in watches))
+    key = "%s|fdinfo:lock" % where
+    if key in c.items:
+        # the locked inode, as major:minor:number: the boot's name for the file
+        locks = c.items[key].split("\n")
+        c.items[key] = "\n".join(re.sub(r" [0-9a-f]+:[0-9a-f]+:\d+ ", " ", k) for k in locks)
+        c.put(where, "fdinfo:lock inode", "\n".join(k.split()[5] for k in locks))
     key = "%s|fdinfo:tfd" % where
     if key in c.items:
         items = [re.sub(r" ino:\S+ sdev:\S+", "", i) for i in c.items[key].split("\n")]
@@ -440,19 +446,23 @@ def capture_descriptors(c, pid):
 
 
 def capture_locks(c, pids):
-    """/proc/locks lines of the tree's processes, by owner and position."""
+    """/proc/locks lines of the tree's processes, by owner and in order of
+    their text: the kernel lists them per CPU, in no order a restore keeps."""
     text = _read("/proc/locks") or ""
-    seen = {}
+    owned = {}
     for line in text.splitlines():
         fields = line.split()
         if len(fields) < 8 or fields[1] == "->":
             continue
         owner = int(fields[4])
-        if owner not in pids:
-            continue
-        n = seen.get(owner, 0)
-        seen[owner] = n + 1
-        c.put("lock %d of %d" % (n, owner), "locks:lock", " ".join(fields[1:4] + fields[5:]))
+        if owner in pids:
+            owned.setdefault(owner, []).append(fields)
+    for owner, lines in owned.items():
+        lines.sort(key=lambda f: " ".join(f[1:4] + f[6:]))
+        for n, fields in enumerate(lines):
+            where = "lock %d of %d" % (n, owner)
+            c.put(where, "locks:lock", " ".join(fields[1:4] + fields[6:]))
+            c.put(where, "locks:lock inode", fields[5])
 
 
 def _cpu_clock(m):

@@ -184,6 +184,7 @@ struct dump_job {
 	struct file_list *files;	/* files.c */
 	struct epoll_items *epolls;	/* events.c: what its epolls watch */
 	struct inotify_watches *inotify;	/* inotify.c: its inotify watches */
+	struct file_locks *locks;	/* locks.c: the locks and leases its descriptors show */
 	struct socket_list *sockets;	/* sockets.c */
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
@@ -475,6 +476,16 @@ int inotify_read(struct dump_job *job, const struct dump_file_rec *k);
 int inotify_write(struct dump_job *job);
 void inotify_free(struct dump_job *job);
 
+/*
+ * File locks and leases (locks.c): read for each descriptor whose file
+ * took one (@path names it in messages), refusing what a restore cannot
+ * take again; written after the process's other file records, a lock of
+ * a description once in the tree.
+ */
+int locks_read(struct dump_job *job, const struct dump_file_rec *k, const char *path);
+int locks_write(struct dump_job *job);
+void locks_free(struct dump_job *job);
+
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);
 /* Socket records; the queues of a socket once in the tree, with its first descriptor. */
@@ -516,6 +527,8 @@ struct vma_info {
 
 size_t mm_vma_count(const struct dump_job *job);
 const struct vma_info *mm_vma(const struct dump_job *job, size_t i);
+/* Whether a mapping of the process maps the file @dev (st_dev encoding), @ino. */
+bool mm_maps_file(const struct dump_job *job, uint64_t dev, uint64_t ino);
 
 /* A range of addresses, [start, end). */
 struct addr_range {

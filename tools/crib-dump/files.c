@@ -5,7 +5,8 @@
  * position, inode, FD_CLOEXEC, the open file description it refers to and,
  * for a pipe, how many descriptions read and write it; this file names the
  * files, classifies them, refuses what cannot be represented yet, and
- * reads queued pipe data.  Memfds and unlinked files are ghost.c's.
+ * reads queued pipe data.  Memfds and unlinked files are ghost.c's, the
+ * locks of a file that took one locks.c's.
  *
  * Across the tree, descriptions and pipes are numbered in the order the
  * snapshot meets them (files_share()): descriptors sharing a description
@@ -137,12 +138,8 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	if (!k->desc)
 		return tool_fail(&job->err, 0, "fd %d: the tree has more open files than the %d "
 				 "a dump numbers", k->fd, DUMP_MAX_DESCS);
-	/* Two processes could both hold a database's lock after a restore. */
-	if (k->locks)
-		return tool_fail(&job->err, 0, "process %d, fd %d (%s): it holds a lock or lease "
-				 "(flock(2), fcntl(2) F_SETLK, F_OFD_SETLK or F_SETLEASE), which "
-				 "a snapshot does not carry: that cannot be restored",
-				 (int)job->pid, k->fd, path);
+	if (k->locks && locks_read(job, k, path))
+		return -1;
 	pty = pty_kind(k);
 	if (pty)
 		return tool_fail(&job->err, 0, "process %d, fd %d (%s): %s, which a snapshot "
@@ -485,7 +482,7 @@ int files_write(struct dump_job *job)
 	for (i = 0; i < job->files->n; i++)
 		if (events_write_timerfd(job, &job->files->items[i].k))
 			return -1;
-	if (events_write_epolls(job) || inotify_write(job))
+	if (events_write_epolls(job) || inotify_write(job) || locks_write(job))
 		return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;

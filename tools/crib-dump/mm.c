@@ -309,6 +309,18 @@ const struct vma_info *mm_vma(const struct dump_job *job, size_t i)
 	return &job->vmas->items[i].info;
 }
 
+bool mm_maps_file(const struct dump_job *job, uint64_t dev, uint64_t ino)
+{
+	const struct crib_vma *v;
+
+	for (size_t i = 0; job->vmas && i < job->vmas->n; i++) {
+		v = &job->vmas->items[i].rec;
+		if (job->vmas->items[i].info.has_file && v->dev == dev && v->inode == ino)
+			return true;
+	}
+	return false;
+}
+
 size_t mm_vma_own_ranges(const struct dump_job *job, size_t i, struct addr_range *out,
 			 size_t max)
 {

@@ -244,6 +244,7 @@ void tree_free(struct dump_tree *tree)
 		signals_free(job);
 		events_free(job);
 		inotify_free(job);
+		locks_free(job);
 		files_free(job);
 		mm_free(job);
 		page_store_free(job->kept);

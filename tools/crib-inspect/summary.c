@@ -239,6 +239,30 @@ static void print_inotify_watch(const struct crib_inotify_watch *iw)
 	printf(")\n");
 }
 
+/* A lock as /proc/locks names it: kind, type, and the range of a byte-range lock. */
+static void print_file_lock(const struct crib_file_lock *l)
+{
+	static const char *const kinds[] = { "POSIX", "OFD", "FLOCK", "LEASE" };
+	static const char *const types[] = { "READ", "WRITE" };
+
+	printf("lock fd %" PRIu64 ": ", l->fd);
+	if (l->kind < sizeof(kinds) / sizeof(kinds[0]))
+		printf("%s ", kinds[l->kind]);
+	else
+		printf("kind %" PRIu64 " ", l->kind);
+	if (l->type < sizeof(types) / sizeof(types[0]))
+		printf("%s", types[l->type]);
+	else
+		printf("type %" PRIu64, l->type);
+	if (l->kind == CRIB_LOCK_POSIX || l->kind == CRIB_LOCK_OFD) {
+		if (l->len)
+			printf(", bytes %" PRIu64 "-%" PRIu64, l->start, l->start + l->len - 1);
+		else
+			printf(", bytes %" PRIu64 "-EOF", l->start);
+	}
+	putchar('\n');
+}
+
 /* F_SEAL_* by name, as fcntl(2) lists them. */
 static void print_seals(uint64_t seals)
 {
@@ -558,6 +582,10 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 	case CRIB_REC_INOTIFY_WATCH:
 		print_owner(s, rec->u.inotify_watch.pid);
 		print_inotify_watch(&rec->u.inotify_watch);
+		break;
+	case CRIB_REC_FILE_LOCK:
+		print_owner(s, rec->u.file_lock.pid);
+		print_file_lock(&rec->u.file_lock);
 		break;
 	case CRIB_REC_GHOST:
 		print_ghost(&rec->u.ghost);

@@ -20,6 +20,7 @@
 #include "events.h"
 #include "files.h"
 #include "inotify.h"
+#include "locks.h"
 #include "mm.h"
 #include "plan.h"
 #include "sockets.h"
@@ -92,7 +93,8 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 				 "sockets' state, which only root may");
 	/* the header was checked as it was read (plan_read()) */
 	if (tree_check_pids(tree, err) || sockets_check(tree, err) ||
-	    events_check_items(tree, err) || inotify_check(tree, err))
+	    events_check_items(tree, err) || inotify_check(tree, err) ||
+	    locks_check(tree, err))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)
 		if (check_process(tree, tree->procs.items[i], err))

@@ -30,6 +30,7 @@
 #include "files.h"
 #include "ghost.h"
 #include "kabi.h"
+#include "locks.h"
 #include "mm.h"
 #include "plan.h"
 #include "shmem.h"
@@ -461,6 +462,9 @@ void child_restore(const struct restore_ctx *ctx, size_t i)
 	open_mapped_files(&c, &fds);
 	settle_descriptors(&c, &fds);
 	fault_at(&c, FAULT_FILES, "the descriptors were open");
+	if (locks_take(ctx->tree, plan, &err))
+		child_exit(ctx, i, &err);
+	fault_at(&c, FAULT_LOCKS, "its file locks were taken");
 	set_attributes(&c);
 	fault_at(&c, FAULT_ATTRIBUTES, "the process attributes were set");
 	area_fill(c.area, plan, &fds);

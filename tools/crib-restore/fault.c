@@ -32,6 +32,7 @@ static const struct fault_site_name {
 	{ "fork",		FAULT_FORK,		0 },
 	{ "session",		FAULT_SESSION,		0 },
 	{ "files",		FAULT_FILES,		0 },
+	{ "locks",		FAULT_LOCKS,		0 },
 	{ "attributes",		FAULT_ATTRIBUTES,	0 },
 	{ "start",		FAULT_RESTORER,	RST_STEP_START },
 	{ "rseq",		FAULT_RESTORER,	RST_STEP_RSEQ },

@@ -21,6 +21,7 @@ enum fault_site {
 	FAULT_FORK,		/* the child, once it forked its children */
 	FAULT_SESSION,		/* the child, once its session and group are made */
 	FAULT_FILES,		/* the child, once its descriptors are open */
+	FAULT_LOCKS,		/* the child, once it took its file locks */
 	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
 	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
 	FAULT_REGISTERS,	/* the tracer, once the registers are set */

@@ -24,6 +24,7 @@
 #include "files.h"
 #include "ghost.h"
 #include "inotify.h"
+#include "locks.h"
 #include "mm.h"
 #include "pages.h"
 #include "plan.h"
@@ -136,6 +137,8 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return events_take_epoll_item(tree, &rec->u.epoll_item, err);
 	case CRIB_REC_INOTIFY_WATCH:
 		return inotify_take_watch(tree, &rec->u.inotify_watch, err);
+	case CRIB_REC_FILE_LOCK:
+		return locks_take_record(tree, &rec->u.file_lock, err);
 	case CRIB_REC_GHOST:
 		return ghost_take(tree, &rec->u.ghost, err);
 	case CRIB_REC_GHOST_DATA:
@@ -365,6 +368,7 @@ void plan_free(struct restore_tree *tree)
 	array_free(&tree->epoll_items);
 	inotify_free(tree);
 	seccomp_free(tree);
+	locks_free(tree);
 	if (tree->page_store > 0)
 		close(tree->page_store);
 	unmap_input(tree);

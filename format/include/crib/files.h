@@ -115,6 +115,32 @@ struct crib_inotify_watch {
 	uint64_t inode;			/* and its st_ino */
 };
 
+enum crib_lock_kind {
+	CRIB_LOCK_POSIX = 0,		/* fcntl(2) F_SETLK: the process's */
+	CRIB_LOCK_OFD = 1,		/* fcntl(2) F_OFD_SETLK: the description's */
+	CRIB_LOCK_FLOCK = 2,		/* flock(2): the description's */
+	CRIB_LOCK_LEASE = 3,		/* fcntl(2) F_SETLEASE: the description's */
+};
+
+enum crib_lock_type {
+	CRIB_LOCK_READ = 0,		/* F_RDLCK, LOCK_SH */
+	CRIB_LOCK_WRITE = 1,		/* F_WRLCK, LOCK_EX */
+};
+
+/*
+ * 1.8: a lock or lease held through a descriptor.  A POSIX lock is the
+ * process's; the others belong to the open file description, and are
+ * listed once, under one descriptor of it.
+ */
+struct crib_file_lock {
+	uint64_t pid;
+	uint64_t fd;
+	uint64_t kind;			/* enum crib_lock_kind */
+	uint64_t type;			/* enum crib_lock_type */
+	uint64_t start;			/* POSIX and OFD: first byte, from the file's start */
+	uint64_t len;			/* POSIX and OFD: bytes; 0 to the end of the file, and beyond */
+};
+
 enum crib_ghost_kind {
 	CRIB_GHOST_UNLINKED = 0,	/* a regular file unlinked while open or mapped */
 	CRIB_GHOST_MEMFD = 1,		/* memfd_create(2) */
@@ -147,6 +173,7 @@ extern const struct crib_struct_desc crib_pipe_data_desc;
 extern const struct crib_struct_desc crib_timerfd_desc;
 extern const struct crib_struct_desc crib_epoll_item_desc;
 extern const struct crib_struct_desc crib_inotify_watch_desc;
+extern const struct crib_struct_desc crib_file_lock_desc;
 extern const struct crib_struct_desc crib_ghost_desc;
 extern const struct crib_struct_desc crib_ghost_data_desc;
 
@@ -160,6 +187,7 @@ int crib_write_pipe_data(struct crib_writer *w, uint64_t pipe_id,
 int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t);
 int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e);
 int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_watch *iw);
+int crib_write_file_lock(struct crib_writer *w, const struct crib_file_lock *l);
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g);
 /* @len bytes of a ghost's contents at @offset, split into chunks of at most CRIB_CHUNK_MAX. */
 int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t offset,

@@ -61,6 +61,7 @@ struct crib_record {
 		struct crib_timerfd timerfd;
 		struct crib_epoll_item epoll_item;
 		struct crib_inotify_watch inotify_watch;
+		struct crib_file_lock file_lock;
 		struct crib_ghost ghost;
 		struct crib_ghost_data ghost_data;
 		struct crib_socket socket;
