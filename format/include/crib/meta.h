@@ -68,7 +68,7 @@ struct crib_dump_phase {
 struct crib_dump_stats {
 	const struct crib_dump_phase *phases;
 	size_t n_phases;
-	uint64_t frozen_ns;		/* first process stopped to let go or this record */
+	uint64_t frozen_ns;		/* the freeze began to the tree let go or this record */
 	uint64_t total_ns;		/* the tool's start to this record */
 	uint64_t processes;
 	uint64_t threads;
