@@ -49,8 +49,9 @@ size_t crib_diff_side_mem(const struct crib_diff_side *s);
 
 /*
  * Print what differs from @a to @b on @out, one line per record ("changed:",
- * "only in A:", "only in B:") and one indented line per field; returns the
- * number of differences.
+ * "only in A:", "only in B:") and one indented line per field, records in
+ * the order of their identity with numbers by value, then a "total:" line
+ * when anything differs; returns the number of differences.
  */
 unsigned crib_diff(const struct crib_diff_side *a, const struct crib_diff_side *b,
 		   const struct crib_diff_options *opt, FILE *out);
