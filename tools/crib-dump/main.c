@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "crib-dump.h"
+#include "exit.h"
 #include "output.h"
 #include "size.h"
 #include "version.h"
@@ -91,8 +92,11 @@ static void usage(FILE *f)
 		"ways, and the lock stays after the process is killed, until crib-restore\n"
 		"restores them or 'crib-restore --unlock-network -i FILE' releases it.\n"
 		"\n"
-		"Exit status: 0 dumped, 1 the dump failed (the processes are left running,\n"
-		"stopped ones stopped), 2 bad usage.\n");
+		"Exit status (the same table for every CRIB tool):\n"
+		"  0  dumped\n"
+		"  1  the dump failed (the processes are left running, stopped ones stopped),\n"
+		"     or FILE exists (without --force) or cannot be made\n"
+		"  2  bad usage, or standard output is a terminal\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -354,7 +358,7 @@ int main(int argc, char **argv)
 		return preload(&o);
 	if (output_open(&out, o.output, o.force, &tree.err)) {
 		fprintf(stderr, "crib-dump: %s\n", tree.err.msg);
-		return o.output ? 1 : 2;
+		return o.output ? TOOL_EXIT_FAILED : TOOL_EXIT_USAGE;
 	}
 	model.verbose = o.verbose;
 	model.lock_network = !o.leave_running;

@@ -8,17 +8,18 @@
 #include <stdio.h>
 
 #include "array.h"
+#include "exit.h"
 
 #include <crib/format.h>
 
-/* Exit codes, as --help lists them. */
+/* Exit codes, as --help lists them: the rows of the shared table (exit.h). */
 enum {
-	EXIT_OK = 0,
-	EXIT_NEGATIVE = 1,	/* --diff: snapshots differ; --hexdump: address not dumped */
-	EXIT_USAGE = 2,
-	EXIT_IO = 3,
-	EXIT_UNSUPPORTED = 4,	/* not a snapshot, newer major, unknown critical record */
-	EXIT_CORRUPT = 5,	/* truncated, corrupt, fails verification */
+	EXIT_OK = TOOL_EXIT_OK,
+	EXIT_NEGATIVE = TOOL_EXIT_FAILED,	/* --diff: differ; --hexdump: not dumped; ... */
+	EXIT_USAGE = TOOL_EXIT_USAGE,
+	EXIT_IO = TOOL_EXIT_IO,
+	EXIT_UNSUPPORTED = TOOL_EXIT_UNSUPPORTED,
+	EXIT_CORRUPT = TOOL_EXIT_CORRUPT,	/* truncated, corrupt, fails verification */
 };
 
 struct options {

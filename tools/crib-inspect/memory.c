@@ -435,7 +435,7 @@ static int write_out(const struct extract *x)
 		fd = open(x->o->output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			fprintf(stderr, "crib-inspect: %s: %s\n", x->o->output, strerror(errno));
-			return EXIT_IO;
+			return EXIT_NEGATIVE;
 		}
 	}
 	if (write_all(fd, x->buf, x->len) || (!to_stdout && close(fd))) {
@@ -444,7 +444,7 @@ static int write_out(const struct extract *x)
 			close(fd);
 			unlink(x->o->output);
 		}
-		return EXIT_IO;
+		return EXIT_NEGATIVE;
 	}
 	return EXIT_OK;
 }
