@@ -287,6 +287,8 @@ cp "$tmp/out" "$tmp/view.json"
 check "--memory --search finds the sample's bytes" 0 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert {"pid":100,"addr":0x55555556000d} in d["matches"], d' "$tmp/view.json"
 check "--memory --extract of the sample" 0 "$inspect" --memory --extract=0x55555556000d:5 --pid=100 -o - "$s"
 grep_check "--memory --extract writes the bytes" "^IVcp}$"
+check "--memory --extract of a truncated snapshot" 5 "$inspect" --memory --extract=0x555555560000:16 --pid=100 -o "$tmp/part.bin" "$golden/truncated.crib"
+check "--memory --extract writes nothing from a damaged snapshot" 1 test -e "$tmp/part.bin"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -58,6 +58,7 @@ struct view_out {
 	bool json;
 	size_t items;		/* JSON items printed so far */
 	uint64_t input_bytes;	/* file bytes read, once the stream is */
+	bool failed;		/* the stream broke off: finish() has part of it */
 };
 
 struct view_ops {

@@ -338,6 +338,7 @@ const struct view_ops memory_search_view = {
 /* --extract: the range, its bytes, and which of its pages were found. */
 struct extract {
 	const struct options *o;
+	const struct view_out *out;
 	uint64_t addr, len, page_size;
 	uint8_t *buf;
 	uint8_t *have;		/* a byte per page of the range: found */
@@ -365,10 +366,10 @@ static void *extract_start(const struct options *o, const struct crib_header *h,
 {
 	struct extract *x = calloc(1, sizeof(*x));
 
-	(void)out;
 	if (!x)
 		return NULL;
 	x->o = o;
+	x->out = out;
 	x->page_size = h->page_size;
 	parse_range(o->extract, h->page_size, &x->addr, &x->len);	/* checked by main.c */
 	x->pages = (x->addr + x->len - 1) / x->page_size - x->addr / x->page_size + 1;
@@ -454,6 +455,8 @@ static int extract_finish(void *state)
 	struct extract *x = state;
 	uint64_t first = x->addr / x->page_size;
 
+	if (x->out->failed)
+		return EXIT_OK;		/* nothing from a damaged snapshot: its error says why */
 	for (uint64_t i = 0; i < x->pages; i++) {
 		uint64_t at = (first + i) * x->page_size;
 

@@ -92,6 +92,7 @@ int run_view(const char *path, const struct options *o, const struct view_ops *v
 	out.input_bytes = crib_reader_input_offset(r);
 	if (ret < 0)
 		err = crib_reader_error(r);
+	out.failed = err;
 	code = v->finish(state);
 	if (out.json) {
 		printf("%s],", out.items ? "\n" : "");
