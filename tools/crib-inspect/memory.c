@@ -299,7 +299,7 @@ static void search_record(void *state, const struct crib_record *rec)
 		return;
 	p = pg->data.data;
 	n = pg->data.len;
-	if (!n) {		/* zero pages: no string of the search is all zeros */
+	if (!n) {		/* zero pages: the string, without a NUL, is not in them */
 		s->tail_len = 0;
 		return;
 	}

@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "inspect.h"
 
@@ -49,11 +50,13 @@ static void print_state(const struct proc_entry *e)
 {
 	char buf[32];
 
-	if (e->code && e->state[0] == 's')
+	bool stopped = !strcmp(e->state, "stopped"), zombie = !strcmp(e->state, "zombie");
+
+	if (stopped)
 		snprintf(buf, sizeof(buf), "stopped(%" PRIu64 ")", e->code);
-	else if (e->state[0] == 'z' && e->code & 0x7f)
+	else if (zombie && e->code & 0x7f)	/* killed: the signal, as wait(2) gives it */
 		snprintf(buf, sizeof(buf), "zombie(sig %" PRIu64 ")", e->code & 0x7f);
-	else if (e->state[0] == 'z')
+	else if (zombie)
 		snprintf(buf, sizeof(buf), "zombie(%" PRIu64 ")", e->code >> 8);
 	else
 		snprintf(buf, sizeof(buf), "%s", e->state);
@@ -83,9 +86,9 @@ static void print_json(struct view_out *out, const struct proc_entry *e, size_t 
 	view_json_item(out);
 	printf("{\"pid\":%" PRIu64 ",\"ppid\":%" PRIu64 ",\"pgid\":%" PRIu64 ",\"sid\":%" PRIu64
 	       ",\"depth\":%zu,\"state\":\"%s\"", e->pid, e->ppid, e->pgid, e->sid, depth, e->state);
-	if (e->state[0] == 's')
+	if (!strcmp(e->state, "stopped"))
 		printf(",\"stop_signal\":%" PRIu64, e->code);
-	else if (e->state[0] == 'z')
+	else if (!strcmp(e->state, "zombie"))
 		printf(",\"exit_status\":%" PRIu64, e->code);
 	printf(",\"threads\":%u,", e->threads);
 	json_key_string("comm", e->comm);
