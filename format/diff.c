@@ -272,7 +272,8 @@ struct crib_diff_side *crib_diff_side_read(struct crib_reader *r, unsigned flags
 	while ((ret = crib_reader_next(r, &rec)) > 0) {
 		if (rec.type == CRIB_REC_TRAILER)
 			continue;	/* framing, and it mirrors the records compared */
-		if (rec.type == CRIB_REC_NOTE && (flags & CRIB_DIFF_IGNORE_VOLATILE))
+		if ((rec.type == CRIB_REC_NOTE || rec.type == CRIB_REC_DUMP_STATS) &&
+		    (flags & CRIB_DIFF_IGNORE_VOLATILE))
 			continue;	/* about a dump, not about its processes */
 		if (add_entry(s, &rec, flags))
 			goto nomem;

@@ -19,8 +19,8 @@
 struct crib_diff_side;
 
 /*
- * Ignore the fields flagged CRIB_FIELD_VOLATILE, and note records
- * (spec/format.md, §9).  An
+ * Ignore the fields flagged CRIB_FIELD_VOLATILE, and note and dump_stats
+ * records (spec/format.md, §9).  An
  * identity field that is also volatile (a socket's inode number) is left
  * out of the identity: records that then look alike pair in stream order.
  */
