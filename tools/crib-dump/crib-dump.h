@@ -254,6 +254,7 @@ struct dump_stats {
 	uint64_t released_ns;		/* the tree was let go before the end; 0 if not */
 	struct crib_dump_phase phases[8];
 	size_t n_phases;
+	uint64_t processes, threads;	/* counted while the tree is stopped */
 };
 
 void stats_start(struct dump_stats *s);
@@ -261,6 +262,8 @@ void stats_start(struct dump_stats *s);
 void stats_phase_done(struct dump_stats *s, const char *name);
 void stats_frozen(struct dump_stats *s);
 void stats_let_go(struct dump_stats *s);
+/* The tree's processes and threads, counted before it may be let go. */
+void stats_count(struct dump_stats *s, const struct dump_tree *tree);
 /* The record, "write" timed up to it; the failure in @tree's error. */
 int stats_write(struct dump_stats *s, struct dump_tree *tree, struct crib_writer *w);
 

@@ -264,6 +264,7 @@ static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 	    events_share(tree, files_find_desc) || mm_share(tree) || clocks_read(tree, &clocks))
 		return -1;
 	stats_phase_done(out->stats, "read");
+	stats_count(out->stats, tree);
 	if (snapshot_open(root, out, &clocks))
 		return tree_fail_in(tree, root);
 	for (i = 0; i < tree->procs.n; i++)

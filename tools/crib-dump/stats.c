@@ -46,21 +46,26 @@ void stats_let_go(struct dump_stats *s)
 		s->released_ns = now_ns();
 }
 
+void stats_count(struct dump_stats *s, const struct dump_tree *tree)
+{
+	s->processes = tree->procs.n;
+	s->threads = 0;
+	for (size_t i = 0; i < tree->procs.n; i++)
+		s->threads += tree->procs.items[i]->freezer.threads.n;
+}
+
 int stats_write(struct dump_stats *s, struct dump_tree *tree, struct crib_writer *w)
 {
-	uint64_t now, threads = 0;
 	struct crib_dump_stats rec;
-	size_t i;
+	uint64_t now;
 
 	stats_phase_done(s, "write");
 	now = s->mark_ns;
-	for (i = 0; i < tree->procs.n; i++)
-		threads += tree->procs.items[i]->freezer.threads.n;
 	rec = (struct crib_dump_stats){
 		.phases = s->phases, .n_phases = s->n_phases,
 		.frozen_ns = s->frozen_ns ? (s->released_ns ? s->released_ns : now) - s->frozen_ns : 0,
 		.total_ns = now - s->start_ns,
-		.processes = tree->procs.n, .threads = threads,
+		.processes = s->processes, .threads = s->threads,
 	};
 	if (crib_write_dump_stats(w, &rec))
 		return tool_fail(&tree->err, 0, "writing the dump statistics: %s",
