@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Comparing two snapshots record by record: see crib/diff.h.  Each side is
- * a list of entries sorted by identity; walking both lists in step pairs
+ * a list of entries sorted by identity, numbers by value; walking both lists in step pairs
  * the records, and a pair whose encodings differ is decoded again and
  * compared field by field with the schema tables.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <crib/diff.h>
 #include <crib/json.h>
@@ -125,10 +126,77 @@ static uint64_t hash_struct(const struct crib_struct_desc *desc, const void *rec
 	return h;
 }
 
+static bool is_hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * The number that starts at *@p (decimal, or hex after "0x") compared with
+ * the one at *@q by value, both moved past theirs: leading zeros skipped,
+ * a longer run is larger, runs of one length compare as text.
+ */
+static int number_cmp(const char **p, const char **q, bool hex)
+{
+	bool (*digit)(char) = hex ? is_hex_digit : is_digit;
+	const char *a = *p, *b = *q;
+	size_t la = 0, lb = 0;
+	int c;
+
+	while (*a == '0' && digit(a[1]))
+		a++;
+	while (*b == '0' && digit(b[1]))
+		b++;
+	while (digit(a[la]))
+		la++;
+	while (digit(b[lb]))
+		lb++;
+	*p = a + la;
+	*q = b + lb;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	c = strncasecmp(a, b, la);
+	return c < 0 ? -1 : c > 0;
+}
+
+/*
+ * Keys in numeric order ("pid=99" before "pid=100", "addr=0x9000" before
+ * "addr=0x10000"): a run of digits compares by value, the rest as text.
+ */
+static int key_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		bool hex = a[0] == '0' && b[0] == '0' && a[1] == 'x' && b[1] == 'x' &&
+			   is_hex_digit(a[2]) && is_hex_digit(b[2]);
+		int c;
+
+		if (hex) {
+			a += 2;
+			b += 2;
+		}
+		if (hex || (is_digit(*a) && is_digit(*b))) {
+			c = number_cmp(&a, &b, hex);
+			if (c)
+				return c;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return !*a && !*b ? 0 : !*a ? -1 : 1;
+}
+
 static int entry_cmp(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
+	int c = key_cmp(x->key, y->key);
 
 	if (c)
 		return c;
@@ -204,7 +272,8 @@ struct crib_diff_side *crib_diff_side_read(struct crib_reader *r, unsigned flags
 	while ((ret = crib_reader_next(r, &rec)) > 0) {
 		if (rec.type == CRIB_REC_TRAILER)
 			continue;	/* framing, and it mirrors the records compared */
-		if (rec.type == CRIB_REC_NOTE && (flags & CRIB_DIFF_IGNORE_VOLATILE))
+		if ((rec.type == CRIB_REC_NOTE || rec.type == CRIB_REC_DUMP_STATS) &&
+		    (flags & CRIB_DIFF_IGNORE_VOLATILE))
 			continue;	/* about a dump, not about its processes */
 		if (add_entry(s, &rec, flags))
 			goto nomem;
@@ -396,28 +465,35 @@ static unsigned diff_entries(const struct crib_diff_options *opt, FILE *out,
 unsigned crib_diff(const struct crib_diff_side *a, const struct crib_diff_side *b,
 		   const struct crib_diff_options *opt, FILE *out)
 {
-	unsigned differences = 0;
+	unsigned changed = 0, records = 0, only_a = 0, only_b = 0, c;
 	size_t i = 0, k = 0;
 
 	if (a->major != b->major || a->minor != b->minor) {
 		fprintf(out, "changed: format version %u.%u -> %u.%u\n", a->major, a->minor,
 			b->major, b->minor);
-		differences++;
+		changed++;
+		records++;
 	}
 	while (i < a->n || k < b->n) {
-		int c = i == a->n ? 1 : k == b->n ? -1 : strcmp(a->e[i].key, b->e[k].key);
+		int order = i == a->n ? 1 : k == b->n ? -1 : key_cmp(a->e[i].key, b->e[k].key);
 
-		if (c < 0) {
+		if (order < 0) {
 			fprintf(out, "only in A: %s\n", a->e[i++].key);
-			differences++;
-		} else if (c > 0) {
+			only_a++;
+		} else if (order > 0) {
 			fprintf(out, "only in B: %s\n", b->e[k++].key);
-			differences++;
+			only_b++;
 		} else {
-			differences += diff_entries(opt, out, a, &a->e[i], b, &b->e[k]);
+			c = diff_entries(opt, out, a, &a->e[i], b, &b->e[k]);
+			changed += c;
+			records += !!c;
 			i++;
 			k++;
 		}
 	}
-	return differences;
+	if (changed + only_a + only_b)
+		fprintf(out, "total: %u record%s changed (%u difference%s), %u only in A, "
+			"%u only in B\n", records, records == 1 ? "" : "s", changed,
+			changed == 1 ? "" : "s", only_a, only_b);
+	return changed + only_a + only_b;
 }

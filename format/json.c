@@ -31,6 +31,20 @@ static void print_hex(FILE *f, const void *data, size_t len)
 	fputc('"', f);
 }
 
+void crib_json_print_path(FILE *f, const char *path)
+{
+	size_t len = path ? strlen(path) : 0;
+
+	/* Paths are bytes; those that are not UTF-8 are given in hex. */
+	if (crib_utf8_valid((const uint8_t *)path, len)) {
+		crib_json_print_string(f, path ? path : "", len);
+	} else {
+		fputs("{\"hex\":", f);
+		print_hex(f, path, len);
+		fputc('}', f);
+	}
+}
+
 static void print_struct(FILE *f, const struct crib_struct_desc *d, const void *s)
 {
 	fputc('{', f);
@@ -59,17 +73,7 @@ void crib_json_print_field(FILE *f, const struct crib_field *fd, const void *s)
 		break;
 	case CRIB_FT_TEXT:
 	case CRIB_FT_PATH: {
-		const char *str = *(const char *const *)p;
-		size_t len = str ? strlen(str) : 0;
-
-		/* Paths are bytes; those that are not UTF-8 are given in hex. */
-		if (crib_utf8_valid((const uint8_t *)str, len)) {
-			crib_json_print_string(f, str ? str : "", len);
-		} else {
-			fputs("{\"hex\":", f);
-			print_hex(f, str, len);
-			fputc('}', f);
-		}
+		crib_json_print_path(f, *(const char *const *)p);
 		break;
 	}
 	case CRIB_FT_BLOB: {

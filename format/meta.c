@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Header, trailer and note records. */
+/* Header, trailer, note and dump_stats records. */
 #include "internal.h"
 
 #define R CRIB_FIELD_REQUIRED
@@ -51,4 +51,27 @@ int crib_write_note(struct crib_writer *w, const char *name, const char *value)
 	struct crib_note note = { .name = name, .value = value };
 
 	return crib_writer_record(w, CRIB_REC_NOTE, &note);
+}
+
+static const struct crib_field dump_phase_fields[] = {
+	CRIB_F(1, CRIB_FT_TEXT, R, struct crib_dump_phase, name, 64, NULL),
+	CRIB_F(2, CRIB_FT_UINT, V, struct crib_dump_phase, ns, 0, NULL),
+};
+static const struct crib_struct_desc dump_phase_desc =
+	CRIB_DESC("dump-phase", struct crib_dump_phase, dump_phase_fields);
+
+static const struct crib_field dump_stats_fields[] = {
+	CRIB_FA(1, CRIB_FT_STRUCT_ARRAY, 0, struct crib_dump_stats, phases, CRIB_DUMP_PHASES_MAX,
+		&dump_phase_desc),
+	CRIB_F(2, CRIB_FT_UINT, V, struct crib_dump_stats, frozen_ns, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, V, struct crib_dump_stats, total_ns, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, 0, struct crib_dump_stats, processes, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_dump_stats, threads, 0, NULL),
+};
+const struct crib_struct_desc crib_dump_stats_desc =
+	CRIB_DESC("dump_stats", struct crib_dump_stats, dump_stats_fields);
+
+int crib_write_dump_stats(struct crib_writer *w, const struct crib_dump_stats *stats)
+{
+	return crib_writer_record(w, CRIB_REC_DUMP_STATS, stats);
 }

@@ -38,6 +38,7 @@ static const struct crib_record_info record_types[] = {
 	{ CRIB_REC_SIGPENDING, "sigpending", "signals", &crib_sigpending_desc },
 	{ CRIB_REC_TIMERS, "timers", "signals", &crib_timers_desc },
 	{ CRIB_REC_NOTE, "note", "meta", &crib_note_desc },
+	{ CRIB_REC_DUMP_STATS, "dump_stats", "meta", &crib_dump_stats_desc },
 };
 
 const struct crib_record_info *crib_record_types(size_t *n)

@@ -6,7 +6,9 @@
  * after every process (the --pre-copy layout), and a record stream that
  * inflates far beyond its file, also with the header of this machine
  * (bomb-here.crib), so that crib-restore reads on past it; and a living
- * process without working and root directories (no-cwd-here.crib).
+ * process without working and root directories (no-cwd-here.crib); and
+ * two small ones for the views: a string split across two page runs
+ * (memory.crib), pids that sort apart as text and as numbers (order-*).
  * test-hostile.sh gives them to crib-inspect and crib-restore; they are
  * generated at test time, as they would bloat the tree (the small ones
  * are also in fuzz/corpus/reader as hostile-*.crib).
@@ -128,6 +130,38 @@ static int fill_precopy(struct crib_writer *w)
 	return 0;
 }
 
+/*
+ * For --memory: "split-needle" across two runs that meet, a zero run after
+ * them, and the string again in a child at another address.
+ */
+static int fill_memory(struct crib_writer *w)
+{
+	static uint8_t a[PAGE], b[PAGE];
+
+	memcpy(a + PAGE - 8, "split-ne", 8);
+	memcpy(b, "edle and more", 13);
+	if (write_proc(w, 100, 1, "mem") || write_thread(w, 100, 100, "mem") ||
+	    write_vma(w, 100, 0x10000, 8, NULL) || crib_write_pages(w, 100, 0x10000, 1, a) ||
+	    crib_write_pages(w, 100, 0x11000, 1, b) || crib_write_pages(w, 100, 0x12000, 1, NULL) ||
+	    write_proc(w, 101, 100, "mem") || write_thread(w, 101, 101, "mem") ||
+	    write_vma(w, 101, 0x40000, 1, NULL) || crib_write_pages(w, 101, 0x40000, 1, a))
+		return -1;
+	return 0;
+}
+
+/* For --diff: processes whose pids sort one way as text and another as numbers. */
+static int fill_order_a(struct crib_writer *w)
+{
+	return write_proc(w, 9, 1, "a") || write_proc(w, 10, 1, "a") ||
+	       write_proc(w, 100, 1, "a") ? -1 : 0;
+}
+
+static int fill_order_b(struct crib_writer *w)
+{
+	(void)w;
+	return 0;
+}
+
 /* A living process whose record lacks cwd and root, which only zombies may. */
 static int fill_no_cwd(struct crib_writer *w)
 {
@@ -223,6 +257,9 @@ int main(int argc, char **argv)
 		{ "precopy.crib", fill_precopy },
 		{ "bomb.crib", fill_bomb },
 		{ "diff-bomb.crib", fill_diff_bomb },
+		{ "memory.crib", fill_memory },
+		{ "order-a.crib", fill_order_a },
+		{ "order-b.crib", fill_order_b },
 	};
 	struct utsname here;
 	int ret = 0;

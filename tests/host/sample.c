@@ -430,6 +430,21 @@ static int write_signals(struct crib_writer *w, uint64_t pid)
 	return crib_write_timers(w, &t);
 }
 
+/* How long the dump took (1.8), last before the trailer as crib-dump writes it. */
+static int write_dump_stats(struct crib_writer *w)
+{
+	static const struct crib_dump_phase phases[] = {
+		{ "load", 120000000 }, { "freeze", 3000000 }, { "read", 45000000 },
+		{ "write", 80000000 },
+	};
+	struct crib_dump_stats stats = {
+		.phases = phases, .n_phases = 4, .frozen_ns = 128000000, .total_ns = 250000000,
+		.processes = 3, .threads = 3,
+	};
+
+	return crib_write_dump_stats(w, &stats);
+}
+
 int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
 {
 	struct crib_shmem shmem = { .shmem_id = 1, .size = SHARED_PAGES * SAMPLE_PAGE_SIZE };
@@ -466,7 +481,7 @@ int sample_write_uid(struct crib_writer *w, bool big, uint64_t uid)
 	    crib_writer_put_uint(w, 1, 42) || crib_writer_put_text(w, 2, "from the future") ||
 	    crib_writer_end(w))
 		return -1;
-	return 0;
+	return write_dump_stats(w);
 }
 
 int sample_write(struct crib_writer *w, bool big)
@@ -502,6 +517,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_SIGPENDING: return 1;
 	case CRIB_REC_TIMERS: return 1;
 	case CRIB_REC_NOTE: return 2;
+	case CRIB_REC_DUMP_STATS: return 1;
 	case SAMPLE_UNKNOWN_ANCILLARY: return 1;
 	default: return 0;
 	}

@@ -95,6 +95,93 @@ ok $? "the second process's pages are in its memory map"
 ! has "outside any vma"
 ok $? "no page is left outside its vma"
 
+# The views: as bounded as the summary, as safe for a terminal.
+cpu 6 "$inspect" --ps-tree "$tmp/many-procs.crib"
+ok $? "--ps-tree of 65,536 processes and 200,000 threads finishes"
+[ "$(grep -c ' many$' "$tmp/out")" -eq 65536 ]
+ok $? "--ps-tree shows every process"
+has "^65635 .* running .*  3    many$"
+ok $? "--ps-tree: the last process with its state and threads"
+cpu 6 "$inspect" --ps-tree --pid=65635 "$tmp/many-procs.crib"
+ok $? "--ps-tree --pid finishes"
+[ "$(wc -l < "$tmp/out")" -eq 2 ]
+ok $? "--ps-tree --pid shows that process alone (and the heading)"
+cpu 6 "$inspect" --memory "$tmp/many-vmas.crib"
+ok $? "--memory of 65,536 vmas and 200,000 page runs finishes"
+has "^100 .* 65536 .* 1.0G .* 0B .* 781.2M"
+ok $? "--memory counts every vma and zero run"
+cpu 10 "$inspect" --memory --json "$tmp/many-procs.crib"
+ok $? "--memory --json of 65,536 processes finishes"
+python3 -m json.tool "$tmp/out" > /dev/null
+ok $? "... and is valid JSON"
+run 0 30 "$inspect" --ps-tree "$tmp/tree.crib"
+ok $? "--ps-tree of parents that form a cycle"
+has "already shown: the parents form a cycle"
+ok $? "--ps-tree marks the cycle"
+for view in --ps-tree --files --memory --stats; do
+	run_any=0
+	timeout 30 "$inspect" $view "$tmp/escapes.crib" > "$tmp/out" 2> "$tmp/err" || run_any=$?
+	! grep -q "$(printf '\033')" "$tmp/out" "$tmp/err"
+	ok $? "$view: no escape byte reaches the terminal"
+	timeout 30 "$inspect" $view --json "$tmp/escapes.crib" > "$tmp/out" 2> "$tmp/err"
+	python3 -m json.tool "$tmp/out" > /dev/null
+	ok $? "$view --json of the escapes is valid JSON"
+done
+run 0 30 "$inspect" --memory "$tmp/precopy.crib"
+ok $? "--memory of pages written after every process"
+has "^100 .* 32.0K .* 12.0K .* 0B"
+ok $? "--memory: the first process's pages counted"
+has "^101 .* 32.0K .* 8.0K .* 16.0K"
+ok $? "--memory: the second process's pages counted"
+run 5 30 "$inspect" --memory --max-size=64M "$tmp/bomb.crib"
+ok $? "--memory: a stream inflating past --max-size is refused"
+run 5 30 "$inspect" --memory --search=zzz --max-size=64M "$tmp/bomb.crib"
+ok $? "--memory --search: likewise"
+
+# --memory --search and --extract on memory.crib: "split-needle" spans two runs.
+run 0 30 "$inspect" --memory --search=split-needle "$tmp/memory.crib"
+ok $? "--search finds a string across two runs"
+has "^pid 100 .* 0x0000000000010ff8$"
+ok $? "--search gives the address where it starts"
+[ "$(wc -l < "$tmp/out")" -eq 1 ]
+ok $? "--search: the child's copy holds only half of it, so no other match"
+run 0 30 "$inspect" --memory --search=split-ne "$tmp/memory.crib"
+[ "$(wc -l < "$tmp/out")" -eq 2 ]
+ok $? "--search finds it in both processes"
+run 0 30 "$inspect" --memory --search=split-ne --pid=101 "$tmp/memory.crib"
+has "^pid 101 .* 0x0000000000040ff8$" && [ "$(wc -l < "$tmp/out")" -eq 1 ]
+ok $? "--search --pid: that process only"
+run 0 30 "$inspect" --memory --search=split-needle --json "$tmp/memory.crib"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["matches"]==[{"pid":100,"addr":0x10ff8}], d' "$tmp/out"
+ok $? "--search --json lists the match"
+run 1 30 "$inspect" --memory --search=absent "$tmp/memory.crib"
+ok $? "--search: not found is exit 1"
+run 0 30 "$inspect" --memory --extract=0x10ff8:16 --pid=100 -o - "$tmp/memory.crib"
+[ "$(cat "$tmp/out")" = "split-needle and" ]
+ok $? "--extract -o - writes the bytes across two runs"
+run 0 30 "$inspect" --memory --extract=0x12000 --pid=100 -o "$tmp/zero.bin" "$tmp/memory.crib"
+[ "$(wc -c < "$tmp/zero.bin")" -eq 4096 ] && ! tr -d '\000' < "$tmp/zero.bin" | grep -q .
+ok $? "--extract of a zero run writes a page of zeros to a new file"
+run 1 30 "$inspect" --memory --extract=0x12000 --pid=100 -o "$tmp/zero.bin" "$tmp/memory.crib"
+ok $? "--extract never replaces a file (exit 1, as crib-dump without --force)"
+run 1 30 "$inspect" --memory --extract=0x12ff0:32 --pid=100 -o "$tmp/gap.bin" "$tmp/memory.crib"
+has "nothing dumped at 0x13000" && [ ! -e "$tmp/gap.bin" ]
+ok $? "--extract past what was dumped says where, and writes nothing"
+run 2 10 "$inspect" --memory --extract=0x10000 -o - "$tmp/memory.crib"
+ok $? "--extract without --pid is a usage error"
+run 2 10 "$inspect" --memory --extract=0x10000 --pid=100 "$tmp/memory.crib"
+ok $? "--extract without -o is a usage error"
+run 2 10 "$inspect" --search=x "$tmp/memory.crib"
+ok $? "--search without --memory is a usage error"
+
+# --diff orders records by their numbers, and totals them.
+run 1 30 "$inspect" --diff "$tmp/order-a.crib" "$tmp/order-b.crib"
+ok $? "--diff of three processes against none"
+[ "$(grep '^only in A: process' "$tmp/out" | tr -d '\n')" = "only in A: process pid=9only in A: process pid=10only in A: process pid=100" ]
+ok $? "--diff lists pid 9, 10, 100 in that order"
+tail -n 1 "$tmp/out" | grep -q "^total: 0 records changed (0 differences), 3 only in A, 0 only in B$"
+ok $? "--diff ends with the totals"
+
 run 5 30 "$inspect" --max-size=64M "$tmp/bomb.crib"
 ok $? "a stream inflating past --max-size is refused"
 has "inflates past 67108864 bytes"
@@ -127,10 +214,26 @@ if [ -n "$restore" ]; then
 	ok $? "crib-restore refuses a snapshot of another kernel"
 	has "taken on kernel 6.8.0-crib"
 	ok $? "crib-restore checks the header before the records"
-	run 1 30 "$restore" --max-size=64M -i "$tmp/bomb-here.crib"
-	ok $? "crib-restore refuses a stream inflating past --max-size"
+	run 5 30 "$restore" --max-size=64M -i "$tmp/bomb-here.crib"
+	ok $? "crib-restore refuses a stream inflating past --max-size (exit 5, as crib-inspect)"
+	has "bomb-here.crib: the snapshot is damaged: .*(file offset [0-9]*)"
+	ok $? "crib-restore names the snapshot and the offset"
 	has "inflates past 67108864 bytes"
 	ok $? "crib-restore says which limit"
+	# The exit statuses crib-inspect gives the same snapshots (README.md).
+	run 3 10 "$restore" -i "$tmp/does-not-exist.crib"
+	ok $? "crib-restore: a snapshot that cannot be opened is exit 3"
+	python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[8:10] = (2).to_bytes(2, "little"); open(sys.argv[2], "wb").write(b)' \
+		"$tmp/bomb-here.crib" "$tmp/major-2.crib"
+	run 4 10 "$restore" -i "$tmp/major-2.crib"
+	ok $? "crib-restore: a newer major version is exit 4"
+	run 4 10 "$inspect" --verify "$tmp/major-2.crib"
+	ok $? "... as crib-inspect says"
+	head -c 2000 "$tmp/bomb-here.crib" > "$tmp/short-here.crib"
+	run 5 30 "$restore" -i "$tmp/short-here.crib"
+	ok $? "crib-restore: a truncated snapshot is exit 5"
+	run 5 30 "$inspect" --verify "$tmp/short-here.crib"
+	ok $? "... as crib-inspect says"
 	run 2 10 "$restore" --max-size=0 -i "$tmp/bomb-here.crib"
 	ok $? "crib-restore: a size of 0 is a usage error"
 	run 1 30 "$restore" -i "$tmp/no-cwd-here.crib"

@@ -81,6 +81,36 @@ def sections(text):
     return out
 
 
+README = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "README.md")
+
+
+def exit_table(tool):
+    """{status: meaning} of README.md's exit status table, for @tool's column."""
+    rows, columns = {}, None
+    with open(README, encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("| status |"):
+                columns = cells
+            elif columns and re.fullmatch(r"\d+", cells[0]) and len(cells) == len(columns):
+                if tool in columns and cells[columns.index(tool)] == "yes":
+                    rows[int(cells[0])] = cells[1]
+            elif columns and not line.startswith("|"):
+                break
+    return rows
+
+
+def page_statuses(section):
+    """The statuses an EXIT STATUS section lists, as mandoc -T ascii renders its tags."""
+    return {int(m.group(1)) for m in re.finditer(r"^ {5,8}(\d+) ", section, re.M)}
+
+
+def help_statuses(text):
+    """The statuses of --help's "Exit status" table: lines "  N  meaning"."""
+    after = text.split("Exit status", 1)[1] if "Exit status" in text else ""
+    return {int(m.group(1)) for m in re.finditer(r"^  (\d+)  \S", after, re.M)}
+
+
 def main():
     if len(sys.argv) not in (4, 5):
         print("usage: test-man.py MANDOC GROFF PAGE [TOOL]", file=sys.stderr)
@@ -128,6 +158,15 @@ def main():
     for opt in options:
         t.check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), documented),
                 "%s documents %s in OPTIONS" % (name, opt))
+
+    table = exit_table(tool_name)
+    t.check(table, "README.md's exit status table has a column for %s" % tool_name)
+    got = page_statuses(secs.get("EXIT STATUS", ""))
+    t.check(got == set(table), "%s lists the exit statuses of the shared table" % name,
+            "page: %s, table: %s" % (sorted(got), sorted(table)))
+    got = help_statuses(out)
+    t.check(got == set(table), "%s --help lists the exit statuses of the shared table" %
+            tool_name, "--help: %s, table: %s" % (sorted(got), sorted(table)))
     return t.done()
 
 

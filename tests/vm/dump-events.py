@@ -6,6 +6,7 @@ whose file only a child holds, an inotify with two watches and unread
 events) dumped with --leave-running, every value checked against
 /proc/PID/fdinfo; then an epoll watching a file no process of the tree
 holds, which the dump refuses.  TAP."""
+import json
 import os
 import re
 import subprocess
@@ -132,6 +133,24 @@ def check_inotify(pid, fd, doc):
             % fd, notes)
 
 
+def check_stats(snap):
+    """The dump_stats record (1.8): the phases timed, the tree frozen for a while."""
+    r = subprocess.run(["crib-inspect", "--stats", "--json", snap], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    stats = json.loads(r.stdout)["dump_stats"] if r.returncode == 0 else []
+    if not t.check(len(stats) == 1, "stats: crib-inspect --stats finds the dump's statistics",
+                   r.stdout + r.stderr):
+        return
+    s = stats[0]
+    phases = [p["name"] for p in s["phases"]]
+    t.eq(phases, ["load", "freeze", "read", "write"], "stats: the phases in order")
+    t.check(0 < s["frozen_ns"] <= s["total_ns"],
+            "stats: a frozen time, within the whole (%d of %d ns)" % (s["frozen_ns"],
+                                                                      s["total_ns"]), s)
+    t.check(s["processes"] >= 1 and s["threads"] >= 1, "stats: processes and threads counted",
+            s)
+
+
 def test_events():
     w = Workload("events", "@DIR@")
     try:
@@ -153,6 +172,7 @@ def test_events():
         check_timers(w.pid, timers, before, after)
         check_epolls(w.pid, fds, records(doc, "epoll_item"))
         check_inotify(w.pid, fds["inotify"], doc)
+        check_stats(snap)
         t.check(not_traced(w.pid), "events: runs on untraced after the dump")
         t.eq(self_check(w.pid, w.path("check"), 60), "ok\n",
              "events: its own check passes after the dump")

@@ -264,12 +264,34 @@ int namespaces_check(struct dump_tree *tree);
 
 /* The snapshot stream (snapshot.c): the header and notes, the end. */
 /* Where and how the snapshot is written. */
+/* How long each phase of the dump took, for the dump_stats record (stats.c). */
+struct dump_stats {
+	uint64_t start_ns;		/* CLOCK_MONOTONIC, the tool's start */
+	uint64_t mark_ns;		/* the end of the last phase */
+	uint64_t frozen_ns;		/* the freeze began; 0 before */
+	uint64_t released_ns;		/* the tree was let go before the end; 0 if not */
+	struct crib_dump_phase phases[8];
+	size_t n_phases;
+	uint64_t processes, threads;	/* counted while the tree is stopped */
+};
+
+void stats_start(struct dump_stats *s);
+/* The phase that began with the last one's end is over: it was @name. */
+void stats_phase_done(struct dump_stats *s, const char *name);
+void stats_frozen(struct dump_stats *s);
+void stats_let_go(struct dump_stats *s);
+/* The tree's processes and threads, counted before it may be let go. */
+void stats_count(struct dump_stats *s, const struct dump_tree *tree);
+/* The record, "write" timed up to it; the failure in @tree's error. */
+int stats_write(struct dump_stats *s, struct dump_tree *tree, struct crib_writer *w);
+
 struct dump_output {
 	int fd;
 	int level;		/* zstd level */
 	bool fast;		/* memory pages stored, not compressed */
 	bool pre_copy;		/* pages kept (pages_keep()), written last */
 	bool let_go_early;	/* ... once the processes were let go */
+	struct dump_stats *stats;
 };
 
 int snapshot_open(struct dump_job *job, const struct dump_output *out,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "crib-dump.h"
+#include "exit.h"
 #include "output.h"
 #include "size.h"
 #include "version.h"
@@ -91,8 +92,11 @@ static void usage(FILE *f)
 		"ways, and the lock stays after the process is killed, until crib-restore\n"
 		"restores them or 'crib-restore --unlock-network -i FILE' releases it.\n"
 		"\n"
-		"Exit status: 0 dumped, 1 the dump failed (the processes are left running,\n"
-		"stopped ones stopped), 2 bad usage.\n");
+		"Exit status (the same table for every CRIB tool):\n"
+		"  0  dumped\n"
+		"  1  the dump failed (the processes are left running, stopped ones stopped),\n"
+		"     or FILE exists (without --force) or cannot be made\n"
+		"  2  bad usage, or standard output is a terminal\n");
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -226,13 +230,14 @@ static int write_one(struct dump_job *job)
  * The pages kept by --pre-copy, process by process, in pre-order: the
  * processes left running were let go before.
  */
-static int write_kept(struct dump_tree *tree, bool let_go)
+static int write_kept(struct dump_tree *tree, bool let_go, struct dump_stats *stats)
 {
 	struct dump_job *job;
 	size_t i;
 
 	if (let_go) {
 		tree_release(tree);
+		stats_let_go(stats);
 		dump_verbose(tree_root(tree), "let go, writing the memory\n");
 	}
 	for (i = 0; i < tree->procs.n; i++) {
@@ -258,6 +263,8 @@ static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 	if (task_check(tree) || namespaces_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
 	    events_share(tree, files_find_desc) || mm_share(tree) || clocks_read(tree, &clocks))
 		return -1;
+	stats_phase_done(out->stats, "read");
+	stats_count(out->stats, tree);
 	if (snapshot_open(root, out, &clocks))
 		return tree_fail_in(tree, root);
 	for (i = 0; i < tree->procs.n; i++)
@@ -267,7 +274,9 @@ static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 	for (i = 0; i < tree->procs.n; i++)
 		if (write_one(tree->procs.items[i]))
 			return tree_fail_in(tree, tree->procs.items[i]);
-	if (out->pre_copy && write_kept(tree, out->let_go_early))
+	if (out->pre_copy && write_kept(tree, out->let_go_early, out->stats))
+		return -1;
+	if (stats_write(out->stats, tree, root->writer))
 		return -1;
 	if (snapshot_close(root))
 		return tree_fail_in(tree, root);
@@ -336,11 +345,13 @@ int main(int argc, char **argv)
 	struct dump_tree tree = { 0 };
 	struct dump_job model = { 0 };
 	struct precopy precopy = { 0 };
+	struct dump_stats stats;
 	struct progress progress;
 	struct dump_file out;
 	char origin[256];
 	int ret;
 
+	stats_start(&stats);
 	ret = parse_options(argc, argv, &o);
 	if (ret)
 		return ret;
@@ -348,7 +359,7 @@ int main(int argc, char **argv)
 		return preload(&o);
 	if (output_open(&out, o.output, o.force, &tree.err)) {
 		fprintf(stderr, "crib-dump: %s\n", tree.err.msg);
-		return o.output ? 1 : 2;
+		return o.output ? TOOL_EXIT_FAILED : TOOL_EXIT_USAGE;
 	}
 	model.verbose = o.verbose;
 	model.lock_network = !o.leave_running;
@@ -358,24 +369,29 @@ int main(int argc, char **argv)
 
 	/* Load the programs first: it is slow, and the processes run meanwhile. */
 	ret = programs_load(&model.progs, &tree.err);
+	stats_phase_done(&stats, "load");
 	if (!ret)
 		ret = programs_scope(&model.progs, o.pid, &tree.err);
 	if (!ret)
 		dump_verbose(&model, "programs %s\n",
 			     programs_origin(&model.progs, origin, sizeof(origin)));
-	if (!ret && o.pre_copy)
+	if (!ret && o.pre_copy) {
 		ret = copy_before_freeze(&precopy, &model, o.pid, &tree.err);
+		stats_phase_done(&stats, "pre-copy");
+	}
+	stats_frozen(&stats);
 	if (!ret)
 		ret = tree_freeze(&tree, &model, o.pid);
 	if (!ret && o.pre_copy)
 		ret = hand_out_stores(&tree, &precopy);
+	stats_phase_done(&stats, "freeze");
 	precopy_free(&precopy);
 	if (!ret) {
 		dump_verbose(&model, "stopped %zu processes, from %d down\n", tree.procs.n,
 			     (int)o.pid);
 		progress_begin(&progress, (unsigned int)tree.procs.n);
 		ret = dump_frozen(&tree, &(struct dump_output){
-			out.fd, o.level, o.fast, o.pre_copy, o.pre_copy && o.leave_running });
+			out.fd, o.level, o.fast, o.pre_copy, o.pre_copy && o.leave_running, &stats });
 		progress_end(&progress);
 		if (!ret && !o.leave_running)
 			ret = tree_each(&tree, repair_all);

@@ -15,19 +15,7 @@
 
 int exit_code_for(enum crib_err code)
 {
-	switch (code) {
-	case CRIB_OK:
-		return EXIT_OK;
-	case CRIB_E_IO:
-	case CRIB_E_NOMEM:
-		return EXIT_IO;
-	case CRIB_E_MAGIC:
-	case CRIB_E_VERSION:
-	case CRIB_E_CRITICAL:
-		return EXIT_UNSUPPORTED;
-	default:
-		return EXIT_CORRUPT;
-	}
+	return tool_exit_for(code);
 }
 
 void report_error(const char *path, const struct crib_error *err)

@@ -35,7 +35,7 @@ int run_json(const char *path, const struct options *o)
 		return code;
 	}
 	while ((ret = crib_reader_next(r, &rec)) > 0) {
-		if (!section_selected(o, &rec))
+		if (!section_selected(o, &rec) || record_filtered_out(o, &rec))
 			continue;
 		printf("%s\n", first ? "" : ",");
 		crib_json_print_record(stdout, &rec);

@@ -317,24 +317,9 @@ static void print_pipe(const struct crib_pipe *p)
 
 static void print_sockaddr(const struct crib_sockaddr *a)
 {
-	const uint8_t *p = a->addr.data;
+	char buf[160];
 
-	if (a->family == 2 && a->addr.len == 4) {
-		printf("%u.%u.%u.%u:%" PRIu64, p[0], p[1], p[2], p[3], a->port);
-	} else if (a->family == 10 && a->addr.len == 16) {
-		printf("[");
-		for (int i = 0; i < 16; i += 2)
-			printf("%s%x", i ? ":" : "", p[i] << 8 | p[i + 1]);
-		printf("]:%" PRIu64, a->port);
-	} else if (a->family == 1) {
-		printf("%s", a->addr.len && !p[0] ? "@" : "");
-		for (size_t i = a->addr.len && !p[0] ? 1 : 0; i < a->addr.len; i++)
-			putchar(p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?');
-		if (!a->addr.len)
-			printf("(unnamed)");
-	} else {
-		printf("-");
-	}
+	fputs(sockaddr_str(a, buf, sizeof(buf)), stdout);
 }
 
 /* Option names by (level, name), as <sys/socket.h> and friends spell them. */
@@ -656,13 +641,13 @@ int run_summary(const char *path, const struct options *o)
 			proctree_count_thread(s.tree, rec.u.thread.pid);
 		if (!rec.info)
 			s.unknown++;
-		if (section_selected(o, &rec))
+		if (section_selected(o, &rec) && !record_filtered_out(o, &rec))
 			print_record(&s, &rec);
 	}
 	flush_ghost_data(&s);
 	memmap_print(s.memmap);
 	if (section_name_selected(o, "proc"))
-		proctree_print(s.tree);
+		proctree_print(s.tree, o->have_pid ? &o->pid : NULL);
 	if (s.unknown)
 		printf("%" PRIu64 " unknown ancillary record%s skipped\n", s.unknown,
 		       s.unknown == 1 ? "" : "s");

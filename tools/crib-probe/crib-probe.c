@@ -29,8 +29,10 @@ static void usage(FILE *f)
 		"  -h, --help      this text\n"
 		"  -V, --version   the version\n"
 		"\n"
-		"Exit status: 0 done, 1 the process or the kernel could not be read,\n"
-		"2 bad usage.\n");
+		"Exit status (the same table for every CRIB tool):\n"
+		"  0  done\n"
+		"  1  the process or the kernel could not be read\n"
+		"  2  bad usage\n");
 }
 
 static void print_basics(const struct crib_task_basics *b)

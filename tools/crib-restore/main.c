@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "crib-restore.h"
+#include "exit.h"
 #include "fault.h"
 #include "files.h"
 #include "netlock.h"
@@ -84,9 +85,15 @@ static void usage(FILE *f)
 		"on standard error: the process, the MiB of the snapshot read of its size,\n"
 		"and the rate.\n"
 		"\n"
-		"Exit status: 0 restored (it runs on, detached), 1 the restore failed or\n"
-		"--verify found a difference, and nothing of the tree is left, 2 bad usage; with\n"
-		"--wait, the process's exit status (128 + N when it was killed by signal N).\n"
+		"Exit status (the same table for every CRIB tool):\n"
+		"  0  restored (it runs on, detached); --check: it can be restored here\n"
+		"  1  the restore failed or was refused, or --verify found a difference:\n"
+		"     nothing of the tree is left\n"
+		"  2  bad usage, or standard input is a terminal\n"
+		"  3  the snapshot cannot be opened or read\n"
+		"  4  not a snapshot, a newer major version, or an unknown critical record\n"
+		"  5  a truncated, corrupt or otherwise invalid snapshot\n"
+		"With --wait, the process's exit status (128 + N when it was killed by signal N).\n"
 		"\n"
 		"Testing aid: CRIB_RESTORE_FAULT=STEP in the environment makes the restore\n"
 		"fail at STEP, as a real failure there would: ghosts (crib-restore, the\n"
@@ -193,7 +200,8 @@ static int unlock_network(int fd)
 	return 0;
 }
 
-static int open_input(const struct options *o)
+/* The snapshot's descriptor, or -1 with the exit status in *@status. */
+static int open_input(const struct options *o, int *status)
 {
 	int fd;
 
@@ -201,13 +209,16 @@ static int open_input(const struct options *o)
 		if (isatty(STDIN_FILENO)) {
 			fprintf(stderr, "crib-restore: standard input is a terminal; "
 				"give a snapshot with -i FILE or < FILE\n");
+			*status = TOOL_EXIT_USAGE;
 			return -1;
 		}
 		return STDIN_FILENO;
 	}
 	fd = open(o->input, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
 		fprintf(stderr, "crib-restore: %s: %s\n", o->input, strerror(errno));
+		*status = TOOL_EXIT_IO;
+	}
 	return fd;
 }
 
@@ -231,9 +242,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "crib-restore: %s\n", err.msg);
 		return 2;
 	}
-	fd = open_input(&o);
+	fd = open_input(&o, &ret);
 	if (fd < 0)
-		return 1;
+		return ret;
 	if (o.unlock_network) {
 		ret = unlock_network(fd);
 		if (fd != STDIN_FILENO)
@@ -252,10 +263,16 @@ int main(int argc, char **argv)
 		close(fd);
 	if (ret || tree_link(&plan, &err) || files_link(&plan, &err) || plan_check(&plan, &err)) {
 		progress_end(&progress);
-		fprintf(stderr, "crib-restore: %s\n", err.msg);
+		/* a snapshot that cannot be read is named, as crib-inspect names it */
+		if (plan.snapshot_exit)
+			fprintf(stderr, "crib-restore: %s: %s\n", o.input ? o.input : "standard input",
+				err.msg);
+		else
+			fprintf(stderr, "crib-restore: %s\n", err.msg);
+		ret = plan.snapshot_exit ? plan.snapshot_exit : TOOL_EXIT_FAILED;
 		plan_free(&plan);
 		verify_input_close(&vin);
-		return 1;
+		return ret;
 	}
 	for (size_t i = 0; i < plan.procs.n; i++) {
 		const struct restore_plan *p = plan.procs.items[i];

@@ -211,6 +211,7 @@ struct plan_desc {
 /* Everything a snapshot says, as the restore needs it. */
 struct restore_tree {
 	struct crib_header header;	/* strings owned by the tree */
+	int snapshot_exit;		/* plan_read(): the snapshot unreadable (exit.h), or 0 */
 	ARRAY(struct restore_plan *) procs;	/* in pre-order, the root first */
 	int page_store;			/* memfd with the page contents */
 	uint64_t page_store_len;

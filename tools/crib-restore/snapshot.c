@@ -21,6 +21,7 @@
 #include "check.h"
 #include "direct.h"
 #include "events.h"
+#include "exit.h"
 #include "files.h"
 #include "ghost.h"
 #include "inotify.h"
@@ -285,7 +286,9 @@ int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progr
 	if (!r) {
 		if (m.addr != MAP_FAILED)
 			munmap(m.addr, m.len);
-		return tool_fail(err, 0, "not a usable snapshot: %s", cerr.msg);
+		tree->snapshot_exit = tool_exit_for(cerr.code);
+		return tool_fail(err, 0, "not a usable snapshot: %s (file offset %llu)", cerr.msg,
+				 (unsigned long long)cerr.file_offset);
 	}
 	/* Nothing past the header is read for a snapshot this machine cannot take. */
 	if (check_header(crib_reader_header(r), err)) {
@@ -314,8 +317,13 @@ int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progr
 		/* where read() would have left it */
 		lseek(fd, m.at + (off_t)crib_reader_input_offset(r), SEEK_SET);
 	}
-	if (ret < 0 && !tool_failed(err))
-		tool_fail(err, 0, "the snapshot is damaged: %s", crib_reader_error(r)->msg);
+	if (ret < 0 && !tool_failed(err)) {
+		tree->snapshot_exit = tool_exit_for(crib_reader_error(r)->code);
+		tool_fail(err, 0, "the snapshot is %s: %s (file offset %llu)",
+			  tree->snapshot_exit == TOOL_EXIT_IO ? "unreadable" : "damaged",
+			  crib_reader_error(r)->msg,
+			  (unsigned long long)crib_reader_error(r)->file_offset);
+	}
 	crib_reader_close(r);
 	if (ret < 0)
 		return -1;

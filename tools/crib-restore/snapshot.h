@@ -14,7 +14,9 @@ struct progress;
  * Read the snapshot at @fd into @tree, counting what is read in @progress;
  * a snapshot for another machine (check_header()) is refused before its
  * records are read, one whose records inflate past @max_size bytes as
- * they reach it.
+ * they reach it.  A snapshot the format library cannot read sets
+ * @tree->snapshot_exit to its exit status (exit.h), the failure naming
+ * the file offset where it was found.
  */
 int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progress *progress,
 	      struct tool_error *err);

@@ -19,8 +19,8 @@
 struct crib_diff_side;
 
 /*
- * Ignore the fields flagged CRIB_FIELD_VOLATILE, and note records
- * (spec/format.md, §9).  An
+ * Ignore the fields flagged CRIB_FIELD_VOLATILE, and note and dump_stats
+ * records (spec/format.md, §9).  An
  * identity field that is also volatile (a socket's inode number) is left
  * out of the identity: records that then look alike pair in stream order.
  */
@@ -49,8 +49,9 @@ size_t crib_diff_side_mem(const struct crib_diff_side *s);
 
 /*
  * Print what differs from @a to @b on @out, one line per record ("changed:",
- * "only in A:", "only in B:") and one indented line per field; returns the
- * number of differences.
+ * "only in A:", "only in B:") and one indented line per field, records in
+ * the order of their identity with numbers by value, then a "total:" line
+ * when anything differs; returns the number of differences.
  */
 unsigned crib_diff(const struct crib_diff_side *a, const struct crib_diff_side *b,
 		   const struct crib_diff_options *opt, FILE *out);

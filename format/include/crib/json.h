@@ -13,6 +13,8 @@
 
 /* A JSON string literal for bytes that are valid UTF-8 without NUL. */
 void crib_json_print_string(FILE *f, const char *s, size_t len);
+/* A path or name as the records give it: a string, or {"hex":...} when not UTF-8. */
+void crib_json_print_path(FILE *f, const char *path);
 /* One record as a JSON object (no trailing newline). */
 void crib_json_print_record(FILE *f, const struct crib_record *rec);
 /* The value of one field of a struct described by d. */

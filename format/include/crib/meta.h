@@ -55,8 +55,34 @@ struct crib_note {
 	const char *value;
 };
 
+/* 1.8: one step of a dump and how long it took. */
+struct crib_dump_phase {
+	const char *name;		/* "load", "freeze", "read", "write", ... */
+	uint64_t ns;
+};
+
+/*
+ * 1.8: how long the dump took, written by the dump tool last, before the
+ * trailer: its phases in order, and how long the tree was stopped.
+ */
+struct crib_dump_stats {
+	const struct crib_dump_phase *phases;
+	size_t n_phases;
+	uint64_t frozen_ns;		/* the freeze began to the tree let go or this record */
+	uint64_t total_ns;		/* the tool's start to this record */
+	uint64_t processes;
+	uint64_t threads;
+};
+
+#define CRIB_DUMP_PHASES_MAX	32u
+
 extern const struct crib_struct_desc crib_header_desc;
 extern const struct crib_struct_desc crib_trailer_desc;
 extern const struct crib_struct_desc crib_note_desc;
+extern const struct crib_struct_desc crib_dump_stats_desc;
+
+struct crib_writer;
+
+int crib_write_dump_stats(struct crib_writer *w, const struct crib_dump_stats *stats);
 
 #endif /* CRIB_META_H */

@@ -47,6 +47,7 @@ struct crib_record {
 		struct crib_header header;
 		struct crib_trailer trailer;
 		struct crib_note note;
+		struct crib_dump_stats dump_stats;
 		struct crib_process process;
 		struct crib_thread thread;
 		struct crib_seccomp_filter seccomp_filter;

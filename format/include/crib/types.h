@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	8	/* 1.8: seccomp, socket filters, thread attributes, file locks (spec §2.2) */
+#define CRIB_VERSION_MINOR	8	/* 1.8: seccomp, socket filters, thread attributes, file locks, dump_stats (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
@@ -87,6 +87,7 @@ enum crib_record_type {
 	CRIB_REC_SIGPENDING	= 0x0501,
 	CRIB_REC_TIMERS		= 0x0502,
 	CRIB_REC_NOTE		= 0x8001,
+	CRIB_REC_DUMP_STATS	= 0x8002,	/* 1.8 */
 };
 
 static inline bool crib_record_is_critical(uint32_t type)

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --files: one line per descriptor, as the file records give them: pid,
+ * fd, kind, open flags, offset and path, and the open file description
+ * (file.desc).  Writers number descriptions from 1 in the order of their
+ * first descriptor (spec §5.3), so a descriptor whose description was
+ * seen before is marked as sharing it, naming the first that holds it:
+ * printed as the records stream by, only the first holder of each
+ * description is kept.  With --pid, that process's.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "inspect.h"
+
+struct files {
+	const struct options *o;
+	struct view_out *out;
+	struct desc_map descs;
+	size_t shown;
+};
+
+const struct desc_holder *desc_map_note(struct desc_map *m, uint64_t desc, uint64_t pid,
+					uint64_t fd)
+{
+	struct desc_holder *h;
+
+	if (!desc || desc > m->holders.n + 1)
+		return NULL;	/* its own, or out of the writers' order: not tracked */
+	if (desc <= m->holders.n)
+		return &m->holders.items[desc - 1];
+	h = array_push(&m->holders);
+	if (h)
+		*h = (struct desc_holder){ pid, fd };
+	return NULL;
+}
+
+/* O_* status flags as open(2) names them, the access mode first. */
+void open_flags_str(uint64_t flags, char *buf, size_t len)
+{
+	static const struct { uint64_t bit; const char *name; } names[] = {
+		{ 02000, "append" }, { 04000, "nonblock" }, { 010000, "dsync" },
+		{ 020000, "async" }, { 040000, "direct" }, { 0100000, "largefile" },
+		{ 0200000, "directory" }, { 0400000, "nofollow" }, { 01000000, "noatime" },
+		{ 04010000, "sync" }, { 010000000, "path" }, { 020200000, "tmpfile" },
+	};
+	static const char *const modes[] = { "rdonly", "wronly", "rdwr", "acc3" };
+	size_t n = (size_t)snprintf(buf, len, "%s", modes[flags & 3]);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && n < len; i++)
+		if ((flags & names[i].bit) == names[i].bit) {
+			n += (size_t)snprintf(buf + n, len - n, ",%s", names[i].name);
+			flags &= ~names[i].bit;
+		}
+}
+
+static void *files_start(const struct options *o, const struct crib_header *h,
+			 struct view_out *out)
+{
+	struct files *s = calloc(1, sizeof(*s));
+
+	(void)h;
+	if (!s)
+		return NULL;
+	s->o = o;
+	s->out = out;
+	if (!out->json)
+		printf("%-8s %-5s %-10s %-22s %10s %5s  %s\n", "PID", "FD", "KIND", "FLAGS",
+		       "OFFSET", "DESC", "PATH");
+	return s;
+}
+
+static void print_line(const struct crib_file *f, const struct desc_holder *first)
+{
+	char flags[128], desc[24] = "-";
+
+	open_flags_str(f->flags, flags, sizeof(flags));
+	if (f->desc)
+		snprintf(desc, sizeof(desc), "%" PRIu64, f->desc);
+	printf("%-8" PRIu64 " %-5" PRIu64 " %-10s %-22s %10" PRId64 " %5s  ", f->pid, f->fd,
+	       crib_file_type_name(f->type), flags, f->pos, desc);
+	print_path(f->path);
+	if (first)
+		printf("  [shared with pid %" PRIu64 " fd %" PRIu64 "]", first->pid, first->fd);
+	if (f->ghost_id)
+		printf("  [ghost %" PRIu64 "]", f->ghost_id);
+	printf("%s\n", f->cloexec ? "  [cloexec]" : "");
+}
+
+static void print_json(struct view_out *out, const struct crib_file *f,
+		       const struct desc_holder *first)
+{
+	char flags[128];
+
+	open_flags_str(f->flags, flags, sizeof(flags));
+	view_json_item(out);
+	printf("{\"pid\":%" PRIu64 ",\"fd\":%" PRIu64 ",\"kind\":\"%s\",\"flags\":%" PRIu64
+	       ",\"flag_names\":\"%s\",\"pos\":%" PRId64 ",", f->pid, f->fd,
+	       crib_file_type_name(f->type), f->flags, flags, f->pos);
+	json_key_string("path", f->path);
+	printf(",\"desc\":%" PRIu64 ",\"cloexec\":%s,\"ghost_id\":%" PRIu64, f->desc,
+	       f->cloexec ? "true" : "false", f->ghost_id);
+	if (first)
+		printf(",\"shared_with\":{\"pid\":%" PRIu64 ",\"fd\":%" PRIu64 "}", first->pid,
+		       first->fd);
+	putchar('}');
+}
+
+static void files_record(void *state, const struct crib_record *rec)
+{
+	struct files *s = state;
+	const struct crib_file *f = &rec->u.file;
+	const struct desc_holder *first;
+
+	if (rec->type != CRIB_REC_FILE)
+		return;
+	/* Every process's count, so that the numbering is followed with --pid too. */
+	first = desc_map_note(&s->descs, f->desc, f->pid, f->fd);
+	if (record_filtered_out(s->o, rec))
+		return;
+	if (s->out->json)
+		print_json(s->out, f, first);
+	else
+		print_line(f, first);
+	s->shown++;
+}
+
+static int files_finish(void *state)
+{
+	struct files *s = state;
+
+	if (!s->out->json && !s->shown)
+		printf("(no descriptors%s)\n", s->o->have_pid ? " of that process" : "");
+	return EXIT_OK;
+}
+
+static void files_free(void *state)
+{
+	struct files *s = state;
+
+	array_free(&s->descs.holders);
+	free(s);
+}
+
+const struct view_ops files_view = {
+	.name = "files", .items = "files",
+	.start = files_start, .record = files_record, .finish = files_finish,
+	.free = files_free,
+};
