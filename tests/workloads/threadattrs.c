@@ -11,13 +11,16 @@
  *    not);
  *  - the leader has SECBIT_NOROOT; the second thread, "locked", has
  *    SECBIT_KEEP_CAPS and SECBIT_NO_CAP_AMBIENT_RAISE with both their lock
- *    bits, the best-effort I/O priority 6, and its speculative store bypass
+ *    bits (CAP_NET_BIND_SERVICE raised ambient before them, and
+ *    CAP_SYS_BOOT dropped from its bounding set), the best-effort I/O
+ *    priority 6, and its speculative store bypass
  *    disabled until exec and indirect branch speculation force-disabled.
  *    Where the kernel or the CPU offers no I/O priority or speculation
  *    control, it says so in the ready file and checks that it still has
  *    none.
  *
- * The check reads back each thread's own (PR_GET_SECUREBITS,
+ * The check reads back each thread's own (PR_CAPBSET_READ,
+ * PR_CAP_AMBIENT_IS_SET, PR_GET_SECUREBITS,
  * sched_getscheduler, getpriority, ioprio_get, PR_GET_SPECULATION_CTRL),
  * the registrations (MEMBARRIER_CMD_GET_REGISTRATIONS) and whether a
  * private expedited barrier is allowed.  Writes "LOCKED IOPRIO SPEC" (the
@@ -27,10 +30,12 @@
  * Usage: threadattrs DIR
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/membarrier.h>
 #include <linux/securebits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +70,8 @@ struct want {
 	long ioprio;		/* 0: none set, not checked */
 	long store_bypass;	/* PR_GET_SPECULATION_CTRL; -1: not checked */
 	long indirect_branch;
+	bool own_caps;		/* CAP_SYS_BOOT dropped from its bounding set,
+				   CAP_NET_BIND_SERVICE ambient */
 };
 
 /* The second thread: set up, then a check whenever asked. */
@@ -117,10 +124,41 @@ static int set_ioprio(struct want *w)
 	return 1;
 }
 
+/*
+ * The bounding set without CAP_SYS_BOOT, and CAP_NET_BIND_SERVICE
+ * inheritable and ambient: before securebits forbid raising it.
+ */
+static int set_own_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (prctl(PR_CAPBSET_DROP, CAP_SYS_BOOT, 0, 0, 0) || syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_NET_BIND_SERVICE / 32].inheritable |= 1u << (CAP_NET_BIND_SERVICE % 32);
+	if (syscall(SYS_capset, &h, d))
+		return -1;
+	return prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_BIND_SERVICE, 0, 0);
+}
+
+static void check_caps(struct check_report *r, const struct want *w)
+{
+	long bounded = prctl(PR_CAPBSET_READ, CAP_SYS_BOOT, 0, 0, 0);
+	long ambient = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, CAP_NET_BIND_SERVICE, 0, 0);
+
+	if (bounded != !w->own_caps)
+		check_fail(r, "%s: CAP_SYS_BOOT %s the bounding set", w->who,
+			   bounded ? "in" : "not in");
+	if (ambient != w->own_caps)
+		check_fail(r, "%s: CAP_NET_BIND_SERVICE %s ambient", w->who,
+			   ambient ? "is" : "is not");
+}
+
 static void check_thread(struct check_report *r, const struct want *w)
 {
 	long v;
 
+	check_caps(r, w);
 	v = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
 	if (v != w->securebits)
 		check_fail(r, "%s: securebits %#lx, not %#lx", w->who, v, w->securebits);
@@ -154,7 +192,7 @@ static void *locked_main(void *arg)
 	l->tid = (pid_t)syscall(__NR_gettid);
 	io = set_ioprio(&l->want);
 	spec = set_spec_ctrl(&l->want);
-	if (io < 0 || spec < 0 || reset_on_fork() ||
+	if (io < 0 || spec < 0 || reset_on_fork() || set_own_caps() ||
 	    prctl(PR_SET_SECUREBITS, LOCKED_BITS, 0, 0, 0)) {
 		perror("threadattrs: setting up the second thread");
 		c = 'f';
@@ -205,6 +243,7 @@ int main(int argc, char **argv)
 	struct want leader = { .who = "leader", .securebits = LEADER_BITS,
 			       .store_bypass = -1, .indirect_branch = -1 };
 	struct locked_thread locked = { .want = { .who = "locked", .securebits = LOCKED_BITS,
+						  .own_caps = true,
 						  .store_bypass = -1, .indirect_branch = -1 } };
 	struct check_report r;
 	char line[96], path[1024];

@@ -361,6 +361,48 @@ static long set_caps(__u64 eff, __u64 prm, __u64 inh)
 }
 
 /*
+ * The bounding set, while the thread still has CAP_SETPCAP: the
+ * restorer's is full, so what the thread had dropped is dropped.
+ * Capabilities past the last this kernel knows (PR_CAPBSET_READ says
+ * EINVAL) end the walk.
+ */
+static void set_cap_bounds(struct rst_args *a, struct rst_thread *t)
+{
+	__u64 cap;
+	long ret;
+
+	for (cap = 0; cap < 64; cap++) {
+		if (t->creds.cap_bnd & (1ULL << cap))
+			continue;
+		ret = sys5(__NR_prctl, PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (ret == -22)
+			break;
+		if (ret == 1)
+			ret = sys5(__NR_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0);
+		if (ret < 0)
+			fail(a, t, RST_STEP_CREDS, ret, cap);
+	}
+}
+
+/*
+ * Ambient capabilities, once they are permitted and inheritable, and
+ * before securebits may forbid raising them (SECBIT_NO_CAP_AMBIENT_RAISE).
+ */
+static void raise_ambient(struct rst_args *a, struct rst_thread *t)
+{
+	__u64 cap;
+	long ret;
+
+	for (cap = 0; cap < 64; cap++) {
+		if (!(t->creds.cap_amb & (1ULL << cap)))
+			continue;
+		ret = sys5(__NR_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0);
+		if (ret)
+			fail(a, t, RST_STEP_CREDS, ret, cap);
+	}
+}
+
+/*
  * Securebits, lock bits included, take CAP_SETPCAP; a uid change took it
  * out of the effective set (KEEPCAPS keeps only the permitted one), so
  * it is made effective again for them, then dropped with the exact sets.
@@ -378,8 +420,10 @@ static void set_securebits(struct rst_args *a, struct rst_thread *t)
 	if (c->change)
 		ret = set_caps(c->cap_prm | CAP_SETPCAP_BIT, c->cap_prm | CAP_SETPCAP_BIT,
 			       c->cap_inh);
-	if (!ret)
-		ret = sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0);
+	if (ret)
+		fail(a, t, RST_STEP_SECUREBITS, ret, c->securebits);
+	raise_ambient(a, t);
+	ret = sys5(__NR_prctl, PR_SET_SECUREBITS, c->securebits, 0, 0, 0);
 	if (ret)
 		fail(a, t, RST_STEP_SECUREBITS, ret, c->securebits);
 }
@@ -395,6 +439,7 @@ static void set_creds(struct rst_args *a, struct rst_thread *t)
 	long ret;
 
 	enter(a, t, RST_STEP_CREDS);
+	set_cap_bounds(a, t);
 	if (!c->change) {
 		set_securebits(a, t);
 		return;
@@ -419,6 +464,8 @@ static void set_creds(struct rst_args *a, struct rst_thread *t)
 		ret = sys5(__NR_prctl, PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	if (ret)
 		fail(a, t, RST_STEP_CREDS, ret, 0);
+	if (!c->securebits)
+		raise_ambient(a, t);
 }
 
 static void set_pdeath_signal(struct rst_args *a, struct rst_thread *t)

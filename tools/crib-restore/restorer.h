@@ -169,6 +169,8 @@ struct rst_creds {
 	__u32 n_groups;
 	__u32 groups[RST_MAX_GROUPS];
 	__u64 cap_eff, cap_prm, cap_inh;
+	__u64 cap_bnd;		/* the bounding set: what is not in it is dropped */
+	__u64 cap_amb;		/* ambient capabilities, raised once permitted */
 	__u32 change;		/* 0: the restorer's own (root) credentials are right */
 	__u32 securebits;	/* PR_SET_SECUREBITS; 0: left as they are, none */
 };

@@ -77,6 +77,7 @@ static void fill_creds(struct rst_creds *c, const struct restore_plan *plan,
 		.suid = p->suid, .sgid = p->sgid, .fsuid = p->fsuid, .fsgid = p->fsgid,
 		.groups = p->groups, .n_groups = p->n_groups,
 		.cap_eff = p->cap_eff, .cap_prm = p->cap_prm, .cap_inh = p->cap_inh,
+		.cap_bnd = p->cap_bnd, .cap_amb = p->cap_amb,
 	};
 	size_t i;
 
@@ -87,6 +88,7 @@ static void fill_creds(struct rst_creds *c, const struct restore_plan *plan,
 		.fsuid = (uint32_t)cr.fsuid, .gid = (uint32_t)cr.gid, .egid = (uint32_t)cr.egid,
 		.sgid = (uint32_t)cr.sgid, .fsgid = (uint32_t)cr.fsgid,
 		.cap_eff = cr.cap_eff, .cap_prm = cr.cap_prm, .cap_inh = cr.cap_inh,
+		.cap_bnd = cr.cap_bnd, .cap_amb = cr.cap_amb,
 	};
 	c->n_groups = cr.n_groups < RST_MAX_GROUPS ? (uint32_t)cr.n_groups : RST_MAX_GROUPS;
 	for (i = 0; i < c->n_groups; i++)
