@@ -133,7 +133,7 @@ int crib_sock_facts_read(struct dump_job *job, struct sock_facts *f)
 	int ret = -1;
 
 	memset(f, 0, sizeof(*f));
-	if (sockets_collect(job, job->pid, -1, &recs))
+	if (sockets_collect(job, dump_target(job), job->pid, -1, &recs))
 		goto out;
 	for (size_t i = 0; i < recs.n; i++) {
 		s = sock_facts_add(f);

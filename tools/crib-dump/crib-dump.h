@@ -431,10 +431,11 @@ int ghost_strip_deleted(char *path);
 int files_collect(struct dump_job *job, struct record_list *recs);
 /*
  * The sockets of @pid (only the one at @fd unless it is -1) as dump_sockets
- * sends them, resuming when the ring buffer filled up.  @pid is in the
- * dump's tree, or crib-dump itself.
+ * sends them, resuming when the ring buffer filled up; the runs reach
+ * @target's tree only (dump_target(job), or crib-dump itself).
  */
-int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs);
+int sockets_collect(struct dump_job *job, struct crib_target target, pid_t pid, int fd,
+		    struct record_list *recs);
 int files_read(struct dump_job *job);
 /*
  * Once every process's descriptors are read: open file descriptions and

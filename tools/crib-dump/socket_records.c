@@ -4,10 +4,6 @@
  * whole: the program stops when the ring buffer is full and is run again
  * from the descriptor after the last one it sent.
  */
-#include <errno.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <bpf/libbpf.h>
 
 #include "crib-dump.h"
@@ -20,25 +16,16 @@ static uint64_t after_socket(const void *last)
 	return (uint64_t)((const struct dump_socket_rec *)last)->fd + 1;
 }
 
-int sockets_collect(struct dump_job *job, pid_t pid, int fd, struct record_list *recs)
+int sockets_collect(struct dump_job *job, struct crib_target target, pid_t pid, int fd,
+		    struct record_list *recs)
 {
-	struct dump_socket_ctx ctx = { .target = dump_target(job), .pid = pid, .fd = fd };
+	struct dump_socket_ctx ctx = { .target = target, .pid = pid, .fd = fd };
 	struct collect_walk walk = {
 		.prog = &job->progs.sockets,
 		.map_fd = job->progs.socket_records,
 		.ctx = &ctx, .ctx_size = sizeof(ctx), .start = &ctx.start,
 		.resume_after = after_socket, .pid = pid,
 	};
-	int ret;
 
-	/* crib-dump's own socket (sockets.c measures HZ on one): the run's target is itself. */
-	if (pid == getpid()) {
-		ctx.target.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		if (ctx.target.pidfd < 0)
-			return tool_fail(&job->err, errno, "cannot open a pidfd of crib-dump itself");
-	}
-	ret = program_collect_all(&walk, recs, &job->err);
-	if (pid == getpid())
-		close(ctx.target.pidfd);
-	return ret;
+	return program_collect_all(&walk, recs, &job->err);
 }

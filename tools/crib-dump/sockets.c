@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,7 +60,7 @@ static int reread_socket(struct dump_job *job, struct socket_entry *e)
 				    .size = sizeof(struct dump_socket_rec) };
 	int ret = -1;
 
-	if (sockets_collect(job, job->pid, e->k.fd, &recs))
+	if (sockets_collect(job, dump_target(job), job->pid, e->k.fd, &recs))
 		goto out;
 	if (recs.n != 1 || ((struct dump_socket_rec *)recs.items)->ino != e->k.ino) {
 		tool_fail(&job->err, 0, "fd %d changed during the dump", e->k.fd);
@@ -74,13 +75,15 @@ out:
 
 /*
  * The kernel's HZ, which it does not export: the receive timeout of a
- * socket of our own, set to one second, read back in jiffies.
+ * socket of our own, set to one second, read back in jiffies.  The one
+ * run outside the dumped tree: its target is crib-dump itself.
  */
 static int measure_hz(struct dump_job *job, unsigned int *hz)
 {
 	struct record_list recs = { .kind = DUMP_REC_SOCKET,
 				    .size = sizeof(struct dump_socket_rec) };
 	struct timeval one_second = { .tv_sec = 1 };
+	struct crib_target self = { .pidfd = -1 };
 	int fd, ret = -1;
 	uint64_t j;
 
@@ -91,7 +94,12 @@ static int measure_hz(struct dump_job *job, unsigned int *hz)
 		tool_fail(&job->err, errno, "cannot set a socket's timeout");
 		goto out;
 	}
-	if (sockets_collect(job, getpid(), fd, &recs))
+	self.pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (self.pidfd < 0) {
+		tool_fail(&job->err, errno, "cannot open a pidfd of crib-dump itself");
+		goto out;
+	}
+	if (sockets_collect(job, self, getpid(), fd, &recs))
 		goto out;
 	j = recs.n == 1 ? ((struct dump_socket_rec *)recs.items)->rcvtimeo : 0;
 	if (j < 24 || j > 10000) {
@@ -103,6 +111,8 @@ static int measure_hz(struct dump_job *job, unsigned int *hz)
 	ret = 0;
 out:
 	record_list_free(&recs);
+	if (self.pidfd >= 0)
+		close(self.pidfd);
 	close(fd);
 	return ret;
 }
@@ -290,7 +300,7 @@ int sockets_read(struct dump_job *job)
 	if (!list)
 		return tool_fail(&job->err, 0, "out of memory");
 	job->sockets = list;
-	if (sockets_collect(job, job->pid, -1, &recs))
+	if (sockets_collect(job, dump_target(job), job->pid, -1, &recs))
 		goto out;
 	if (recs.n != files_socket_count(job)) {
 		tool_fail(&job->err, 0, "dump_sockets found %zu sockets, the descriptor table %zu",
