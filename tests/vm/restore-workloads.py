@@ -66,6 +66,8 @@ class Case:
     from_pipe = False   # the snapshot through a pipe
     dump_args = ()      # crib-dump's options
     moving = ()         # what the workload changes itself while it runs (stateaudit)
+    checks_original = False     # its own check runs on the original too
+    dumped_child = False        # notes["child"], killed by the dump with it
 
     def __init__(self, name):
         self.name = name
@@ -74,8 +76,13 @@ class Case:
         # A workload that goes to another boot (parent: the migration's
         # directory) leads its own session: the test's session is not there
         # to be joined again, and its id depends on how that boot went.
-        return Workload(*self.workload, ready=self.ready, user=self.user, parent=parent,
-                        session=parent is not None)
+        w = Workload(*self.workload, ready=self.ready, user=self.user, parent=parent,
+                     session=parent is not None)
+        if self.checks_original:
+            t.eq(self_check(w.pid, w.path("check"), 90), "ok\n",
+                 "%s: the original passes its own check" % self.name)
+            os.unlink(w.path("check"))
+        return w
 
     def notes(self, w):
         """What the checks need to know of the original, JSON-able."""
@@ -85,7 +92,14 @@ class Case:
         """The restored process, running as pid: TAP checks."""
 
     def prepare(self, notes):
-        """What the restore needs in this boot besides the snapshot."""
+        """What the restore needs in this boot besides the snapshot: in
+        the boot of the dump, a child it killed is this test's zombie
+        (adopt_orphans), which holds the child's PID."""
+        if self.dumped_child:
+            try:
+                os.waitpid(notes["child"], 0)
+            except ChildProcessError:
+                pass
 
 
 def note_original(case, w):
@@ -464,26 +478,13 @@ class Seccomp(Case):
     """Seccomp filters, shared by the threads as they were and a thread's
     own, and a child in strict mode: the workload checks them itself."""
     workload = ("seccomp", "@DIR@")
-
-    def start(self, parent=None):
-        w = Case.start(self, parent)
-        t.eq(self_check(w.pid, w.path("check"), 90), "ok\n",
-             "seccomp: the original passes its own check")
-        os.unlink(w.path("check"))
-        return w
+    checks_original = True
+    dumped_child = True
 
     def notes(self, w):
         child, shared, own = (int(x) for x in read(w.path("ready")).split())
         return {"child": child, "filters": {str(tid): thread_filters(w.pid, tid)
                                             for tid in (w.pid, shared, own)}}
-
-    def prepare(self, notes):
-        # In the boot of the dump, the child killed with its parent is this
-        # test's zombie (adopt_orphans), and holds its PID.
-        try:
-            os.waitpid(notes["child"], 0)
-        except ChildProcessError:
-            pass
 
     def check(self, pid, notes):
         t.check(alive(notes["child"]), "seccomp: the strict child runs again")
@@ -522,13 +523,7 @@ class ThreadAttrs(Case):
     securebits, I/O priority and speculation controls of a thread's own:
     the workload checks them itself, as only it can read most of them."""
     workload = ("threadattrs", "@DIR@")
-
-    def start(self, parent=None):
-        w = Case.start(self, parent)
-        t.eq(self_check(w.pid, w.path("check"), 90), "ok\n",
-             "threadattrs: the original passes its own check")
-        os.unlink(w.path("check"))
-        return w
+    checks_original = True
 
     def notes(self, w):
         locked, ioprio, spec = read(w.path("ready")).split()
@@ -563,16 +558,13 @@ class Locks(Case):
     in one boot only (a 9p directory, where a migration keeps the
     workloads, takes no lease)."""
     workload = ("locks", "@DIR@")
+    dumped_child = True
 
     def notes(self, w):
         fds = [int(x) for x in w.ready.split()[:4]]
         child = int(w.ready.split()[4])
         return {"fds": fds, "child": child, "locks": lock_lines(w.pid, fds),
                 "child_locks": lock_lines(child, fds)}
-
-    def prepare(self, notes):
-        # the dump killed the child too, which this test adopted: its zombie holds the PID
-        reap(notes["child"])
 
     def check(self, pid, notes):
         child = notes["child"]
