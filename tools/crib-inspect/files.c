@@ -17,7 +17,6 @@ struct files {
 	const struct options *o;
 	struct view_out *out;
 	struct desc_map descs;
-	size_t shown;
 };
 
 const struct desc_holder *desc_map_note(struct desc_map *m, uint64_t desc, uint64_t pid,
@@ -122,16 +121,7 @@ static void files_record(void *state, const struct crib_record *rec)
 		print_json(s->out, f, first);
 	else
 		print_line(f, first);
-	s->shown++;
-}
-
-static int files_finish(void *state)
-{
-	struct files *s = state;
-
-	if (!s->out->json && !s->shown)
-		printf("(no descriptors%s)\n", s->o->have_pid ? " of that process" : "");
-	return EXIT_OK;
+	view_row(s->out);
 }
 
 static void files_free(void *state)
@@ -143,7 +133,6 @@ static void files_free(void *state)
 }
 
 const struct view_ops files_view = {
-	.name = "files", .items = "files",
-	.start = files_start, .record = files_record, .finish = files_finish,
-	.free = files_free,
+	.name = "files", .items = "files", .none = "descriptors",
+	.start = files_start, .record = files_record, .free = files_free,
 };

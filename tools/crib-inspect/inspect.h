@@ -57,6 +57,7 @@ void close_snapshot(struct crib_reader *r, int fd);
 struct view_out {
 	bool json;
 	size_t items;		/* JSON items printed so far */
+	size_t rows;		/* rows shown so far, text or JSON (view_row()) */
 	uint64_t input_bytes;	/* file bytes read, once the stream is */
 	bool failed;		/* the stream broke off: finish() has part of it */
 };
@@ -64,15 +65,21 @@ struct view_out {
 struct view_ops {
 	const char *name;	/* the view, as the JSON document names it */
 	const char *items;	/* the name of its JSON array */
+	const char *none;	/* the text when no row was shown ("descriptors"); NULL: none */
 	void *(*start)(const struct options *o, const struct crib_header *h,
 		       struct view_out *out);
 	void (*record)(void *state, const struct crib_record *rec);
-	int (*finish)(void *state);
+	int (*finish)(void *state);	/* NULL: EXIT_OK */
 	void (*free)(void *state);
 };
 
 int run_view(const char *path, const struct options *o, const struct view_ops *v);
 void view_json_item(struct view_out *out);
+/* A row was shown: the view is not empty. */
+static inline void view_row(struct view_out *out)
+{
+	out->rows++;
+}
 /* "KEY":VALUE, the value a string or {"hex":...} (crib_json_print_path()). */
 void json_key_string(const char *key, const char *value);
 /* --pid given, and @rec names another process. */

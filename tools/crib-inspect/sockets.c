@@ -25,7 +25,6 @@ struct sockets {
 	ARRAY(struct sock_fd) fds;	/* of the current process */
 	struct desc_map descs;
 	bool unsorted;
-	size_t shown;
 };
 
 const char *sockaddr_str(const struct crib_sockaddr *a, char *buf, size_t len)
@@ -201,16 +200,7 @@ static void sockets_record(void *state, const struct crib_record *rec)
 		print_json(s->out, &rec->u.socket, f);
 	else
 		print_line(&rec->u.socket, f);
-	s->shown++;
-}
-
-static int sockets_finish(void *state)
-{
-	struct sockets *s = state;
-
-	if (!s->out->json && !s->shown)
-		printf("(no sockets%s)\n", s->o->have_pid ? " of that process" : "");
-	return EXIT_OK;
+	view_row(s->out);
 }
 
 static void sockets_free(void *state)
@@ -223,7 +213,6 @@ static void sockets_free(void *state)
 }
 
 const struct view_ops sockets_view = {
-	.name = "sockets", .items = "sockets",
-	.start = sockets_start, .record = sockets_record, .finish = sockets_finish,
-	.free = sockets_free,
+	.name = "sockets", .items = "sockets", .none = "sockets",
+	.start = sockets_start, .record = sockets_record, .free = sockets_free,
 };

@@ -93,7 +93,9 @@ int run_view(const char *path, const struct options *o, const struct view_ops *v
 	if (ret < 0)
 		err = crib_reader_error(r);
 	out.failed = err;
-	code = v->finish(state);
+	code = v->finish ? v->finish(state) : EXIT_OK;
+	if (!out.json && v->none && !out.rows)
+		printf("(no %s%s)\n", v->none, o->have_pid ? " of that process" : "");
 	if (out.json) {
 		printf("%s],", out.items ? "\n" : "");
 		print_status(err);
