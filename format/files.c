@@ -98,6 +98,16 @@ static const struct crib_field file_lock_fields[] = {
 const struct crib_struct_desc crib_file_lock_desc =
 	CRIB_DESC("file_lock", struct crib_file_lock, file_lock_fields);
 
+static const struct crib_field pidfd_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_pidfd, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_pidfd, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, 0, struct crib_pidfd, target, 0, NULL),
+	CRIB_F(4, CRIB_FT_BOOL, 0, struct crib_pidfd, dead, 0, NULL),
+	CRIB_F(5, CRIB_FT_BOOL, 0, struct crib_pidfd, thread, 0, NULL),
+};
+const struct crib_struct_desc crib_pidfd_desc =
+	CRIB_DESC("pidfd", struct crib_pidfd, pidfd_fields);
+
 static const struct crib_field ghost_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_ghost, ghost_id, 0, NULL),
 	CRIB_F(2, CRIB_FT_UINT, 0, struct crib_ghost, kind, 0, NULL),
@@ -193,6 +203,11 @@ int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_wa
 int crib_write_file_lock(struct crib_writer *w, const struct crib_file_lock *l)
 {
 	return crib_writer_record(w, CRIB_REC_FILE_LOCK, l);
+}
+
+int crib_write_pidfd(struct crib_writer *w, const struct crib_pidfd *p)
+{
+	return crib_writer_record(w, CRIB_REC_PIDFD, p);
 }
 
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g)

@@ -279,6 +279,15 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		  .mode = 0100777, .desc = 10, .ghost_id = 1 },
 		{ .pid = pid, .fd = 14, .cloexec = true, .type = CRIB_FILE_INOTIFY, .flags = 04000,
 		  .path = "anon_inode:inotify", .desc = 11 },
+		/* pidfds: of the child, non-blocking; of a process since reaped */
+		{ .pid = pid, .fd = 15, .cloexec = true, .type = CRIB_FILE_PIDFD, .flags = 04002,
+		  .path = "anon_inode:[pidfd]", .desc = 12 },
+		{ .pid = pid, .fd = 16, .type = CRIB_FILE_PIDFD, .flags = 02,
+		  .path = "anon_inode:[pidfd]", .desc = 13 },
+	};
+	struct crib_pidfd pidfds[] = {
+		{ .pid = pid, .fd = 15, .target = 101 },
+		{ .pid = pid, .fd = 16, .dead = true },
 	};
 	struct crib_timerfd timer = {
 		.pid = pid, .fd = 10, .clockid = 1, .ticks = 2, .value_ns = 250000000,
@@ -334,6 +343,9 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 	for (size_t i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
 		if (crib_write_file_lock(w, &locks[i]))
 			return -1;
+	for (size_t i = 0; i < sizeof(pidfds) / sizeof(pidfds[0]); i++)
+		if (crib_write_pidfd(w, &pidfds[i]))
+			return -1;
 	return crib_write_note(w, "crib-dump.inotify",
 			       "process 100, fd 14: 2 queued events not carried");
 }
@@ -346,10 +358,10 @@ static int write_child_files(struct crib_writer *w, uint64_t pid)
 		  .pos = 4096, .path = "/tmp/data \xff.bin", .dev = 0x801, .inode = 777,
 		  .size = 10000, .mode = 0100644, .mnt_id = 30, .desc = 2 },
 		{ .pid = pid, .fd = 4, .type = CRIB_FILE_PIPE, .flags = 01, .inode = 4242,
-		  .mode = 010600, .desc = 12 },
+		  .mode = 010600, .desc = 14 },
 		{ .pid = pid, .fd = 5, .type = CRIB_FILE_REGULAR, .flags = 0102001, .pos = 11,
 		  .path = "/tmp/scratch.log (deleted)", .dev = 0x801, .inode = 779, .size = 11,
-		  .mode = 0100600, .desc = 13, .ghost_id = 2 },
+		  .mode = 0100600, .desc = 15, .ghost_id = 2 },
 	};
 	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_WRITE,
 				  .pipe_size = 65536, .queued = 20 };
@@ -501,13 +513,14 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_VMA: return 7;
 	case CRIB_REC_PAGES: return big ? 4 : 3;
 	case CRIB_REC_SHMEM: return 1;
-	case CRIB_REC_FILE: return 15;
+	case CRIB_REC_FILE: return 17;
 	case CRIB_REC_PIPE: return 3;
 	case CRIB_REC_PIPE_DATA: return 1;
 	case CRIB_REC_TIMERFD: return 1;
 	case CRIB_REC_EPOLL_ITEM: return 2;
 	case CRIB_REC_INOTIFY_WATCH: return 2;
 	case CRIB_REC_FILE_LOCK: return 4;
+	case CRIB_REC_PIDFD: return 2;
 	case CRIB_REC_GHOST: return 2;
 	case CRIB_REC_GHOST_DATA: return 2;
 	case CRIB_REC_SOCKET: return 2;

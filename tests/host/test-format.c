@@ -289,11 +289,17 @@ static void test_roundtrip(bool big)
 				  rec.u.file_lock.type == CRIB_LOCK_WRITE &&
 				  rec.u.file_lock.start == 10 && rec.u.file_lock.len == 20,
 				  "roundtrip: an OFD lock");
+		if (rec.type == CRIB_REC_PIDFD && rec.u.pidfd.fd == 15)
+			tap_check(&t, rec.u.pidfd.pid == 100 && rec.u.pidfd.target == 101 &&
+				  !rec.u.pidfd.dead && !rec.u.pidfd.thread, "roundtrip: a pidfd of a child");
+		if (rec.type == CRIB_REC_PIDFD && rec.u.pidfd.fd == 16)
+			tap_check(&t, rec.u.pidfd.dead && !rec.u.pidfd.target,
+				  "roundtrip: a pidfd of a reaped process");
 		if (rec.type == CRIB_REC_SHMEM)
 			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
 				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
 		if (rec.type == CRIB_REC_TRAILER)
-			tap_check(&t, rec.u.trailer.n_counts == 27, "roundtrip: trailer lists 27 types");
+			tap_check(&t, rec.u.trailer.n_counts == 28, "roundtrip: trailer lists 28 types");
 	}
 	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
 		  ret ? crib_reader_error(r)->msg : "ok");
@@ -622,7 +628,7 @@ static void test_pipe(int threads, bool store)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 72,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 76,
 		  "pipe: streamed through a pipe, compressed in %d worker threads%s, %" PRIu64
 		  " records (%s)", threads, store ? ", pages stored" : "", pr.records,
 		  pr.ret ? pr.msg : "ok");

@@ -263,6 +263,16 @@ static void print_file_lock(const struct crib_file_lock *l)
 	putchar('\n');
 }
 
+/* What a pidfd refers to: a process or thread of the tree, or one reaped before the dump. */
+static void print_pidfd(const struct crib_pidfd *p)
+{
+	printf("pidfd fd %" PRIu64 ": ", p->fd);
+	if (p->dead)
+		printf("a %s that had exited and was reaped\n", p->thread ? "thread" : "process");
+	else
+		printf("%s %" PRIu64 "\n", p->thread ? "thread" : "process", p->target);
+}
+
 /* F_SEAL_* by name, as fcntl(2) lists them. */
 static void print_seals(uint64_t seals)
 {
@@ -571,6 +581,10 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 	case CRIB_REC_FILE_LOCK:
 		print_owner(s, rec->u.file_lock.pid);
 		print_file_lock(&rec->u.file_lock);
+		break;
+	case CRIB_REC_PIDFD:
+		print_owner(s, rec->u.pidfd.pid);
+		print_pidfd(&rec->u.pidfd);
 		break;
 	case CRIB_REC_GHOST:
 		print_ghost(&rec->u.ghost);

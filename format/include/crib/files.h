@@ -141,6 +141,19 @@ struct crib_file_lock {
 	uint64_t len;			/* POSIX and OFD: bytes; 0 to the end of the file, and beyond */
 };
 
+/*
+ * 1.9: what a pidfd (file type CRIB_FILE_PIDFD) refers to, as the tree
+ * sees it: one of its processes or threads, or a process that has exited
+ * and been reaped.  Its status flags are the file record's.
+ */
+struct crib_pidfd {
+	uint64_t pid;
+	uint64_t fd;
+	uint64_t target;		/* the process's PID, or the thread's TID; 0 when dead */
+	bool dead;			/* the process it was opened on has exited and was reaped */
+	bool thread;			/* PIDFD_THREAD: it names one thread, not the process */
+};
+
 enum crib_ghost_kind {
 	CRIB_GHOST_UNLINKED = 0,	/* a regular file unlinked while open or mapped */
 	CRIB_GHOST_MEMFD = 1,		/* memfd_create(2) */
@@ -174,6 +187,7 @@ extern const struct crib_struct_desc crib_timerfd_desc;
 extern const struct crib_struct_desc crib_epoll_item_desc;
 extern const struct crib_struct_desc crib_inotify_watch_desc;
 extern const struct crib_struct_desc crib_file_lock_desc;
+extern const struct crib_struct_desc crib_pidfd_desc;
 extern const struct crib_struct_desc crib_ghost_desc;
 extern const struct crib_struct_desc crib_ghost_data_desc;
 
@@ -188,6 +202,7 @@ int crib_write_timerfd(struct crib_writer *w, const struct crib_timerfd *t);
 int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e);
 int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_watch *iw);
 int crib_write_file_lock(struct crib_writer *w, const struct crib_file_lock *l);
+int crib_write_pidfd(struct crib_writer *w, const struct crib_pidfd *p);
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g);
 /* @len bytes of a ghost's contents at @offset, split into chunks of at most CRIB_CHUNK_MAX. */
 int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t offset,
