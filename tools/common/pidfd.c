@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Another process's descriptors, by pidfd (pidfd.h).
+ * Another process's descriptors, by pidfd (pidfd_getfd.h).
  */
 #include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pidfd.h"
+#include "pidfd_getfd.h"
 
 int pidfd_take_fd(pid_t pid, int fd)
 {

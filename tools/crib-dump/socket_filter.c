@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "pidfd.h"
+#include "pidfd_getfd.h"
 #include "sockets.h"
 
 #ifndef SO_GET_FILTER

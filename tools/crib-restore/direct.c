@@ -30,7 +30,7 @@
 
 #include "direct.h"
 #include "mapping.h"
-#include "pidfd.h"
+#include "pidfd_getfd.h"
 #include "plan.h"
 #include "shadow_fill.h"
 
