@@ -76,11 +76,12 @@ REFUSED_FILES = {
         "l.listen(1)\n"
         "c = socket.create_connection(l.getsockname())\n",
         "fd 3: a listening socket with connections not yet accepted (1)"),
-    # On 6.12 a pidfd's inode is a regular file's (pidfs).
-    "a pidfd": (
+    # A restore could not make a pidfd that refers to that same process.
+    "a pidfd of a live process outside the tree": (
         "import os\n"
-        "assert os.pidfd_open(os.getpid()) == 3\n",
-        "cannot dump fd 3 (anon_inode:[pidfd]): this kind of file is not supported yet"),
+        "assert os.pidfd_open(1) == 3\n",
+        "fd 3 (pidfd): it refers to process 1, which is outside the tree and has not "
+        "exited"),
     # The watch stays while the file is open; no path reaches it.
     "an inotify watch on a file unlinked since": (
         "import ctypes, os\n"
@@ -315,12 +316,12 @@ def test_output_kept(tmp):
         t.check(w.alive() and not_traced(w.pid), "... the process untouched")
     finally:
         w.stop()
-    # A process crib-dump refuses (it holds a pidfd): the dump fails after
-    # the output was opened.
+    # A process crib-dump refuses (it holds a pidfd of init): the dump fails
+    # after the output was opened.
     ready = os.path.join(d, "refused")
     p = subprocess.Popen([sys.executable, "-c",
                           "import os, time\n"
-                          "fd = os.pidfd_open(os.getpid())\n"
+                          "fd = os.pidfd_open(1)\n"
                           "open(%r, 'w').close()\n"
                           "time.sleep(600)\n" % ready])
     try:

@@ -479,8 +479,59 @@ def test_locks():
         os.kill(child, signal.SIGKILL)
 
 
+def fdinfo_pidfd(pid, fd):
+    """What a pidfd's fdinfo says: (target, dead, thread, status flags)."""
+    info = fdinfo(pid, fd)
+    target = int(info["Pid"])
+    flags = int(info["flags"], 8) & ~O_CLOEXEC
+    return (max(target, 0), target == -1, bool(flags & 0o200), flags)
+
+
+def test_pidfds():
+    """The pidfds workload's pidfds, of its child (and a dup()), of itself,
+    of its thread, of a reaped child, as their fdinfo shows them, under
+    the process and under its sibling, which inherited four of them; the
+    pipe it took with pidfd_getfd() as the child's."""
+    w = Workload("pidfds", "@DIR@")
+    child, sibling, tid, childfd, dupfd, selffd, threadfd, deadfd, taken = \
+        (int(x) for x in w.ready.split())
+    try:
+        pid = w.pid
+        rc, err = dump(pid, w.path("snap"), "--leave-running")
+        if not t.eq(rc, 0, "pidfds: crib-dump --leave-running exits 0"):
+            t.diag(err)
+            return
+        doc = inspect_json(w.path("snap"))
+        files = {(f["pid"], f["fd"]): f for f in records(doc, "file")}
+        got = {(r["pid"], r["fd"]): (r.get("target", 0), r.get("dead", False),
+                                     r.get("thread", False), files[(r["pid"], r["fd"])]["flags"])
+               for r in records(doc, "pidfd")}
+        held = [(pid, fd) for fd in (childfd, dupfd, selffd, threadfd, deadfd)] + \
+            [(sibling, fd) for fd in (childfd, dupfd, selffd)]
+        t.eq(got, {k: fdinfo_pidfd(*k) for k in held},
+             "pidfds: target, dead, PIDFD_THREAD and flags as each fdinfo shows them")
+        t.eq(sorted(v[:3] for v in got.values() if v[0] in (pid, tid) or v[1]),
+             sorted([(pid, False, False)] * 2 + [(tid, False, True), (0, True, False)]),
+             "pidfds: of itself (also in the sibling), of its thread, of a reaped child")
+        t.check(all(files[k]["type"] == 13 for k in held), "pidfds: file type 13 (pidfd)")
+        descs = {files[k]["desc"] for k in held if k[1] in (childfd, dupfd)}
+        t.eq(len(descs), 1, "pidfds: the child's pidfd, its dup() and the sibling's, one "
+             "description")
+        t.eq((files[(pid, taken)]["type"], files[(pid, taken)]["inode"]),
+             (5, os.stat("/proc/%d/fd/40" % child).st_ino),
+             "pidfds: the descriptor taken with pidfd_getfd() is the child's pipe")
+        t.check(w.alive() and not_traced(pid), "pidfds: left running, not traced")
+    finally:
+        w.stop()
+        for p in (child, sibling):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-             test_seccomp, test_threadattrs, test_locks):
+             test_seccomp, test_threadattrs, test_locks, test_pidfds):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run

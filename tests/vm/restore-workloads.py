@@ -580,6 +580,48 @@ class Locks(Case):
         reap(child)
 
 
+def pidfd_facts(pid, fds):
+    """What each pidfd's fdinfo says (Pid and flags), by descriptor."""
+    return {str(fd): (fdinfo(pid, fd)["Pid"], fdinfo(pid, fd)["flags"]) for fd in fds}
+
+
+class Pidfds(Case):
+    """Pidfds of a child (and a dup(), which a sibling inherited with
+    them), of the process itself, of its thread (PIDFD_THREAD), of a
+    reaped child, and a pipe taken from the child with pidfd_getfd()."""
+    workload = ("pidfds", "@DIR@")
+
+    def notes(self, w):
+        v = [int(x) for x in w.ready.split()]
+        fds = v[3:8]
+        return {"child": v[0], "sibling": v[1], "fds": fds,
+                "pidfds": pidfd_facts(w.pid, fds),
+                "sibling_pidfds": pidfd_facts(v[1], fds[:3])}
+
+    def prepare(self, notes):
+        for p in (notes["child"], notes["sibling"]):
+            try:
+                os.waitpid(p, 0)
+            except ChildProcessError:
+                pass
+
+    def check(self, pid, notes):
+        child, sibling = notes["child"], notes["sibling"]
+        if t.check(alive(child) and alive(sibling), "pidfds: the child and the sibling run "
+                   "again"):
+            t.eq(pidfd_facts(pid, notes["fds"]), notes["pidfds"],
+                 "pidfds: each pidfd's Pid and flags in fdinfo as they were")
+            t.eq(pidfd_facts(sibling, notes["fds"][:3]), notes["sibling_pidfds"],
+                 "pidfds: the sibling's inherited pidfds as they were")
+        # before its own check, which ends the child: nothing moved
+        redump("pidfds", pid, in_dir(notes, "snap.crib"))
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "pidfds: its own check passes (fdinfo, poll, pidfd_send_signal(), "
+             "waitid(P_PIDFD), the pipe taken with pidfd_getfd())")
+        t.check(not alive(child), "pidfds: the child ended through its pidfd and was reaped")
+        reap(sibling)
+
+
 class HeapFast(Heap):
     """Pages stored, not compressed, and read back through a pipe."""
     dump_args = ("--fast",)
@@ -604,7 +646,7 @@ MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fas
             ChurnPreCopy("churn --pre-copy"),
             Maps("maps"), Pipe("pipe"), Threads("threads"), Attrs("attrs"), Signals("signals"),
             Seccomp("seccomp"), SocketFilter("socket filter"), ThreadAttrs("threadattrs"),
-            Events("events"))
+            Pidfds("pidfds"), Events("events"))
 # In one boot, also a process of an ordinary user, one with SIGTRAP pending and
 # a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
@@ -684,7 +726,7 @@ FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "locks", "a
                "start", "rseq", "unmap", "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer",
                "seccomp", "thread", "posix-timer", "sigqueue", "rlimit", "membarrier",
                "thread-state", "sched", "ioprio", "spec-ctrl", "creds", "securebits", "done",
-               "registers",
+               "pidfds", "registers",
                "seals", "resume", "unlock", "detach")
 
 
@@ -722,6 +764,34 @@ def test_faults():
     else:
         t.diag(err)
     reap(pid)
+
+
+def test_pidfd_fault():
+    """A restore made to fail once the pidfds are made leaves no process
+    (the stand-in of the reaped child included) and frees every PID; the
+    snapshot restores afterwards."""
+    w = Workload("pidfds", "@DIR@")
+    child, sibling, tid = (int(x) for x in w.ready.split()[:3])
+    pid = w.pid
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    Pidfds("pidfds").prepare({"child": child, "sibling": sibling})
+    if not t.eq(rc, 0, "pidfd fault: dumped the pidfds workload"):
+        t.diag(err)
+        return
+    rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT="pidfds"))
+    t.check(rc == 1 and "CRIB_RESTORE_FAULT=pidfds)" in err, "fault at pidfds: exit 1", err)
+    t.check(all(pid_free(p) for p in (pid, child, sibling, tid)),
+            "fault at pidfds: no process left, the PIDs and TID free")
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "pidfd fault: the snapshot restores afterwards"):
+        t.check(alive(pid) and alive(child) and alive(sibling),
+                "pidfd fault: the process, its child and its sibling run")
+    else:
+        t.diag(err)
+    for p in (child, sibling, pid):
+        reap(p)
 
 
 def locks_free(directory):
@@ -914,8 +984,8 @@ def migrate_restore_one(case, note):
 def run_all():
     for case in CASES:
         guarded(t, run_case, case)
-    for test in (test_wait, test_verify_difference, test_faults, test_lock_failures, test_direct,
-                 test_refusals):
+    for test in (test_wait, test_verify_difference, test_faults, test_lock_failures,
+                 test_pidfd_fault, test_direct, test_refusals):
         guarded(t, test)
 
 

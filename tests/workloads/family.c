@@ -12,7 +12,8 @@
  * inherits and none writes (its pages stay shared, copy-on-write); each
  * process then fills one of its own with its role's pattern.  Each writes
  * DIR/pid.ROLE, and the root DIR/ready once all have.  With --pidfd,
- * c1g2 also holds a pidfd of itself, which crib-dump cannot dump.
+ * c1g2 also holds a pidfd of init, outside the tree, which crib-dump
+ * refuses to dump.
  *
  * The second thread of c2g1 takes credentials of its own with the raw
  * system calls (libc would change every thread's): effective and fs ids
@@ -236,7 +237,7 @@ static void spawn(const char *role, void (*body)(void))
 
 static void leaf(void)
 {
-	if (want_pidfd && !strcmp(tree_role, "c1g2") && syscall(SYS_pidfd_open, getpid(), 0) < 0)
+	if (want_pidfd && !strcmp(tree_role, "c1g2") && syscall(SYS_pidfd_open, 1, 0) < 0)
 		tree_die("pidfd_open");
 	live();
 }

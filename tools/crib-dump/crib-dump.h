@@ -185,6 +185,7 @@ struct dump_job {
 	struct epoll_items *epolls;	/* events.c: what its epolls watch */
 	struct inotify_watches *inotify;	/* inotify.c: its inotify watches */
 	struct file_locks *locks;	/* locks.c: the locks and leases its descriptors show */
+	struct pidfd_list *pidfds;	/* pidfd.c: what its pidfds refer to */
 	struct socket_list *sockets;	/* sockets.c */
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
@@ -508,6 +509,17 @@ void inotify_free(struct dump_job *job);
 int locks_read(struct dump_job *job, const struct dump_file_rec *k, const char *path);
 int locks_write(struct dump_job *job);
 void locks_free(struct dump_job *job);
+
+/*
+ * Pidfds (pidfd.c): whether @path names one; what each refers to, read
+ * with the process's files; checked once the whole tree is read (a pidfd
+ * of a live process outside it is refused); written after the locks.
+ */
+bool pidfd_is_pidfd(const char *path);
+int pidfd_read(struct dump_job *job, const struct dump_file_rec *k);
+int pidfd_check(struct dump_tree *tree);
+int pidfd_write(struct dump_job *job);
+void pidfd_free(struct dump_job *job);
 
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);

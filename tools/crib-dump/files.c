@@ -6,7 +6,8 @@
  * for a pipe, how many descriptions read and write it; this file names the
  * files, classifies them, refuses what cannot be represented yet, and
  * reads queued pipe data.  Memfds and unlinked files are ghost.c's, the
- * locks of a file that took one locks.c's.
+ * locks of a file that took one locks.c's, what a pidfd refers to
+ * pidfd.c's.
  *
  * Across the tree, descriptions and pipes are numbered in the order the
  * snapshot meets them (files_share()): descriptors sharing a description
@@ -81,6 +82,8 @@ int files_collect(struct dump_job *job, struct record_list *recs)
 static uint64_t file_type(const struct dump_file_rec *k, const char *path)
 {
 	/* Not every anonymous file lacks type bits: 6.12's pidfds are S_IFREG. */
+	if (pidfd_is_pidfd(path))
+		return CRIB_FILE_PIDFD;
 	if (!strncmp(path, "anon_inode:", 11))
 		return events_file_type(k);
 	switch (k->i_mode & S_IFMT) {
@@ -139,6 +142,8 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 		return tool_fail(&job->err, 0, "fd %d: the tree has more open files than the %d "
 				 "a dump numbers", k->fd, DUMP_MAX_DESCS);
 	if (k->locks && locks_read(job, k, path))
+		return -1;
+	if (e->type == CRIB_FILE_PIDFD && pidfd_read(job, k))
 		return -1;
 	pty = pty_kind(k);
 	if (pty)
@@ -482,7 +487,8 @@ int files_write(struct dump_job *job)
 	for (i = 0; i < job->files->n; i++)
 		if (events_write_timerfd(job, &job->files->items[i].k))
 			return -1;
-	if (events_write_epolls(job) || inotify_write(job) || locks_write(job))
+	if (events_write_epolls(job) || inotify_write(job) || locks_write(job) ||
+	    pidfd_write(job))
 		return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;

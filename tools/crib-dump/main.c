@@ -261,7 +261,8 @@ static int dump_frozen(struct dump_tree *tree, const struct dump_output *out)
 	size_t i;
 
 	if (task_check(tree) || namespaces_check(tree) || tree_each(tree, read_one) || files_share(tree) ||
-	    events_share(tree, files_find_desc) || mm_share(tree) || clocks_read(tree, &clocks))
+	    pidfd_check(tree) || events_share(tree, files_find_desc) || mm_share(tree) ||
+	    clocks_read(tree, &clocks))
 		return -1;
 	stats_phase_done(out->stats, "read");
 	stats_count(out->stats, tree);

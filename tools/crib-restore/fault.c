@@ -57,6 +57,7 @@ static const struct fault_site_name {
 	{ "creds",		FAULT_RESTORER,	RST_STEP_CREDS },
 	{ "securebits",		FAULT_RESTORER,	RST_STEP_SECUREBITS },
 	{ "done",		FAULT_RESTORER,	RST_STEP_DONE },
+	{ "pidfds",		FAULT_PIDFDS,		0 },
 	{ "registers",		FAULT_REGISTERS,	0 },
 	{ "seals",		FAULT_SEALS,		0 },
 	{ "resume",		FAULT_RESUME,		0 },

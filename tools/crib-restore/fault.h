@@ -24,6 +24,7 @@ enum fault_site {
 	FAULT_LOCKS,		/* the child, once it took its file locks */
 	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */
 	FAULT_RESTORER,		/* the restorer, entering restore_fault.step */
+	FAULT_PIDFDS,		/* the tracer, once the pidfds are made */
 	FAULT_REGISTERS,	/* the tracer, once the registers are set */
 	FAULT_SEALS,		/* the tracer, once the memfds are sealed */
 	FAULT_RESUME,		/* the tracer, once the connections left repair mode */

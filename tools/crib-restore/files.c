@@ -16,7 +16,9 @@
  * opened again by its path, every description on its own.  Each then has
  * its status flags set.  The bytes a pipe held are written back once, and
  * an end no descriptor of the tree holds (closed by all) is closed again.
- * Sockets are made by sockets.c, event files by events.c.
+ * Sockets are made by sockets.c, event files by events.c; pidfds, which
+ * can only be made once what they refer to exists, by pidfd.c, in the
+ * processes that hold them.
  *
  * A file under /proc/PID/, where PID is a process of the tree (a program
  * reading its own /proc/self/stat, say), cannot be opened before that
@@ -42,6 +44,7 @@
 #include "files.h"
 #include "filetime.h"
 #include "ghost.h"
+#include "pidfd.h"
 #include "plan.h"
 #include "sockets.h"
 #include "tree.h"
@@ -224,6 +227,8 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 		return check_pipe(tree, d, f, err);
 	if (events_is_event_file(f->type))
 		return events_check(tree, plan, f, err);
+	if (f->type == CRIB_FILE_PIDFD)
+		return pidfd_check(tree, plan, f, err);
 	if (f->type == CRIB_FILE_SOCKET)
 		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
 			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
@@ -617,6 +622,8 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		} else if (events_is_event_file(d->file->type)) {
 			if (events_make(tree, d, base + (int)i, err))
 				goto out;
+		} else if (d->file->type == CRIB_FILE_PIDFD) {
+			continue;	/* made by its holders, once the tree exists (pidfd.c) */
 		} else if (!d->proc_owner && open_file(tree, d->file, base + (int)i, err)) {
 			goto out;
 		}
@@ -653,6 +660,8 @@ int files_install(const struct restore_tree *tree, const struct restore_plan *pl
 
 	for (i = 0; i < plan->fds.n; i++) {
 		pf = &plan->fds.items[i];
+		if (tree->descs.items[pf->desc].file->type == CRIB_FILE_PIDFD)
+			continue;	/* not made yet (pidfd.c) */
 		if (dup3(base + (int)pf->desc, (int)pf->fd, pf->cloexec ? O_CLOEXEC : 0) < 0)
 			return tool_fail(err, errno, "cannot place fd %llu",
 					 (unsigned long long)pf->fd);
@@ -673,7 +682,7 @@ int files_set_owners(const struct restore_tree *tree, int base, struct tool_erro
 
 	for (i = 0; i < tree->descs.n; i++) {
 		d = &tree->descs.items[i];
-		if (d->proc_owner)
+		if (d->proc_owner || d->file->type == CRIB_FILE_PIDFD)
 			continue;	/* not made here; files_check() refuses an owner */
 		if (d->file->signal && fcntl(base + (int)i, F_SETSIG, (int)d->file->signal))
 			return tool_fail(err, errno, "fd %llu of process %llu: cannot set its "

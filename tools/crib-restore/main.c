@@ -100,7 +100,7 @@ static void usage(FILE *f)
 		"unlinked files made again, before any process), fork session files\n"
 		"attributes (a new process before the restorer), start rseq unmap vdso map\n"
 		"fill protect mm sigaction itimer thread posix-timer sigqueue rlimit\n"
-		"thread-state creds done (the restorer), registers seals resume unlock\n"
+		"thread-state creds done (the restorer), pidfds registers seals resume unlock\n"
 		"detach (crib-restore), or a step's number in that list, from 1.  The steps\n"
 		"of a new process or its restorer fail in the root, or with STEP@PID in\n"
 		"process PID.\n");

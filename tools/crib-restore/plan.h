@@ -230,6 +230,7 @@ struct restore_tree {
 	ARRAY(struct crib_inotify_watch) inotify_watches;	/* inotify.c: paths owned */
 	ARRAY(struct plan_seccomp_filter *) seccomp_filters;	/* seccomp.c */
 	ARRAY(struct crib_file_lock) file_locks;	/* locks.c */
+	ARRAY(struct crib_pidfd) pidfds;	/* pidfd.c */
 	uint64_t ext_sid;		/* the root's session when it leads none, as recorded */
 	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
 };

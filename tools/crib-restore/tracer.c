@@ -6,9 +6,10 @@
  * its first instruction with PTRACE_O_EXITKILL, so that the tree dies if
  * crib-restore does, and PTRACE_O_TRACEFORK, so that every process the
  * root forks, and they fork, is traced from birth.  Every thread traps
- * once it is in place; then the registers, FPU state and signal masks are
- * set by ptrace (the only consistent way to set all of them), each restore
- * area is unmapped by a munmap() its process's leader runs from inside it,
+ * once it is in place; then the pidfds are made, by the processes that
+ * hold them, now that what they refer to exists (pidfd.c), the
+ * registers, FPU state and signal masks are set by ptrace (the only
+ * consistent way to set all of them), each restore area is unmapped by a munmap() its process's leader runs from inside it,
  * the TCP connections are let go (network lock, repair mode), and only
  * then are the threads let go, all of them complete, a process stopped by
  * job control stopped again.
@@ -44,6 +45,7 @@
 #include "ghost.h"
 #include "kabi.h"
 #include "network.h"
+#include "pidfd.h"
 #include "plan.h"
 #include "seccomp.h"
 #include "shadow.h"
@@ -365,6 +367,16 @@ static int inject_syscall(struct trace *tr, size_t p, pid_t tid, long nr, uint64
 	return 0;
 }
 
+/* pidfd.c's system calls, run by process @p's leader. */
+static int run_in_leader(void *ctx, size_t p, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
+			 uint64_t a3, long *ret)
+{
+	struct trace *tr = ctx;
+
+	return inject_syscall(tr, p, (pid_t)tr->tree->procs.items[p]->proc.pid, nr, a0, a1, a2,
+			      a3, ret);
+}
+
 /*
  * The leader unmaps its restore area, from inside it: stopped at the
  * system call's exit, before the instruction after it (gone with the
@@ -512,6 +524,14 @@ static int fault(struct trace *tr, enum fault_site site, const char *once)
 		return 0;
 	return tool_fail(tr->err, 0, "injected fault (CRIB_RESTORE_FAULT=%s) once %s",
 			 tr->ctx.fault->name, once);
+}
+
+/* The pidfds, now that every process and thread they may refer to exists. */
+static int make_pidfds(struct trace *tr)
+{
+	if (tr->tree->pidfds.n && pidfd_make(tr->tree, run_in_leader, tr, tr->err))
+		return -1;
+	return fault(tr, FAULT_PIDFDS, "the pidfds were made");
 }
 
 /* Every process in place: registers set, areas gone. */
@@ -744,7 +764,7 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		kill_all(&tr);
 		goto out;
 	}
-	if (wait_ready(&tr) || set_registers(&tr) ||
+	if (wait_ready(&tr) || make_pidfds(&tr) || set_registers(&tr) ||
 	    files_set_owners(tree, tr.ctx.park_base, err) || let_connections_go(&tr) ||
 	    let_go(&tr)) {
 		if (tr.resumed)
