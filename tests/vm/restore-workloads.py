@@ -581,8 +581,8 @@ class Locks(Case):
 
 
 def pidfd_facts(pid, fds):
-    """What each pidfd's fdinfo says (Pid and flags), by descriptor."""
-    return {str(fd): (fdinfo(pid, fd)["Pid"], fdinfo(pid, fd)["flags"]) for fd in fds}
+    """What each pidfd's fdinfo says (Pid and flags), by descriptor, JSON-able."""
+    return {str(fd): [fdinfo(pid, fd)["Pid"], fdinfo(pid, fd)["flags"]] for fd in fds}
 
 
 class Pidfds(Case):
