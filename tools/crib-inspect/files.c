@@ -7,16 +7,32 @@
  * seen before is marked as sharing it, naming the first that holds it:
  * printed as the records stream by, only the first holder of each
  * description is kept.  With --pid, that process's.
+ *
+ * A pidfd's line says what it refers to, which its pidfd record, after
+ * the file records of its process, tells: so a process's lines wait
+ * until its records of other kinds than files begin, or another
+ * process's files do.
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "inspect.h"
+
+/* A descriptor's line, waiting for its process's pidfd records. */
+struct file_row {
+	struct crib_file f;		/* its path our own copy */
+	struct desc_holder first;	/* the description's first holder, when shared */
+	bool shared;
+	struct crib_pidfd pidfd;	/* a pidfd's, once its record came */
+	bool have_pidfd;
+};
 
 struct files {
 	const struct options *o;
 	struct view_out *out;
 	struct desc_map descs;
+	ARRAY(struct file_row) pending;	/* one process's */
 };
 
 const struct desc_holder *desc_map_note(struct desc_map *m, uint64_t desc, uint64_t pid,
@@ -69,7 +85,17 @@ static void *files_start(const struct options *o, const struct crib_header *h,
 	return s;
 }
 
-static void print_line(const struct crib_file *f, const struct desc_holder *first)
+/* What a pidfd refers to, as the summary says it. */
+static void print_pidfd(const struct crib_pidfd *p)
+{
+	if (p->dead)
+		printf("  [pidfd of a reaped %s]", p->thread ? "thread" : "process");
+	else
+		printf("  [pidfd of %s %" PRIu64 "]", p->thread ? "thread" : "process", p->target);
+}
+
+static void print_line(const struct crib_file *f, const struct desc_holder *first,
+		       const struct crib_pidfd *pidfd)
 {
 	char flags[128], desc[24] = "-";
 
@@ -83,11 +109,13 @@ static void print_line(const struct crib_file *f, const struct desc_holder *firs
 		printf("  [shared with pid %" PRIu64 " fd %" PRIu64 "]", first->pid, first->fd);
 	if (f->ghost_id)
 		printf("  [ghost %" PRIu64 "]", f->ghost_id);
+	if (pidfd)
+		print_pidfd(pidfd);
 	printf("%s\n", f->cloexec ? "  [cloexec]" : "");
 }
 
 static void print_json(struct view_out *out, const struct crib_file *f,
-		       const struct desc_holder *first)
+		       const struct desc_holder *first, const struct crib_pidfd *pidfd)
 {
 	char flags[128];
 
@@ -102,7 +130,57 @@ static void print_json(struct view_out *out, const struct crib_file *f,
 	if (first)
 		printf(",\"shared_with\":{\"pid\":%" PRIu64 ",\"fd\":%" PRIu64 "}", first->pid,
 		       first->fd);
+	if (pidfd)
+		printf(",\"pidfd\":{\"target\":%" PRIu64 ",\"dead\":%s,\"thread\":%s}",
+		       pidfd->target, pidfd->dead ? "true" : "false",
+		       pidfd->thread ? "true" : "false");
 	putchar('}');
+}
+
+/* The lines of the process whose records came last. */
+static void flush(struct files *s)
+{
+	const struct file_row *row;
+	size_t i;
+
+	for (i = 0; i < s->pending.n; i++) {
+		row = &s->pending.items[i];
+		if (s->out->json)
+			print_json(s->out, &row->f, row->shared ? &row->first : NULL,
+				   row->have_pidfd ? &row->pidfd : NULL);
+		else
+			print_line(&row->f, row->shared ? &row->first : NULL,
+				   row->have_pidfd ? &row->pidfd : NULL);
+		view_row(s->out);
+		free((char *)row->f.path);
+	}
+	s->pending.n = 0;
+}
+
+static void add_row(struct files *s, const struct crib_file *f, const struct desc_holder *first)
+{
+	struct file_row *row;
+
+	if (s->pending.n && s->pending.items[0].f.pid != f->pid)
+		flush(s);
+	row = array_push(&s->pending);
+	if (!row)
+		return;
+	*row = (struct file_row){ .f = *f, .shared = first != NULL };
+	row->f.path = f->path ? strdup(f->path) : NULL;
+	if (first)
+		row->first = *first;
+}
+
+static void note_pidfd(struct files *s, const struct crib_pidfd *p)
+{
+	size_t i;
+
+	for (i = 0; i < s->pending.n; i++)
+		if (s->pending.items[i].f.pid == p->pid && s->pending.items[i].f.fd == p->fd) {
+			s->pending.items[i].pidfd = *p;
+			s->pending.items[i].have_pidfd = true;
+		}
 }
 
 static void files_record(void *state, const struct crib_record *rec)
@@ -111,28 +189,41 @@ static void files_record(void *state, const struct crib_record *rec)
 	const struct crib_file *f = &rec->u.file;
 	const struct desc_holder *first;
 
-	if (rec->type != CRIB_REC_FILE)
+	if (rec->type == CRIB_REC_PIDFD) {
+		note_pidfd(s, &rec->u.pidfd);
 		return;
+	}
+	if (rec->type != CRIB_REC_FILE) {
+		if (!rec->info || strcmp(rec->info->section, "files"))
+			flush(s);
+		return;
+	}
 	/* Every process's count, so that the numbering is followed with --pid too. */
 	first = desc_map_note(&s->descs, f->desc, f->pid, f->fd);
 	if (record_filtered_out(s->o, rec))
 		return;
-	if (s->out->json)
-		print_json(s->out, f, first);
-	else
-		print_line(f, first);
-	view_row(s->out);
+	add_row(s, f, first);
+}
+
+static int files_finish(void *state)
+{
+	flush(state);
+	return EXIT_OK;
 }
 
 static void files_free(void *state)
 {
 	struct files *s = state;
 
+	for (size_t i = 0; i < s->pending.n; i++)
+		free((char *)s->pending.items[i].f.path);
+	array_free(&s->pending);
 	array_free(&s->descs.holders);
 	free(s);
 }
 
 const struct view_ops files_view = {
 	.name = "files", .items = "files", .none = "descriptors",
-	.start = files_start, .record = files_record, .free = files_free,
+	.start = files_start, .record = files_record, .finish = files_finish,
+	.free = files_free,
 };
