@@ -30,25 +30,47 @@
 #define EOPNOTSUPP	95
 #endif
 
-/* A task of the run's target tree (kernel/bpf/crib/crib.c) */
+/*
+ * The tasks of the run's target tree (kernel/bpf/crib/crib.c, task.c): a
+ * task by pid, the ids of a process's threads and the pids of its
+ * children copied in batches (a return below the batch means no more),
+ * and a task's mappings.  Each refuses a task outside the tree (-EPERM).
+ */
 extern struct task_struct *bpf_crib_task_from_vpid(s32 vpid) __ksym;
+extern int bpf_crib_task_threads(struct task_struct *task, __u32 skip, s32 *pids,
+				 __u32 pids__sz) __ksym;
+extern int bpf_crib_task_children(struct task_struct *task, __u32 skip, s32 *pids,
+				  __u32 pids__sz) __ksym;
+extern int bpf_iter_crib_vma_new(struct bpf_iter_crib_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_crib_vma_next(struct bpf_iter_crib_vma *it) __ksym;
+extern void bpf_iter_crib_vma_destroy(struct bpf_iter_crib_vma *it) __ksym;
 
-/* Generic kfuncs (kernel/bpf/helpers.c, kernel/bpf/task_iter.c) */
-extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
-extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
+/* Generic kfuncs (kernel/bpf/helpers.c) */
 extern void bpf_task_release(struct task_struct *p) __ksym;
 extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym;
 extern int bpf_iter_num_new(struct bpf_iter_num *it, int start, int end) __ksym;
 extern int *bpf_iter_num_next(struct bpf_iter_num *it) __ksym;
 extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __ksym;
+
+/*
+ * Generic kfuncs the kernel refuses to CRIB programs, because they reach
+ * tasks outside the run's tree; declared for the tests that show it.
+ */
+extern struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
+extern struct task_struct *bpf_task_from_vpid(s32 vpid) __ksym;
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
 				 __u64 addr) __ksym;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
 extern int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
 			     unsigned int flags) __ksym;
-extern struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
-extern void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
+
+/*
+ * Loops of up to thousands of steps go through the numbers iterator: the
+ * verifier checks the body until the states converge instead of once per
+ * step, as it would for a bounded C loop.  End with bpf_iter_num_destroy().
+ */
+#define for_each_step(it, max) \
+	for (bpf_iter_num_new(&(it), 0, (max)); bpf_iter_num_next(&(it));)
 
 /* Files (kernel/bpf/crib/files.c; bpf_put_file() is fs/bpf_fs_kfuncs.c's) */
 extern struct file *bpf_file_from_task_fd(struct task_struct *task, int fd) __ksym;

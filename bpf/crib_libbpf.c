@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -83,41 +85,39 @@ fail:
 	return ret;
 }
 
-/* One BPF_PROG_RUN with @flags (CRIB_RUN_TARGET or none). */
-static int prog_fd_run_flags(int prog_fd, const void *ctx, size_t ctx_size,
-			     unsigned int flags, int *retval)
+int crib_prog_fd_run_target(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
 		    .ctx_in = ctx,
 		    .ctx_size_in = ctx_size,
-		    .flags = flags);
-	int ret;
+		    .flags = CRIB_RUN_TARGET);
 
-	ret = bpf_prog_test_run_opts(prog_fd, &opts);
-	if (ret < 0)
+	if (bpf_prog_test_run_opts(prog_fd, &opts) < 0)
 		return -errno;
 	*retval = (int)opts.retval;
 	return 0;
-}
-
-int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
-{
-	return prog_fd_run_flags(prog_fd, ctx, ctx_size, 0, retval);
-}
-
-int crib_prog_run(const struct bpf_program *prog, const void *ctx,
-		  size_t ctx_size, int *retval)
-{
-	return crib_prog_fd_run(bpf_program__fd(prog), ctx, ctx_size, retval);
-}
-
-int crib_prog_fd_run_target(int prog_fd, const void *ctx, size_t ctx_size, int *retval)
-{
-	return prog_fd_run_flags(prog_fd, ctx, ctx_size, CRIB_RUN_TARGET, retval);
 }
 
 int crib_prog_run_target(const struct bpf_program *prog, const void *ctx,
 			 size_t ctx_size, int *retval)
 {
 	return crib_prog_fd_run_target(bpf_program__fd(prog), ctx, ctx_size, retval);
+}
+
+int crib_prog_run_about(const struct bpf_program *prog, pid_t pid, void *ctx,
+			size_t ctx_size, int *retval)
+{
+	struct crib_target *target = ctx;
+	int err;
+
+	if (ctx_size < sizeof(*target))
+		return -EINVAL;
+	target->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (target->pidfd < 0)
+		return -errno;
+	target->flags = 0;
+	err = crib_prog_run_target(prog, ctx, ctx_size, retval);
+	close(target->pidfd);
+	target->pidfd = -1;
+	return err;
 }

@@ -12,6 +12,7 @@
 #define CRIB_LIBBPF_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct bpf_program;
 
@@ -24,20 +25,21 @@ int crib_libbpf_init(char *err, size_t err_size);
 
 /*
  * Run a loaded CRIB program once through BPF_PROG_RUN with @ctx as its
- * read-only context.  Returns 0 and the program's return value in
- * @retval, or -errno.
- */
-int crib_prog_run(const struct bpf_program *prog, const void *ctx,
-		  size_t ctx_size, int *retval);
-/* The same for a program known by its descriptor (loaded, or from a pin). */
-int crib_prog_fd_run(int prog_fd, const void *ctx, size_t ctx_size, int *retval);
-/*
- * The same for a run scoped to a target: @ctx starts with a struct
- * crib_target (crib_target.h) naming it by pidfd.  -EPERM if the caller
- * may not ptrace it.
+ * read-only context, scoped to a target: @ctx starts with a struct
+ * crib_target (crib_target.h) naming it by pidfd.  A run reaches the
+ * target's tree only, and nothing without a target, so every run names
+ * one.  Returns 0 and the program's return value in @retval, or -errno:
+ * -EPERM if the caller may not ptrace the target.
  */
 int crib_prog_run_target(const struct bpf_program *prog, const void *ctx,
 			 size_t ctx_size, int *retval);
+/* The same for a program known by its descriptor (loaded, or from a pin). */
 int crib_prog_fd_run_target(int prog_fd, const void *ctx, size_t ctx_size, int *retval);
+/*
+ * A run scoped to process @pid: the struct crib_target at the head of
+ * @ctx is filled with a pidfd of @pid, closed again after the run.
+ */
+int crib_prog_run_about(const struct bpf_program *prog, pid_t pid, void *ctx,
+			size_t ctx_size, int *retval);
 
 #endif /* CRIB_LIBBPF_H */

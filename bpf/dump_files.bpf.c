@@ -274,14 +274,6 @@ struct {
 } epoll_records SEC(".maps");
 
 /*
- * Loops of up to thousands of steps go through the numbers iterator, as in
- * dump_signals.bpf.c: the verifier checks the body until the states
- * converge instead of once per step.
- */
-#define for_each_step(it, max) \
-	for (bpf_iter_num_new(&(it), 0, (max)); bpf_iter_num_next(&(it));)
-
-/*
  * Epoll items and inotify watches copied per kfunc call, on the stack; a
  * run reads at most DUMP_MAX_BATCHES batches, and the next run resumes.
  */

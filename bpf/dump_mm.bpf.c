@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * crib-dump: every VMA of a process, in address order, through the task_vma
- * open-coded iterator (which holds the mmap lock for the walk).  When the
+ * crib-dump: every VMA of a process, in address order, through the CRIB
+ * vma open-coded iterator (the task_vma one, kept to the run's tree).  When the
  * ring buffer fills up the program stops with DUMP_NO_ROOM; user space
  * drains it and runs the program again from the end of the last VMA it got.
  *
@@ -26,12 +26,12 @@ struct {
 SEC("crib")
 int dump_vmas(struct dump_ctx *ctx)
 {
-	struct bpf_iter_task_vma it;
+	struct bpf_iter_crib_vma it;
 	struct vm_area_struct *vma;
 	struct task_struct *task;
 	struct inode *inode;
 	struct dump_vma_rec *v;
-	int ret = DUMP_OK;
+	int ret = DUMP_OK, err;
 
 	task = bpf_crib_task_from_vpid(ctx->pid);
 	if (!task)
@@ -40,12 +40,15 @@ int dump_vmas(struct dump_ctx *ctx)
 		bpf_task_release(task);
 		return DUMP_NO_MM;
 	}
-	if (bpf_iter_task_vma_new(&it, task, ctx->start)) {
-		/* -EBUSY (mmap lock contended) or -ENOENT (mm gone) */
-		ret = task->mm ? DUMP_BUSY : DUMP_NO_MM;
+	err = bpf_iter_crib_vma_new(&it, task, ctx->start);
+	if (err) {
+		/* -EPERM (no ptrace rights), -EAGAIN or -EBUSY (the task is
+		 * executing a program, or holds its alloc lock), -ENOENT (mm gone)
+		 */
+		ret = err == -EPERM ? DUMP_NO_ACCESS : task->mm ? DUMP_BUSY : DUMP_NO_MM;
 		goto out;
 	}
-	while ((vma = bpf_iter_task_vma_next(&it))) {
+	while ((vma = bpf_iter_crib_vma_next(&it))) {
 		v = bpf_ringbuf_reserve(&vma_records, sizeof(*v), 0);
 		if (!v) {
 			ret = DUMP_NO_ROOM;
@@ -68,7 +71,7 @@ int dump_vmas(struct dump_ctx *ctx)
 		bpf_ringbuf_submit(v, 0);
 	}
 out:
-	bpf_iter_task_vma_destroy(&it);
+	bpf_iter_crib_vma_destroy(&it);
 	bpf_task_release(task);
 	return ret;
 }

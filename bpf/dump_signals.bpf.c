@@ -29,14 +29,6 @@ struct {
 	__uint(max_entries, 1024 * 1024);
 } signal_records SEC(".maps");
 
-/*
- * Loops of up to thousands of steps go through the numbers iterator: the
- * verifier checks its body until the states converge instead of once per
- * step, as it would for a bounded C loop.
- */
-#define for_each_step(it, max) \
-	for (bpf_iter_num_new(&(it), 0, (max)); bpf_iter_num_next(&(it));)
-
 _Static_assert(sizeof(struct k_sigaction) == sizeof(struct dump_sigaction),
 	       "struct k_sigaction is not four words");
 _Static_assert(sizeof(kernel_siginfo_t) == DUMP_SIGINFO_SIZE, "kernel_siginfo size");

@@ -157,6 +157,45 @@ static __always_inline void read_namespaces(struct task_struct *task, struct dum
 	ns->ino[DUMP_NS_TIME_FOR_CHILDREN] = nsp->time_ns_for_children->ns.inum;
 }
 
+/* Thread ids and children's pids copied per kfunc call, on the stack. */
+#define PID_BATCH	16
+#define MAX_BATCHES	(1 << 16)
+
+/* Which of @task's namespaces differ from those in @ns, as a mask. */
+static __always_inline __u32 odd_namespaces(struct task_struct *task,
+					    const struct dump_namespaces *ns)
+{
+	struct dump_namespaces theirs;
+	__u32 mask = 0;
+	int i;
+
+	dump_zero(&theirs, sizeof(theirs));
+	read_namespaces(task, &theirs);
+	for (i = 0; i < DUMP_NR_NS; i++)
+		if (theirs.ino[i] != ns->ino[i])
+			mask |= 1u << i;
+	return mask;
+}
+
+/* Whether thread @tid of @leader's process is in namespaces of its own; noted in @t. */
+static __always_inline bool odd_thread(s32 tid, struct task_struct *leader, struct dump_task_rec *t)
+{
+	struct task_struct *task;
+	__u32 mask = 0;
+
+	task = bpf_crib_task_from_vpid(tid);
+	if (!task)	/* exited since its id was copied */
+		return false;
+	if (task != leader && !task->exit_state)
+		mask = odd_namespaces(task, &t->ns);
+	if (mask) {
+		t->ns_odd_tid = task->pid;
+		t->ns_odd_mask = mask;
+	}
+	bpf_task_release(task);
+	return mask != 0;
+}
+
 /*
  * The first thread of @leader's process whose namespaces are not the
  * leader's (setns(2) and unshare(2) act on the calling thread alone), and
@@ -164,29 +203,22 @@ static __always_inline void read_namespaces(struct task_struct *task, struct dum
  */
 static __always_inline void find_odd_thread(struct task_struct *leader, struct dump_task_rec *t)
 {
-	struct dump_namespaces theirs;
-	struct bpf_iter_task it;
-	struct task_struct *task;
-	__u32 mask;
-	int i;
+	s32 tids[PID_BATCH];
+	struct bpf_iter_num it;
+	__u32 skip = 0;
+	int n, i;
 
-	bpf_iter_task_new(&it, leader, BPF_TASK_ITER_PROC_THREADS);
-	while ((task = bpf_iter_task_next(&it))) {
-		if (task == leader || task->exit_state)
-			continue;
-		dump_zero(&theirs, sizeof(theirs));
-		read_namespaces(task, &theirs);
-		mask = 0;
-		for (i = 0; i < DUMP_NR_NS; i++)
-			if (theirs.ino[i] != t->ns.ino[i])
-				mask |= 1u << i;
-		if (mask) {
-			t->ns_odd_tid = task->pid;
-			t->ns_odd_mask = mask;
+	for_each_step(it, MAX_BATCHES) {
+		n = bpf_crib_task_threads(leader, skip, tids, sizeof(tids));
+		for (i = 0; i < PID_BATCH && i < n; i++)
+			if (odd_thread(tids[i], leader, t))
+				goto out;
+		if (n < PID_BATCH)
 			break;
-		}
+		skip += n;
 	}
-	bpf_iter_task_destroy(&it);
+out:
+	bpf_iter_num_destroy(&it);
 }
 
 /* PR_SET_SPECULATION_CTRL's bits of task->atomic_flags: PFA_SPEC_SSB_DISABLE to PFA_SPEC_SSB_NOEXEC. */
@@ -323,41 +355,68 @@ int dump_thread(struct dump_ctx *ctx)
 }
 
 /*
+ * Send child @pid of the process, if it is still there, unless a run cut
+ * short by DUMP_NO_ROOM sent it already (*@skipping until ctx->start).
+ */
+static __always_inline int send_child(s32 pid, const struct dump_ctx *ctx, bool *skipping)
+{
+	struct task_struct *task;
+	struct dump_child_rec *c;
+
+	if (*skipping) {
+		*skipping = pid != (s32)ctx->start;
+		return DUMP_OK;
+	}
+	task = bpf_crib_task_from_vpid(pid);
+	if (!task)	/* reaped since its pid was copied */
+		return DUMP_OK;
+	c = bpf_ringbuf_reserve(&task_records, sizeof(*c), 0);
+	if (!c) {
+		bpf_task_release(task);
+		return DUMP_NO_ROOM;
+	}
+	dump_zero(c, sizeof(*c));
+	c->kind = DUMP_REC_CHILD;
+	c->pid = pid;
+	c->exit_state = task->exit_state;
+	bpf_task_release(task);
+	bpf_ringbuf_submit(c, 0);
+	return DUMP_OK;
+}
+
+/*
  * The children of process ctx->pid: every process whose real parent is
- * one of its threads.  The kernel keeps them on each thread's children
- * list, which is not safe to walk here; the task iterator walks every
- * process under RCU instead, in the order they were made.  A run after
- * DUMP_NO_ROOM goes on after the child ctx->start, the last one sent: the
- * parent is stopped, so its children stay where they are.
+ * one of its threads, their pids copied in batches by the kernel.  A run
+ * after DUMP_NO_ROOM goes on after the child ctx->start, the last one
+ * sent: the parent is stopped, so its children stay where they are.
  */
 SEC("crib")
 int dump_children(struct dump_ctx *ctx)
 {
-	struct bpf_iter_task it;
-	struct task_struct *task;
-	struct dump_child_rec *c;
 	bool skipping = ctx->start != 0;
+	struct task_struct *parent;
+	struct bpf_iter_num it;
+	s32 pids[PID_BATCH];
 	int ret = DUMP_OK;
+	__u32 skip = 0;
+	int n, i;
 
-	bpf_iter_task_new(&it, NULL, BPF_TASK_ITER_ALL_PROCS);
-	while ((task = bpf_iter_task_next(&it))) {
-		if (task->real_parent->tgid != ctx->pid || task->tgid == ctx->pid)
-			continue;
-		if (skipping) {
-			skipping = task->tgid != (s32)ctx->start;
-			continue;
-		}
-		c = bpf_ringbuf_reserve(&task_records, sizeof(*c), 0);
-		if (!c) {
-			ret = DUMP_NO_ROOM;
+	parent = bpf_crib_task_from_vpid(ctx->pid);
+	if (!parent)
+		return DUMP_NO_TASK;
+	for_each_step(it, MAX_BATCHES) {
+		n = bpf_crib_task_children(parent, skip, pids, sizeof(pids));
+		if (n < 0) {
+			ret = n == -EPERM ? DUMP_NO_ACCESS : DUMP_NO_TASK;
 			break;
 		}
-		dump_zero(c, sizeof(*c));
-		c->kind = DUMP_REC_CHILD;
-		c->pid = task->tgid;
-		c->exit_state = task->exit_state;
-		bpf_ringbuf_submit(c, 0);
+		for (i = 0; i < PID_BATCH && i < n && ret == DUMP_OK; i++)
+			ret = send_child(pids[i], ctx, &skipping);
+		if (ret != DUMP_OK || n < PID_BATCH)
+			break;
+		skip += n;
 	}
-	bpf_iter_task_destroy(&it);
+	bpf_iter_num_destroy(&it);
+	bpf_task_release(parent);
 	return ret;
 }

@@ -106,6 +106,10 @@ ensure_pristine_tree() {
 	echo "$want" >"$src/.crib-pkg-version"
 }
 
+# What identifies a patch for the build: its diff.  A new subject, message
+# or date (renumbering the series) rebuilds nothing.
+patch_key() { sed -n '/^diff --git /,$p' "$1" | sha256sum | cut -d' ' -f1; }
+
 # Apply kernel/patches/*.patch, reusing the applied prefix that matches.
 apply_series() {
 	local applied base=pristine i=0 line hash
@@ -116,7 +120,7 @@ apply_series() {
 	local -a old=()
 	mapfile -t old <"$applied"
 	for ((i = 0; i < ${#patches[@]}; i++)); do
-		hash=$(sha256sum "${patches[$i]}" | cut -d' ' -f1)
+		hash=$(patch_key "${patches[$i]}")
 		line=${old[$i]:-}
 		[ "${line%% *}" = "$hash" ] || break
 		base=${line##* }
@@ -142,7 +146,7 @@ apply_series() {
 			[ "$i" -eq 0 ] && configure_all_checks
 			build_checks "after ${patches[$i]##*/} "
 		fi
-		echo "$(sha256sum "${patches[$i]}" | cut -d' ' -f1) $(git_src rev-parse HEAD)" >>"$applied.new"
+		echo "$(patch_key "${patches[$i]}") $(git_src rev-parse HEAD)" >>"$applied.new"
 		# A checked patch stays checked if the run stops later.
 		[ "$check_series" = 1 ] && cp "$applied.new" "$applied"
 	done

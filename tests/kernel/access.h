@@ -19,8 +19,11 @@
 
 #include <bpf/bpf.h>
 
+#include "crib_target.h"
+
 /* The context of crib_access.bpf.c's programs. */
 struct access_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -90,11 +93,22 @@ static inline int run_ctx_as(const struct caller *c, int prog_fd, const void *ct
 	return res.err;
 }
 
-/* run_ctx_as() with the access tests' context and no flags. */
-static inline int run_as(const struct caller *c, int prog_fd,
-			 const struct access_args *args, int *retval)
+/*
+ * run_ctx_as() with the access tests' context, the run scoped to process
+ * @about (a pidfd of it is opened here, before @c's privileges drop).
+ */
+static inline int run_as(const struct caller *c, int prog_fd, pid_t about,
+			 struct access_args *args, int *retval)
 {
-	return run_ctx_as(c, prog_fd, args, sizeof(*args), 0, retval);
+	int err;
+
+	args->target.pidfd = (int)syscall(SYS_pidfd_open, about, 0);
+	if (args->target.pidfd < 0)
+		return -errno;
+	args->target.flags = 0;
+	err = run_ctx_as(c, prog_fd, args, sizeof(*args), CRIB_RUN_TARGET, retval);
+	close(args->target.pidfd);
+	return err;
 }
 
 #endif /* CRIB_TESTS_ACCESS_H */

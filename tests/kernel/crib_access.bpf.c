@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One program per kind of access a CRIB kfunc gives to another task:
- * looking up its files, its sockets, iterating over its files, reading
+ * looking up its files, its sockets, iterating over its files and its
+ * mappings, reading
  * its socket queues, restoring packets into its sockets.  crib_access.c
  * runs them as callers with and without the privileges each needs; every
  * program returns what the kfunc granted, or a negative errno.
@@ -11,10 +12,12 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_kfuncs.h"
+#include "crib_target.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 struct access_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -26,7 +29,7 @@ struct access_args {
 SEC("crib")
 int file_lookup(struct access_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct file *file;
 
 	if (!task)
@@ -43,7 +46,7 @@ int file_lookup(struct access_args *args)
 SEC("crib")
 int sock_lookup(struct access_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sock *sk;
 
 	if (!task)
@@ -60,7 +63,7 @@ int sock_lookup(struct access_args *args)
 SEC("crib")
 int file_iter(struct access_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_task_file it;
 	int ret;
 
@@ -74,11 +77,29 @@ int file_iter(struct access_args *args)
 	return ret;
 }
 
+/* How many mappings the memory map walk visits, or why it would not start. */
+SEC("crib")
+int vma_iter(struct access_args *args)
+{
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
+	struct bpf_iter_crib_vma it;
+	int ret;
+
+	if (!task)
+		return NO_TASK;
+	ret = bpf_iter_crib_vma_new(&it, task, 0);
+	while (bpf_iter_crib_vma_next(&it))
+		ret++;
+	bpf_iter_crib_vma_destroy(&it);
+	bpf_task_release(task);
+	return ret;
+}
+
 /* How many skbs of the receive queue of the sock at args->fd can be read, or why not. */
 SEC("crib.s")
 int queue_read(struct access_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_skb it;
 	struct sock *sk;
 	int ret;
@@ -101,7 +122,7 @@ int queue_read(struct access_args *args)
 SEC("crib.s")
 int restore_alloc(struct access_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_crib_skb_info info = {
 		.headroom = 28,		/* an IPv4 header, then a UDP header */
 		.len = 4,
@@ -131,7 +152,7 @@ int restore_alloc(struct access_args *args)
 SEC("crib.s")
 int peek_tail(struct access_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sk_buff *skb;
 	struct sock *sk;
 

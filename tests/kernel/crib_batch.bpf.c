@@ -12,10 +12,12 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_kfuncs.h"
+#include "crib_target.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 struct batch_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -55,7 +57,7 @@ static long count_copied(__u64 i, void *ctx)
 SEC("crib.s")
 int batch_peak(struct batch_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_skb it;
 	struct walk w;
 	struct sock *sk;

@@ -20,6 +20,7 @@
 
 #include "crib_batch.skel.h"
 #include "crib_libbpf.h"
+#include "crib_target.h"
 #include "tap.h"
 
 #define QUEUED		300
@@ -67,9 +68,10 @@ int main(void)
 	char err[256];
 	int fd;
 	struct {
+		struct crib_target target;
 		int pid, fd;
 	} args;
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	int retval = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (crib_libbpf_init(err, sizeof(err))) {
@@ -84,8 +86,9 @@ int main(void)
 	}
 	args.pid = getpid();
 	args.fd = fd;
-	if (!tap_check(&t, !bpf_prog_test_run_opts(bpf_program__fd(skel->progs.batch_peak), &o) &&
-		       o.retval == 0, "the queue of %d datagrams is walked", QUEUED))
+	if (!tap_check(&t, !crib_prog_run_about(skel->progs.batch_peak, getpid(), &args,
+						sizeof(args), &retval) && retval == 0,
+		       "the queue of %d datagrams is walked", QUEUED))
 		return tap_done(&t);
 	tap_check(&t, skel->bss->steps == QUEUED, "each datagram is handed out once (%u)",
 		  skel->bss->steps);

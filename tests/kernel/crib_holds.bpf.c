@@ -9,12 +9,14 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_kfuncs.h"
+#include "crib_target.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 extern void bpf_throw(__u64 cookie) __ksym;
 
 struct holds_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -25,7 +27,7 @@ struct holds_args {
 /* The file at args->fd, referenced; or NULL. */
 static __always_inline struct file *file_at(const struct holds_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct file *file;
 
 	if (!task)

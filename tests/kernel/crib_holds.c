@@ -45,6 +45,7 @@
 #include "crib_holds.skel.h"
 #include "crib_holds_sock.skel.h"
 #include "crib_libbpf.h"
+#include "crib_target.h"
 #include "tap.h"
 #include "udp_queue.h"
 
@@ -54,6 +55,7 @@
 #define WATCHED_DIR	"/tmp/crib-holds"
 
 struct holds_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -61,13 +63,9 @@ struct holds_args {
 /* Run @prog on descriptor @fd of this process; its return value, or -errno. */
 static int run(struct bpf_program *prog, int fd, int *retval)
 {
-	struct holds_args args = { getpid(), fd };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	struct holds_args args = { .pid = getpid(), .fd = fd };
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
-		return -errno;
-	*retval = (int)o.retval;
-	return 0;
+	return crib_prog_run_about(prog, getpid(), &args, sizeof(args), retval);
 }
 
 /* The count of references on the sock at @fd, or a negative value. */

@@ -13,10 +13,12 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_kfuncs.h"
+#include "crib_target.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 struct holds_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -33,7 +35,7 @@ struct {
 /* The sock at args->fd, referenced by a CRIB kfunc; or NULL. */
 static __always_inline struct sock *sock_at(const struct holds_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sock *sk;
 
 	if (!task)

@@ -66,10 +66,10 @@ static int queued_socket(void)
 static int run(const struct bpf_program *prog, int fd)
 {
 	static const struct caller root = { "root", 0, 0 };
-	struct access_args args = { getpid(), fd };
+	struct access_args args = { .pid = getpid(), .fd = fd };
 	int ret, retval = 0;
 
-	ret = run_as(&root, bpf_program__fd(prog), &args, &retval);
+	ret = run_as(&root, bpf_program__fd(prog), getpid(), &args, &retval);
 	return ret ? ret : retval;
 }
 

@@ -9,10 +9,12 @@
 #include <bpf/bpf_helpers.h>
 
 #include "crib_kfuncs.h"
+#include "crib_target.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 struct neg_args {
+	struct crib_target target;	/* the process the run is about */
 	int pid;
 	int fd;
 };
@@ -21,7 +23,7 @@ struct neg_args {
 SEC("crib")
 int leak_file(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct file *file;
 
 	if (!task)
@@ -34,7 +36,7 @@ int leak_file(struct neg_args *args)
 /* The sock at args->fd of args->pid, or NULL. */
 static __always_inline struct sock *sock_of(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sock *sk;
 
 	if (!task)
@@ -116,7 +118,7 @@ int skb_after_destroy(struct neg_args *args)
 SEC("crib")
 int file_after_next(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_task_file it;
 	struct file *prev, *file;
 	int n = 0;
@@ -137,7 +139,7 @@ int file_after_next(struct neg_args *args)
 SEC("crib")
 int file_after_destroy(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_task_file it;
 	struct file *file;
 	int flags = 0;
@@ -157,7 +159,7 @@ int file_after_destroy(struct neg_args *args)
 SEC("crib")
 int obtained_after_next(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_task_file it;
 	struct socket *sock = NULL;
 	struct file *file;
@@ -186,7 +188,7 @@ int obtained_after_next(struct neg_args *args)
 SEC("crib")
 int obtained_after_destroy(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_task_file it;
 	struct socket *sock = NULL;
 	struct file *file;
@@ -276,7 +278,7 @@ int skb_kept_accepted(struct neg_args *args)
 SEC("crib")
 int leak_sock(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sock *sk;
 
 	if (!task)
@@ -295,7 +297,7 @@ int leak_sock(struct neg_args *args)
 SEC("crib.s")
 int leak_skb(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sk_buff *skb;
 	struct sock *sk;
 
@@ -314,7 +316,7 @@ int leak_skb(struct neg_args *args)
 /* An skb to restore, allocated for the sock at args->fd, or NULL. */
 static __always_inline struct sk_buff___init *restore_skb(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_crib_skb_info info = {};
 	struct sk_buff___init *rskb;
 	struct sock *sk;
@@ -363,7 +365,7 @@ int write_queued_skb(struct neg_args *args)
 SEC("crib.s")
 int write_clone(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sk_buff *skb;
 	struct sock *sk;
 	__u8 byte = 0;
@@ -418,7 +420,7 @@ int restore_accepted(struct neg_args *args)
 SEC("crib")
 int leak_iter(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct bpf_iter_task_file it;
 	int n = 0;
 
@@ -435,7 +437,7 @@ int leak_iter(struct neg_args *args)
 SEC("crib")
 int use_after_release(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct file *file;
 
 	if (!task)
@@ -452,7 +454,7 @@ int use_after_release(struct neg_args *args)
 SEC("crib")
 int obtained_after_release(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct socket *sock;
 	struct file *file;
 
@@ -473,7 +475,7 @@ int obtained_after_release(struct neg_args *args)
 SEC("crib")
 int untrusted_arg(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sockaddr_in addr;
 	struct sock *sk;
 	int ret;
@@ -508,7 +510,7 @@ int wrong_type(struct neg_args *args)
 SEC("crib")
 int sleepable_kfunc(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct sk_buff *skb;
 	struct sock *sk;
 
@@ -566,6 +568,59 @@ int task_from_pid(struct neg_args *args)
 	return 1;
 }
 
+/* A task from its pid in the caller's namespace, anywhere in the system. */
+SEC("crib")
+int task_from_vpid(struct neg_args *args)
+{
+	struct task_struct *task = bpf_task_from_vpid(args->pid);
+
+	if (!task)
+		return 0;
+	bpf_task_release(task);
+	return 1;
+}
+
+extern struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym;
+extern void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym;
+
+/* Every process, through the task iterator. */
+SEC("crib")
+int task_iter(struct neg_args *args)
+{
+	struct bpf_iter_task it;
+	int n = 0;
+
+	bpf_iter_task_new(&it, NULL, BPF_TASK_ITER_ALL_PROCS);
+	while (bpf_iter_task_next(&it))
+		n++;
+	bpf_iter_task_destroy(&it);
+	return n;
+}
+
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+
+/*
+ * The mappings of the task's parent through the generic task_vma
+ * iterator, which takes any task it is handed.
+ */
+SEC("crib")
+int task_vma_iter(struct neg_args *args)
+{
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
+	struct bpf_iter_task_vma it;
+	int n = 0;
+
+	if (!task)
+		return 0;
+	bpf_iter_task_vma_new(&it, task->real_parent, 0);
+	while (bpf_iter_task_vma_next(&it))
+		n++;
+	bpf_iter_task_vma_destroy(&it);
+	bpf_task_release(task);
+	return n;
+}
+
 /* Every cgroup, through an iterator of the common kfunc set. */
 SEC("crib")
 int css_iter(struct neg_args *args)
@@ -599,11 +654,32 @@ int read_user(struct neg_args *args)
 	return word;
 }
 
+/* Control: a process's children, threads and mappings, kept to the run's tree. */
+SEC("crib")
+int tree_accepted(struct neg_args *args)
+{
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
+	struct bpf_iter_crib_vma it;
+	s32 pids[4];
+	int n;
+
+	if (!task)
+		return 0;
+	n = bpf_crib_task_children(task, 0, pids, sizeof(pids));
+	n += bpf_crib_task_threads(task, 0, pids, sizeof(pids));
+	bpf_iter_crib_vma_new(&it, task, 0);
+	while (bpf_iter_crib_vma_next(&it))
+		n++;
+	bpf_iter_crib_vma_destroy(&it);
+	bpf_task_release(task);
+	return n;
+}
+
 /* Control: correct use of the same kfuncs is accepted. */
 SEC("crib")
 int accepted(struct neg_args *args)
 {
-	struct task_struct *task = bpf_task_from_vpid(args->pid);
+	struct task_struct *task = bpf_crib_task_from_vpid(args->pid);
 	struct socket *sock;
 	struct file *file;
 	int ret = 0;

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "crib_libbpf.h"
+#include "crib_target.h"
 #include "crib_negative.skel.h"
 #include "tap.h"
 #include "udp_queue.h"
@@ -83,6 +84,12 @@ static const struct neg_case cases[] = {
 	  "bpf_skb_acquire() result used without a NULL check", false },
 	{ "task_from_pid", "calling kernel function bpf_task_from_pid is not allowed",
 	  "task from a pid through the generic kfunc", false },
+	{ "task_from_vpid", "calling kernel function bpf_task_from_vpid is not allowed",
+	  "a task from a pid anywhere in the system", false },
+	{ "task_iter", "calling kernel function bpf_iter_task_new is not allowed",
+	  "every process through the task iterator", false },
+	{ "task_vma_iter", "calling kernel function bpf_iter_task_vma_new is not allowed",
+	  "a parent's mappings through the generic task_vma iterator", false },
 	{ "css_iter", "calling kernel function bpf_iter_css_new is not allowed",
 	  "every cgroup through the css iterator", false },
 	{ "current_task", "program of this type cannot use helper bpf_get_current_task_btf#",
@@ -90,6 +97,8 @@ static const struct neg_case cases[] = {
 	{ "read_user", "program of this type cannot use helper bpf_probe_read_user#",
 	  "a read at any user address", false },
 	{ "skb_kept_accepted", NULL, "iterated skb kept with its own reference is accepted", false },
+	{ "tree_accepted", NULL, "children, threads and mappings of a task of the run's tree "
+	  "are accepted", false },
 	{ "accepted", NULL, "correct use is accepted", false },
 	{ "restore_accepted", NULL, "correct restore is accepted", false },
 };
@@ -99,11 +108,11 @@ static char log_buf[1 << 20];
 /* Run a program that should never have loaded, on that socket. */
 static void run_loaded(const struct neg_case *c, struct bpf_program *p, int fd)
 {
-	struct { int pid, fd; } args = { getpid(), fd };
-	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	struct { struct crib_target target; int pid, fd; } args = { .pid = getpid(), .fd = fd };
+	int retval;
 
 	tap_diag("%s loaded: running it, a KASAN kernel reports what it does", c->prog);
-	bpf_prog_test_run_opts(bpf_program__fd(p), &o);
+	crib_prog_run_about(p, getpid(), &args, sizeof(args), &retval);
 }
 
 /* libbpf's own messages only with CRIB_VERBOSE set */

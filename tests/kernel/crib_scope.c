@@ -4,7 +4,10 @@
  * names (BPF_F_CRIB_TARGET).  The caller must be allowed to ptrace it, and
  * bpf_crib_task_from_vpid() finds the target's threads and descendants
  * only: not its parent, not a sibling, nothing at all in a run without a
- * target or whose target has exited.  TAP output.
+ * target or whose target has exited.  The kfuncs that list a process's
+ * children and threads, walk its mappings or look up its files refuse a
+ * task outside the tree even when the program holds one (a parent,
+ * reached through task->real_parent).  TAP output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +22,7 @@
 
 #include "access.h"
 #include "crib_libbpf.h"
-#include "crib_target.skel.h"
+#include "crib_scope.skel.h"
 #include "tap.h"
 
 #ifndef CAP_CHECKPOINT_RESTORE
@@ -110,11 +113,30 @@ static void check_refused(struct tap *t, const struct caller *c, int prog_fd,
 		tap_diag("BPF_PROG_RUN: %s, program returned %d", strerror(-err), found);
 }
 
+/* reach_parent's bits: which kfuncs refused a task outside the run's tree */
+#define REFUSED_CHILDREN	1
+#define REFUSED_MAPPINGS	2
+#define REFUSED_FILE		4
+
+/* @prog lists exactly one pid, @want, for @vpid in a run targeting @pidfd. */
+static void check_listing(struct tap *t, struct crib_scope *skel, struct bpf_program *prog,
+			  int pidfd, pid_t vpid, pid_t want, const char *what)
+{
+	struct target_args a = { .target_pidfd = pidfd, .vpid = vpid };
+	int n = -1, err;
+
+	skel->bss->pids[0] = 0;
+	err = run_ctx_as(&root, bpf_program__fd(prog), &a, sizeof(a), BPF_F_CRIB_TARGET, &n);
+	if (!tap_check(t, !err && n == 1 && skel->bss->pids[0] == want, "%s are listed", what))
+		tap_diag("BPF_PROG_RUN: %s, %d listed, first %d (want %d)", strerror(-err), n,
+			 skel->bss->pids[0], (int)want);
+}
+
 int main(void)
 {
 	pid_t a, g = -1, b, mine, gone;
 	int pa, pmine, pgone, fd, found = -1, err, status;
-	struct crib_target *skel;
+	struct crib_scope *skel;
 	struct tap t = {};
 	char msg[256];
 
@@ -122,9 +144,9 @@ int main(void)
 		printf("Bail out! %s\n", msg);
 		return 1;
 	}
-	skel = crib_target__open_and_load();
+	skel = crib_scope__open_and_load();
 	if (!skel) {
-		printf("Bail out! cannot load crib_target: %s\n", strerror(errno));
+		printf("Bail out! cannot load crib_scope: %s\n", strerror(errno));
 		return 1;
 	}
 	fd = bpf_program__fd(skel->progs.find_task);
@@ -172,6 +194,25 @@ int main(void)
 			      "a context too short to name a target");
 	}
 
+	check_listing(&t, skel, skel->progs.list_children, pa, a, g, "the target's children");
+	check_listing(&t, skel, skel->progs.list_threads, pa, a, a, "the target's threads");
+	{
+		struct target_args args = { .target_pidfd = pa, .vpid = g };
+
+		err = run_ctx_as(&root, bpf_program__fd(skel->progs.list_children), &args,
+				 sizeof(args), BPF_F_CRIB_TARGET, &found);
+		tap_check(&t, !err && found == 0, "a childless process has no children listed "
+			  "(err %d, listed %d)", err, found);
+		args.vpid = a;
+		err = run_ctx_as(&root, bpf_program__fd(skel->progs.reach_parent), &args,
+				 sizeof(args), BPF_F_CRIB_TARGET, &found);
+		if (!tap_check(&t, !err && found == (REFUSED_CHILDREN | REFUSED_MAPPINGS |
+						      REFUSED_FILE),
+			       "the target's parent, reached through its fields: its children, "
+			       "mappings and files are refused"))
+			tap_diag("BPF_PROG_RUN: %s, refused mask %d (want 7)", strerror(-err), found);
+	}
+
 	kill(a, SIGKILL);
 	kill(g, SIGKILL);
 	kill(b, SIGKILL);
@@ -179,6 +220,6 @@ int main(void)
 	waitpid(a, &status, 0);
 	waitpid(b, &status, 0);
 	waitpid(mine, &status, 0);
-	crib_target__destroy(skel);
+	crib_scope__destroy(skel);
 	return tap_done(&t);
 }
