@@ -159,7 +159,7 @@ static __always_inline void read_namespaces(struct task_struct *task, struct dum
 
 /* Thread ids and children's pids copied per kfunc call, on the stack. */
 #define PID_BATCH	16
-#define MAX_BATCHES	(1 << 16)
+#define MAX_PIDS	(1 << 20)
 
 /* Which of @task's namespaces differ from those in @ns, as a mask. */
 static __always_inline __u32 odd_namespaces(struct task_struct *task,
@@ -199,25 +199,27 @@ static __always_inline bool odd_thread(s32 tid, struct task_struct *leader, stru
 /*
  * The first thread of @leader's process whose namespaces are not the
  * leader's (setns(2) and unshare(2) act on the calling thread alone), and
- * which of them differ.
+ * which of them differ.  One loop over the threads, which refills a batch
+ * of their ids whenever it starts one, so that the verifier checks its
+ * body once rather than once per id of a batch.
  */
 static __always_inline void find_odd_thread(struct task_struct *leader, struct dump_task_rec *t)
 {
-	s32 tids[PID_BATCH];
+	s32 tids[PID_BATCH] = {};
 	struct bpf_iter_num it;
-	__u32 skip = 0;
-	int n, i;
+	__u32 skip = 0, i;
+	int n = 0, *step;
 
-	for_each_step(it, MAX_BATCHES) {
-		n = bpf_crib_task_threads(leader, skip, tids, sizeof(tids));
-		for (i = 0; i < PID_BATCH && i < n; i++)
-			if (odd_thread(tids[i], leader, t))
-				goto out;
-		if (n < PID_BATCH)
+	bpf_iter_num_new(&it, 0, MAX_PIDS);
+	while ((step = bpf_iter_num_next(&it))) {
+		i = (__u32)*step % PID_BATCH;
+		if (i == 0) {
+			n = bpf_crib_task_threads(leader, skip, tids, sizeof(tids));
+			skip += PID_BATCH;
+		}
+		if ((int)i >= n || odd_thread(tids[i], leader, t))
 			break;
-		skip += n;
 	}
-out:
 	bpf_iter_num_destroy(&it);
 }
 
@@ -386,9 +388,10 @@ static __always_inline int send_child(s32 pid, const struct dump_ctx *ctx, bool 
 
 /*
  * The children of process ctx->pid: every process whose real parent is
- * one of its threads, their pids copied in batches by the kernel.  A run
- * after DUMP_NO_ROOM goes on after the child ctx->start, the last one
- * sent: the parent is stopped, so its children stay where they are.
+ * one of its threads, their pids copied in batches by the kernel (one
+ * loop, as in find_odd_thread()).  A run after DUMP_NO_ROOM goes on after
+ * the child ctx->start, the last one sent: the parent is stopped, so its
+ * children stay where they are.
  */
 SEC("crib")
 int dump_children(struct dump_ctx *ctx)
@@ -396,25 +399,30 @@ int dump_children(struct dump_ctx *ctx)
 	bool skipping = ctx->start != 0;
 	struct task_struct *parent;
 	struct bpf_iter_num it;
-	s32 pids[PID_BATCH];
+	s32 pids[PID_BATCH] = {};
 	int ret = DUMP_OK;
-	__u32 skip = 0;
-	int n, i;
+	__u32 skip = 0, i;
+	int n = 0, *step;
 
 	parent = bpf_crib_task_from_vpid(ctx->pid);
 	if (!parent)
 		return DUMP_NO_TASK;
-	for_each_step(it, MAX_BATCHES) {
-		n = bpf_crib_task_children(parent, skip, pids, sizeof(pids));
+	bpf_iter_num_new(&it, 0, MAX_PIDS);
+	while ((step = bpf_iter_num_next(&it))) {
+		i = (__u32)*step % PID_BATCH;
+		if (i == 0) {
+			n = bpf_crib_task_children(parent, skip, pids, sizeof(pids));
+			skip += PID_BATCH;
+		}
 		if (n < 0) {
 			ret = n == -EPERM ? DUMP_NO_ACCESS : DUMP_NO_TASK;
 			break;
 		}
-		for (i = 0; i < PID_BATCH && i < n && ret == DUMP_OK; i++)
-			ret = send_child(pids[i], ctx, &skipping);
-		if (ret != DUMP_OK || n < PID_BATCH)
+		if ((int)i >= n)
 			break;
-		skip += n;
+		ret = send_child(pids[i], ctx, &skipping);
+		if (ret != DUMP_OK)
+			break;
 	}
 	bpf_iter_num_destroy(&it);
 	bpf_task_release(parent);
