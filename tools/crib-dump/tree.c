@@ -245,6 +245,7 @@ void tree_free(struct dump_tree *tree)
 		events_free(job);
 		inotify_free(job);
 		locks_free(job);
+		tty_free(job);
 		files_free(job);
 		mm_free(job);
 		page_store_free(job->kept);
