@@ -680,7 +680,7 @@ def test_verify_difference():
 # Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
 # passes them: crib-restore before any process (the unlinked files made
 # again), the new process before the restorer, the restorer, the tracer.
-FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "locks", "attributes",
+FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "terminal", "files", "locks", "attributes",
                "start", "rseq", "unmap", "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer",
                "seccomp", "thread", "posix-timer", "sigqueue", "rlimit", "membarrier",
                "thread-state", "sched", "ioprio", "spec-ctrl", "creds", "securebits", "done",

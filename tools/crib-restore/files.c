@@ -16,7 +16,8 @@
  * opened again by its path, every description on its own.  Each then has
  * its status flags set.  The bytes a pipe held are written back once, and
  * an end no descriptor of the tree holds (closed by all) is closed again.
- * Sockets are made by sockets.c, event files by events.c.
+ * Sockets are made by sockets.c, event files by events.c, pseudo-terminal
+ * pairs by tty.c.
  *
  * A file under /proc/PID/, where PID is a process of the tree (a program
  * reading its own /proc/self/stat, say), cannot be opened before that
@@ -45,6 +46,7 @@
 #include "plan.h"
 #include "sockets.h"
 #include "tree.h"
+#include "tty.h"
 #include "udp_queue.h"
 
 /* Status flags open(2) takes back; the access mode is added separately. */
@@ -224,6 +226,8 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 		return check_pipe(tree, d, f, err);
 	if (events_is_event_file(f->type))
 		return events_check(tree, plan, f, err);
+	if (d->tty)
+		return 0;	/* made anew, never by its path: tty_check() */
 	if (f->type == CRIB_FILE_SOCKET)
 		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
 			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
@@ -323,6 +327,7 @@ static int find_desc(struct restore_tree *tree, const struct restore_plan *plan,
 	d->file = f;
 	d->owner = plan;
 	d->proc_owner = proc_owner(tree, f);
+	d->tty = f->type == CRIB_FILE_CHARDEV ? tty_find(tree, plan->proc.pid, f->fd) : NULL;
 	if (pr) {
 		d->pipe = plan_find_pipe(tree, pr->pipe_id);
 		d->end = pr->end;
@@ -401,8 +406,7 @@ int files_park_base(const struct restore_tree *tree)
 	return (max + 64) & ~63;
 }
 
-/* @fd moved to @at, parked; -1 with errno when it cannot be. */
-static int park(int fd, int at)
+int files_park(int fd, int at)
 {
 	int ret;
 
@@ -419,7 +423,7 @@ static int open_file(const struct restore_tree *tree, const struct crib_file *f,
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
 	int fd = f->ghost_id ? ghost_open(tree, f->ghost_id, flags) : open(f->path, flags);
 
-	if (park(fd, at) < 0)
+	if (files_park(fd, at) < 0)
 		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
 				 f->path);
 	if ((f->type == CRIB_FILE_REGULAR || f->type == CRIB_FILE_MEMFD) &&
@@ -430,8 +434,7 @@ static int open_file(const struct restore_tree *tree, const struct crib_file *f,
 	return 0;
 }
 
-/* The status flags of a description made by pipe(), socket() or open() with others. */
-static int set_status_flags(int fd, const struct crib_file *f)
+int files_set_status_flags(int fd, const struct crib_file *f)
 {
 	int fl = fcntl(fd, F_GETFL);
 
@@ -485,19 +488,19 @@ static int make_pipe(const struct restore_tree *tree, size_t first, int base,
 		if (d->pipe != pp)
 			continue;
 		if (d->end == CRIB_PIPE_READ && !got_read) {
-			fd = park(p[0], base + (int)i);
+			fd = files_park(p[0], base + (int)i);
 			got_read = fd >= 0;
 			p[0] = fd;
 		} else if (d->end == CRIB_PIPE_WRITE && !got_write) {
-			fd = park(p[1], base + (int)i);
+			fd = files_park(p[1], base + (int)i);
 			got_write = fd >= 0;
 			p[1] = fd;
 		} else {
 			from = d->end == CRIB_PIPE_WRITE ? p[1] : p[0];
 			snprintf(path, sizeof(path), "/proc/self/fd/%d", from);
-			fd = park(open(path, open_mode(d->end)), base + (int)i);
+			fd = files_park(open(path, open_mode(d->end)), base + (int)i);
 		}
-		if (fd < 0 || set_status_flags(fd, d->file))
+		if (fd < 0 || files_set_status_flags(fd, d->file))
 			goto fail;
 	}
 	/* An end no one of the tree holds was closed by all: close it again. */
@@ -533,8 +536,8 @@ static int make_fifo(const struct restore_tree *tree, size_t first, int base,
 
 		if (d->pipe != pp)
 			continue;
-		fd = park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
-		if (fd < 0 || set_status_flags(fd, d->file))
+		fd = files_park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
+		if (fd < 0 || files_set_status_flags(fd, d->file))
 			goto fail;
 	}
 	close(hold);
@@ -604,7 +607,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		if (d->file->type == CRIB_FILE_SOCKET) {
 			/* made blocking, as a new socket is: the description's own flags */
 			if (dup3(sockets[d->socket], base + (int)i, O_CLOEXEC) < 0 ||
-			    set_status_flags(base + (int)i, d->file)) {
+			    files_set_status_flags(base + (int)i, d->file)) {
 				tool_fail(err, errno, "cannot park a socket");
 				goto out;
 			}
@@ -613,6 +616,9 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 				goto out;
 		} else if (d->file->type == CRIB_FILE_FIFO) {
 			if (first_of_pipe(tree, i) && make_fifo(tree, i, base, err))
+				goto out;
+		} else if (d->tty) {
+			if (tty_first_of_pair(tree, i) && tty_make(tree, i, base, err))
 				goto out;
 		} else if (events_is_event_file(d->file->type)) {
 			if (events_make(tree, d, base + (int)i, err))

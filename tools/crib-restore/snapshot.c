@@ -26,6 +26,7 @@
 #include "ghost.h"
 #include "inotify.h"
 #include "locks.h"
+#include "tty.h"
 #include "mm.h"
 #include "pages.h"
 #include "plan.h"
@@ -140,6 +141,8 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return inotify_take_watch(tree, &rec->u.inotify_watch, err);
 	case CRIB_REC_FILE_LOCK:
 		return locks_take_record(tree, &rec->u.file_lock, err);
+	case CRIB_REC_TTY:
+		return tty_take_record(tree, &rec->u.tty, err);
 	case CRIB_REC_GHOST:
 		return ghost_take(tree, &rec->u.ghost, err);
 	case CRIB_REC_GHOST_DATA:
@@ -377,6 +380,7 @@ void plan_free(struct restore_tree *tree)
 	inotify_free(tree);
 	seccomp_free(tree);
 	locks_free(tree);
+	tty_free(tree);
 	if (tree->page_store > 0)
 		close(tree->page_store);
 	unmap_input(tree);
