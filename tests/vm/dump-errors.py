@@ -60,6 +60,26 @@ def test_terminal():
         w.stop()
 
 
+def test_pty_outside():
+    """A process whose standard input is a pseudo-terminal slave whose
+    master this test holds: refused, naming the descriptor and the end."""
+    master, slave = pty.openpty()
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file", stdin=slave)
+    os.close(slave)
+    try:
+        out = w.path("snap.crib")
+        rc, err = dump(w.pid, out)
+        t.eq(rc, 1, "a slave whose master is outside: exit 1")
+        t.check("process %d, fd 0 (/dev/pts/" % w.pid in err and
+                "a pseudo-terminal slave whose master is outside the tree" in err,
+                "... naming the process, the descriptor and the end", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(w.alive() and not_traced(w.pid), "... the process released, running")
+    finally:
+        w.stop()
+        os.close(master)
+
+
 # Python programs holding a file crib-dump must refuse, as fd 3.
 REFUSED_FILES = {
     "a socket with descriptors in flight": (
@@ -160,6 +180,23 @@ REFUSED_FILES = {
         "s.setsockopt(socket.IPPROTO_TCP, 23, 5)  # TCP_FASTOPEN\n"
         "s.listen(5)\n",
         "fd 3: the socket has TCP_FASTOPEN"),
+    "a pseudo-terminal master whose slave is closed": (
+        "m, s = os.openpty()\n"
+        "assert m == 3\n"
+        "os.close(s)\n",
+        "fd 3: a pseudo-terminal master whose slave /dev/pts/"),
+    "a pseudo-terminal with a line unread": (
+        "m, s = os.openpty()\n"
+        "assert (m, s) == (3, 4)\n"
+        "tty.setraw(s)\n"
+        "os.write(m, b'abc')\n",
+        "fd 4: 3 bytes the master wrote wait unread at the pseudo-terminal slave"),
+    "/dev/tty": (
+        "os.setsid()\n"
+        "m, s = os.openpty()\n"
+        "fcntl.ioctl(s, termios.TIOCSCTTY, 0)\n"
+        "assert os.open('/dev/tty', os.O_RDWR) == 5\n",
+        "fd 5 (/dev/tty): the controlling terminal (/dev/tty), which a snapshot does not carry"),
 }
 
 
@@ -235,7 +272,8 @@ def test_refused_file(tmp, what, code, message):
     ready = os.path.join(tmp, "sock-ready")
     if os.path.exists(ready):
         os.unlink(ready)
-    code = ("import array, ctypes, fcntl, mmap, os, signal, socket, struct, time\n" + code +
+    code = ("import array, ctypes, fcntl, mmap, os, signal, socket, struct, termios, time, tty\n" +
+            code +
             "open(%r, 'w').close()\n"
             "time.sleep(600)\n") % ready
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
@@ -397,7 +435,7 @@ def test_foreign_timer():
 
 
 tmpdir = os.environ.get("TMPDIR", "/tmp")
-for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
+for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal, test_pty_outside,
              lambda: test_output_kept(tmpdir),
              test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
              test_foreign_timer] + \
