@@ -170,13 +170,24 @@ static int set_locks(int master, int slave, const struct plan_tty *p)
 	return p->t.locked ? ioctl(master, TIOCSPTLCK, &lock) : 0;
 }
 
+/*
+ * The open(2) flags of a description as it had them, whatever is set at
+ * open only: its access mode, O_LARGEFILE (which open() adds and
+ * TIOCGPTPEER does not) and O_CLOEXEC (kept in the description's flags
+ * too); never a controlling terminal for crib-restore.
+ */
+static int open_flags(const struct crib_file *f)
+{
+	return (int)(f->flags & (O_ACCMODE | O_LARGEFILE | O_CLOEXEC)) | O_NOCTTY;
+}
+
 /* A description of the slave other than the first, opened again from it. */
 static int reopen_slave(int slave, const struct crib_file *f, int at)
 {
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", slave);
-	return files_park(open(path, (int)(f->flags & O_ACCMODE) | O_NOCTTY), at);
+	return files_park(open(path, open_flags(f)), at);
 }
 
 static int make_ends(const struct restore_tree *tree, size_t first, int base, int master,
@@ -206,18 +217,34 @@ static int make_ends(const struct restore_tree *tree, size_t first, int base, in
 	return 0;
 }
 
+/* The first description of the pair's @end. */
+static const struct crib_file *end_file(const struct restore_tree *tree, size_t first,
+					uint64_t end)
+{
+	const struct plan_tty *p = tree->descs.items[first].tty;
+
+	for (size_t i = first; i < tree->descs.n; i++)
+		if (tree->descs.items[i].tty && tree->descs.items[i].tty->t.tty_id == p->t.tty_id &&
+		    tree->descs.items[i].tty->t.end == end)
+			return tree->descs.items[i].file;
+	return NULL;
+}
+
 int tty_make(const struct restore_tree *tree, size_t first, int base, struct tool_error *err)
 {
 	const struct plan_tty *p = tree->descs.items[first].tty;
+	const struct crib_file *mf = end_file(tree, first, CRIB_TTY_MASTER);
+	const struct crib_file *sf = end_file(tree, first, CRIB_TTY_SLAVE);
 	int master, slave = -1, unlock = 0, ret = -1;
 
-	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	/* tty_check() found the master; a pair without a slave in the tree is refused at dump */
+	master = open("/dev/ptmx", open_flags(mf));
 	if (master < 0)
 		return tool_fail(err, errno, "pseudo-terminal pair %llu: cannot open /dev/ptmx",
 				 (unsigned long long)p->t.tty_id);
 	if (ioctl(master, TIOCSPTLCK, &unlock))
 		goto out;
-	slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	slave = ioctl(master, TIOCGPTPEER, sf ? open_flags(sf) : O_RDWR | O_NOCTTY);
 	if (slave < 0 || set_modes(master, slave, p) ||
 	    make_ends(tree, first, base, master, slave) || set_locks(master, slave, p))
 		goto out;
