@@ -171,14 +171,20 @@ static int set_locks(int master, int slave, const struct plan_tty *p)
 }
 
 /*
+ * The kernel's O_LARGEFILE on x86-64 (asm-generic/fcntl.h), which open()
+ * adds to every description and TIOCGPTPEER does not; glibc's O_LARGEFILE
+ * is 0 there, for 64-bit offsets are the default.
+ */
+#define KERNEL_O_LARGEFILE	0100000
+
+/*
  * The open(2) flags of a description as it had them, whatever is set at
- * open only: its access mode, O_LARGEFILE (which open() adds and
- * TIOCGPTPEER does not) and O_CLOEXEC (kept in the description's flags
- * too); never a controlling terminal for crib-restore.
+ * open only: its access mode, O_LARGEFILE and O_CLOEXEC (kept in the
+ * description's flags too); never a controlling terminal for crib-restore.
  */
 static int open_flags(const struct crib_file *f)
 {
-	return (int)(f->flags & (O_ACCMODE | O_LARGEFILE | O_CLOEXEC)) | O_NOCTTY;
+	return (int)(f->flags & (O_ACCMODE | KERNEL_O_LARGEFILE | O_CLOEXEC)) | O_NOCTTY;
 }
 
 /* A description of the slave other than the first, opened again from it. */
