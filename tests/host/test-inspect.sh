@@ -259,6 +259,10 @@ grep_check "--files: pid, fd, kind, flags, offset, desc, path" "^100 *3 *regular
 grep_check "--files marks a description shared in one process" "^100 *8 .*\[shared with pid 100 fd 3\]"
 grep_check "--files marks a description shared across processes" "^101 *3 .*\[shared with pid 100 fd 3\]"
 grep_check "--files shows a ghost" "^101 *5 .*(deleted)  \[ghost 2\]"
+grep_check "--files shows a pseudo-terminal master's line" "^100 *15 *pty *master of pair 1 (pts 3), 40x132, packet mode, controls session 100, group 101 in front$"
+grep_check "--files shows its slave's" "^101 *6 *pty *slave of pair 1"
+check "--files --json" 0 "$inspect" --files --json "$s"
+grep_check "--files --json has the pseudo-terminal" '"kind":"pty","end":"master","pair":1,"pts":3,"rows":40,"cols":132,"packet":true,"session":100,"foreground_group":101'
 check "--files --pid" 0 "$inspect" --files --pid=101 "$s"
 nogrep_check "--files --pid leaves out the other processes" "^100 "
 grep_check "--files --pid keeps that process's" "^101 *4 *pipe"

@@ -6,7 +6,10 @@
  * first descriptor (spec §5.3), so a descriptor whose description was
  * seen before is marked as sharing it, naming the first that holds it:
  * printed as the records stream by, only the first holder of each
- * description is kept.  With --pid, that process's.
+ * description is kept.  A pseudo-terminal end has a second line, from its
+ * tty record, which follows the process's file records: its end, pair,
+ * window size, packet mode and the session it controls.  With --pid,
+ * that process's.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -105,12 +108,52 @@ static void print_json(struct view_out *out, const struct crib_file *f,
 	putchar('}');
 }
 
+static const char *tty_end_name(const struct crib_tty *t)
+{
+	return t->end == CRIB_TTY_MASTER ? "master" : "slave";
+}
+
+static void print_tty_line(const struct crib_tty *t)
+{
+	printf("%-8" PRIu64 " %-5" PRIu64 " %-10s %s of pair %" PRIu64 " (pts %" PRIu64 "), %"
+	       PRIu64 "x%" PRIu64 "%s", t->pid, t->fd, "pty", tty_end_name(t), t->tty_id,
+	       t->index, t->rows, t->cols, t->packet ? ", packet mode" : "");
+	if (t->sid)
+		printf(", controls session %" PRIu64 ", group %" PRIu64 " in front", t->sid,
+		       t->fg_pgrp);
+	putchar('\n');
+}
+
+static void print_tty_json(struct view_out *out, const struct crib_tty *t)
+{
+	view_json_item(out);
+	printf("{\"pid\":%" PRIu64 ",\"fd\":%" PRIu64 ",\"kind\":\"pty\",\"end\":\"%s\","
+	       "\"pair\":%" PRIu64 ",\"pts\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"cols\":%" PRIu64
+	       ",\"packet\":%s,\"session\":%" PRIu64 ",\"foreground_group\":%" PRIu64 "}",
+	       t->pid, t->fd, tty_end_name(t), t->tty_id, t->index, t->rows, t->cols,
+	       t->packet ? "true" : "false", t->sid, t->fg_pgrp);
+}
+
+/* The second line of a pseudo-terminal end. */
+static void tty_record(struct files *s, const struct crib_record *rec)
+{
+	if (record_filtered_out(s->o, rec))
+		return;
+	if (s->out->json)
+		print_tty_json(s->out, &rec->u.tty);
+	else
+		print_tty_line(&rec->u.tty);
+	view_row(s->out);
+}
+
 static void files_record(void *state, const struct crib_record *rec)
 {
 	struct files *s = state;
 	const struct crib_file *f = &rec->u.file;
 	const struct desc_holder *first;
 
+	if (rec->type == CRIB_REC_TTY)
+		tty_record(s, rec);
 	if (rec->type != CRIB_REC_FILE)
 		return;
 	/* Every process's count, so that the numbering is followed with --pid too. */
