@@ -80,6 +80,40 @@ def test_pty_outside():
         os.close(master)
 
 
+def test_dev_tty_outside(tmp):
+    """/dev/tty of a process whose controlling terminal is a slave whose
+    master this test holds: refused, naming the descriptor and why."""
+    ready = os.path.join(tmp, "tty-ready")
+    if os.path.exists(ready):
+        os.unlink(ready)
+    code = ("import fcntl, os, termios, time\n"
+            "os.setsid()\n"
+            "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
+            "assert os.open('/dev/tty', os.O_RDWR) == 3\n"
+            "os.dup2(os.open('/dev/null', os.O_RDONLY), 0)\n"
+            "open(%r, 'w').close()\n"
+            "time.sleep(600)\n") % ready
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=slave,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(slave)
+    try:
+        while not os.path.exists(ready) and p.poll() is None:
+            time.sleep(0.05)
+        out = os.path.join(tmp, "tty.crib")
+        rc, err = dump(p.pid, out)
+        t.eq(rc, 1, "/dev/tty of a terminal whose master is outside: exit 1")
+        t.check("process %d, fd 3 (/dev/tty): the controlling terminal /dev/pts/" % p.pid in err
+                and "whose master is outside the tree" in err,
+                "... naming the process, the descriptor and why", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
+    finally:
+        p.kill()
+        p.wait()
+        os.close(master)
+
+
 # Python programs holding a file crib-dump must refuse, as fd 3.
 REFUSED_FILES = {
     "a socket with descriptors in flight": (
@@ -191,12 +225,6 @@ REFUSED_FILES = {
         "tty.setraw(s)\n"
         "os.write(m, b'abc')\n",
         "fd 4: 3 bytes the master wrote wait unread at the pseudo-terminal slave"),
-    "/dev/tty": (
-        "os.setsid()\n"
-        "m, s = os.openpty()\n"
-        "fcntl.ioctl(s, termios.TIOCSCTTY, 0)\n"
-        "assert os.open('/dev/tty', os.O_RDWR) == 5\n",
-        "fd 5 (/dev/tty): the controlling terminal (/dev/tty), which a snapshot does not carry"),
 }
 
 
@@ -436,6 +464,7 @@ def test_foreign_timer():
 
 tmpdir = os.environ.get("TMPDIR", "/tmp")
 for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal, test_pty_outside,
+             lambda: test_dev_tty_outside(tmpdir),
              lambda: test_output_kept(tmpdir),
              test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
              test_foreign_timer] + \

@@ -502,8 +502,8 @@ def test_pty():
         ttys = records(doc, "tty")
         t.eq(sorted((r["pid"], r["fd"], r["end"]) for r in ttys),
              sorted([(pid, master, 0), (shell, 0, 1), (shell, 1, 1), (shell, 2, 1),
-                     (job, 0, 1), (job, 1, 1), (job, 2, 1)]),
-             "pty: a record under the master and under each slave descriptor")
+                     (job, 0, 1), (job, 1, 1), (job, 2, 1), (job, 3, 2)]),
+             "pty: a record under the master, each slave descriptor and the job's /dev/tty")
         t.eq(sorted(set(r["tty_id"] for r in ttys)), [1], "pty: one pair")
         shell_stat, job_stat = stat_fields(shell), stat_fields(job)
         tty_nr = int(job_stat[4])

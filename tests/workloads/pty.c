@@ -5,7 +5,8 @@
  * makes a session, takes the slave as controlling terminal and standard
  * streams (the "shell"), and forks a "job" in a group of its own, which
  * it puts in front.  The job sets the slave raw-ish (no ICANON, ECHO,
- * ICRNL, OPOST; ISIG kept, VINTR ^G) and answers what it reads: "?PATH"
+ * ICRNL, OPOST; ISIG kept, VINTR ^G), opens /dev/tty as its fd 3, and
+ * answers through it what it reads on its standard input: "?PATH"
  * with "T ok" when its session, group, /dev/tty and ttyname(3) (PATH,
  * the slave's name as the master knows it) are as they should be, or
  * "T" and why not; anything else with "echo:" and the bytes.  It says
@@ -51,6 +52,9 @@ static void job_answer(const char *want_name, char *out, size_t len)
 		snprintf(out, len, "T group %d, in front %d\n", (int)pgrp, (int)tcgetpgrp(0));
 	else if (tty < 0)
 		snprintf(out, len, "T /dev/tty: %s\n", strerror(errno));
+	else if (tcgetsid(3) != sid)
+		snprintf(out, len, "T fd 3, /dev/tty, is not the terminal of session %d\n",
+			 (int)sid);
 	else if (!name || strcmp(name, want_name))
 		snprintf(out, len, "T ttyname %s, the master's slave %s\n", name ? name : "none",
 			 want_name);
@@ -76,13 +80,17 @@ static int set_raw(int fd)
 	return tcsetattr(fd, TCSANOW, &t);
 }
 
-/* The job: in its own group, in front, answering on its terminal. */
+/* The job: in its own group, in front, answering on its terminal through /dev/tty. */
 static void job(void)
 {
 	char buf[512], out[600];
+	int tty;
 	ssize_t n;
 
-	if (setpgid(0, 0) || tcsetpgrp(0, getpid()) || set_raw(0) || write(1, "R\n", 2) != 2)
+	if (setpgid(0, 0) || tcsetpgrp(0, getpid()) || set_raw(0))
+		_exit(1);
+	tty = open("/dev/tty", O_RDWR);
+	if (tty < 0 || (tty != 3 && (dup2(tty, 3) != 3 || close(tty))) || write(3, "R\n", 2) != 2)
 		_exit(1);
 	for (;;) {
 		n = read(0, buf, sizeof(buf) - 1);
@@ -95,7 +103,7 @@ static void job(void)
 		} else {
 			snprintf(out, sizeof(out), "echo:%s\n", buf);
 		}
-		if (write(1, out, strlen(out)) < 0)
+		if (write(3, out, strlen(out)) < 0)
 			_exit(1);
 	}
 }

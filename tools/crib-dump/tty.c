@@ -5,6 +5,10 @@
  * master in a parent, the slave a child's standard streams and
  * controlling terminal).
  *
+ * /dev/tty is carried as a third kind of end when the process's
+ * controlling terminal (/proc/PID/stat's tty_nr) is the slave of such a
+ * pair: nothing is read through it, the pair's ends say it all.
+ *
  * Each end is read through a copy of the process's descriptor taken with
  * pidfd_getfd(2): opening /proc/PID/fd/N would make a new pair out of a
  * master.  A master gives what is the pair's: the slave's termios and
@@ -19,7 +23,8 @@
  * Once every process was read (tty_share()), the ends are matched by the
  * slave's number, pairs numbered in the order the snapshot meets their
  * master, and the pair's state copied to every end.  Refused, naming the
- * process and descriptor: /dev/tty, a pre-Unix98 pty, a pair of a devpts
+ * process and descriptor: /dev/tty of a process whose controlling terminal
+ * is no /dev/pts pseudo-terminal, a pre-Unix98 pty, a pair of a devpts
  * instance other than the one at /dev/pts, a master whose slave no
  * descriptor of the tree holds (the user's terminal, say), a slave whose
  * master is outside, bytes queued either way, and a pair controlling a
@@ -153,35 +158,67 @@ static int read_slave(int copy, const struct dump_file_rec *k, struct tty_end *e
 	return 0;
 }
 
-/* /dev/tty, or a terminal no /dev/ptmx made: not carried, with why. */
+/* A terminal no /dev/ptmx made: not carried, with why. */
 static const char *not_carried(const struct dump_file_rec *k)
 {
-	unsigned int maj = major(file_rdev(k)), min = minor(file_rdev(k));
+	unsigned int maj = major(file_rdev(k));
 
-	if (maj == TTYAUX_MAJOR && min == 0)
-		return "the controlling terminal (/dev/tty)";
 	if (maj >= PTY_MASTER_MAJOR && maj < PTY_SLAVE_MAJOR)
 		return "a pre-Unix98 pseudo-terminal master";
 	return NULL;
 }
 
-static int add_end(struct dump_job *job, const struct dump_file_rec *k, const char *path,
-		   bool master, int copy)
+static bool is_dev_tty(const struct dump_file_rec *k)
 {
+	return major(file_rdev(k)) == TTYAUX_MAJOR && minor(file_rdev(k)) == 0;
+}
+
+/*
+ * /dev/tty: the process's controlling terminal, which must be a /dev/pts
+ * slave; its pair is found, and checked, with the others (tty_share()).
+ */
+static int read_ctty(struct dump_job *job, const struct dump_file_rec *k, struct tty_end *e)
+{
+	struct proc_stat st;
+
+	if (proc_stat_read(job->pid, &st))
+		return tool_fail(&job->err, errno, "process %d: cannot read its stat", (int)job->pid);
+	if (major(st.tty_nr) < PTY_SLAVE_MAJOR || major(st.tty_nr) > PTY_SLAVE_MAJOR + 7)
+		return tool_fail(&job->err, 0, "process %d, fd %d (/dev/tty): the controlling "
+				 "terminal (/dev/tty) of a process whose controlling terminal is not "
+				 "a /dev/pts pseudo-terminal (%u:%u), which a snapshot does not carry",
+				 (int)job->pid, k->fd, major(st.tty_nr), minor(st.tty_nr));
+	e->index = minor(st.tty_nr) + 256u * (major(st.tty_nr) - PTY_SLAVE_MAJOR);
+	return devpts_dev(&e->slave_dev) ? tool_fail(&job->err, errno, "cannot stat /dev/pts") : 0;
+}
+
+static struct tty_end *new_end(struct dump_job *job, const struct dump_file_rec *k,
+			       uint64_t end)
+{
+	static const char *const what[] = { "master", "slave", "controlling terminal" };
 	struct tty_end *e;
-	uint64_t pts;
 
 	if (!job->ttys) {
 		job->ttys = calloc(1, sizeof(*job->ttys));
 		if (!job->ttys)
-			return tool_fail(&job->err, 0, "out of memory");
+			return NULL;
 	}
 	e = array_push(&job->ttys->items);
 	if (!e)
+		return NULL;
+	*e = (struct tty_end){ .fd = k->fd, .desc = k->desc, .what = what[end] };
+	e->rec = (struct crib_tty){ .pid = (uint64_t)job->pid, .fd = (uint64_t)k->fd, .end = end };
+	return e;
+}
+
+static int add_end(struct dump_job *job, const struct dump_file_rec *k, const char *path,
+		   bool master, int copy)
+{
+	struct tty_end *e = new_end(job, k, master ? CRIB_TTY_MASTER : CRIB_TTY_SLAVE);
+	uint64_t pts;
+
+	if (!e)
 		return tool_fail(&job->err, 0, "out of memory");
-	*e = (struct tty_end){ .fd = k->fd, .desc = k->desc, .what = master ? "master" : "slave" };
-	e->rec = (struct crib_tty){ .pid = (uint64_t)job->pid, .fd = (uint64_t)k->fd,
-				    .end = master ? CRIB_TTY_MASTER : CRIB_TTY_SLAVE };
 	if ((master ? read_master(copy, e) : read_slave(copy, k, e)) ||
 	    ioctl(copy, FIONREAD, &e->queued))
 		return tool_fail(&job->err, errno, "process %d, fd %d (%s): cannot read the "
@@ -205,6 +242,11 @@ int tty_read(struct dump_job *job, const struct dump_file_rec *k, const char *pa
 		return tool_fail(&job->err, 0, "process %d, fd %d (%s): %s, which a snapshot "
 				 "does not carry: that cannot be restored", (int)job->pid, k->fd,
 				 path, refused);
+	if (is_dev_tty(k)) {
+		struct tty_end *e = new_end(job, k, CRIB_TTY_CTTY);
+
+		return e ? read_ctty(job, k, e) : tool_fail(&job->err, 0, "out of memory");
+	}
 	copy = pidfd_take_fd(job->pid, k->fd);
 	if (copy < 0)
 		return tool_fail(&job->err, errno, "process %d, fd %d (%s): cannot take a copy "
@@ -293,12 +335,21 @@ static int number_pair(struct dump_tree *tree, const struct dump_job *job, struc
 	return 0;
 }
 
-/* A slave: its master's pair and state; its own exclusive mode is the pair's. */
+/*
+ * A slave or /dev/tty: its master's pair and state; a slave's own
+ * exclusive mode is the pair's.
+ */
 static int join_pair(struct dump_tree *tree, const struct dump_job *job, struct tty_end *s)
 {
 	const struct tty_end *m = find_master(tree, s);
-	bool exclusive = s->rec.exclusive;
+	bool exclusive = s->rec.end == CRIB_TTY_SLAVE ? s->rec.exclusive :
+			 m && m->rec.exclusive;
 
+	if (!m && s->rec.end == CRIB_TTY_CTTY)
+		return tool_fail(&tree->err, 0, "process %d, fd %d (/dev/tty): the controlling "
+				 "terminal /dev/pts/%llu, whose master is outside the tree: that "
+				 "cannot be restored", (int)job->pid, s->fd,
+				 (unsigned long long)s->index);
 	if (!m)
 		return tool_fail(&tree->err, 0, "process %d, fd %d (/dev/pts/%llu): a "
 				 "pseudo-terminal slave whose master is outside the tree: that "
@@ -398,7 +449,7 @@ int tty_share(struct dump_tree *tree)
 		job = tree->procs.items[i];
 		ends = job->ttys;
 		for (j = 0; ends && j < ends->items.n; j++)
-			if (ends->items.items[j].rec.end == CRIB_TTY_SLAVE &&
+			if (ends->items.items[j].rec.end != CRIB_TTY_MASTER &&
 			    (join_pair(tree, job, &ends->items.items[j]) ||
 			     check_queued(tree, job, &ends->items.items[j])))
 				return -1;

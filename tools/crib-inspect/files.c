@@ -110,7 +110,7 @@ static void print_json(struct view_out *out, const struct crib_file *f,
 
 static const char *tty_end_name(const struct crib_tty *t)
 {
-	return t->end == CRIB_TTY_MASTER ? "master" : "slave";
+	return t->end == CRIB_TTY_MASTER ? "master" : t->end == CRIB_TTY_SLAVE ? "slave" : "tty";
 }
 
 static void print_tty_line(const struct crib_tty *t)

@@ -267,7 +267,8 @@ static void print_file_lock(const struct crib_file_lock *l)
 static void print_tty(const struct crib_tty *t)
 {
 	printf("pty fd %" PRIu64 ": %s of pair %" PRIu64 " (pts %" PRIu64 "), %" PRIu64 "x%" PRIu64
-	       ", lflag %#" PRIx64, t->fd, t->end == CRIB_TTY_MASTER ? "master" : "slave",
+	       ", lflag %#" PRIx64, t->fd, t->end == CRIB_TTY_MASTER ? "master" :
+	       t->end == CRIB_TTY_SLAVE ? "slave" : "/dev/tty",
 	       t->tty_id, t->index, t->rows, t->cols, t->lflag);
 	if (t->packet)
 		printf(", packet mode");

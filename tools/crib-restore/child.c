@@ -207,7 +207,7 @@ static void settle_descriptors(const struct child *c, struct restore_fds *fds)
 		if (high[i] < 0)
 			child_fail(c, errno, "cannot move a descriptor");
 	}
-	if (files_open_proc(c->ctx, c->plan, &err))
+	if (files_open_proc(c->ctx, c->plan, &err) || tty_open_late(c->ctx, c->plan, &err))
 		child_exit(c->ctx, c->index, &err);
 	close_range(0, (unsigned int)park - 1, 0);
 	if (files_install(tree, c->plan, park, &err))
@@ -449,7 +449,8 @@ void child_restore(const struct restore_ctx *ctx, size_t i)
 			_exit(1);
 		close(ctx->go_fd);
 	}
-	if (!plan->proc.zombie && files_open_own_proc(ctx, plan, &err))
+	if (!plan->proc.zombie && (files_open_own_proc(ctx, plan, &err) ||
+				   tty_open_born(ctx, plan, &err)))
 		child_exit(ctx, i, &err);
 	tree_mark_born(ctx, plan);
 	if (plan->proc.zombie)

@@ -210,7 +210,7 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 	char what[96];
 	struct stat st;
 
-	if (f->owner_pid && (f->owner_type > F_OWNER_PGRP || d->proc_owner))
+	if (f->owner_pid && (f->owner_type > F_OWNER_PGRP || d->proc_owner || tty_is_dev_tty(d)))
 		return tool_fail(err, 0, "fd %llu has a SIGIO owner of kind %llu, which cannot be "
 				 "restored", (unsigned long long)f->fd,
 				 (unsigned long long)f->owner_type);
@@ -679,7 +679,7 @@ int files_set_owners(const struct restore_tree *tree, int base, struct tool_erro
 
 	for (i = 0; i < tree->descs.n; i++) {
 		d = &tree->descs.items[i];
-		if (d->proc_owner)
+		if (d->proc_owner || tty_is_dev_tty(d))
 			continue;	/* not made here; files_check() refuses an owner */
 		if (d->file->signal && fcntl(base + (int)i, F_SETSIG, (int)d->file->signal))
 			return tool_fail(err, errno, "fd %llu of process %llu: cannot set its "

@@ -17,6 +17,13 @@
  * in it, puts the group in front (TIOCSPGRP, SIGTTOU blocked, as a shell's
  * job control does).  Both use crib-restore's parked description of the
  * pair, which every process holds until it settles its descriptors.
+ *
+ * A /dev/tty description is opened by the process of the snapshot that
+ * holds it first (an ancestor of the others that inherited it), once it
+ * has the pair as controlling terminal: the leader right after TIOCSCTTY,
+ * another process when it is born, before it forks; parked at its place
+ * with the others.  A process that holds one and did not inherit it opens
+ * its own (tty_open_late()).
  */
 #include <asm/termbits.h>
 #include <errno.h>
@@ -36,7 +43,7 @@ int tty_take_record(struct restore_tree *tree, const struct crib_tty *t,
 {
 	struct plan_tty *p;
 
-	if (t->end != CRIB_TTY_MASTER && t->end != CRIB_TTY_SLAVE)
+	if (t->end > CRIB_TTY_CTTY)
 		return tool_fail(err, 0, "process %llu, fd %llu: a pseudo-terminal end of kind "
 				 "%llu", (unsigned long long)t->pid, (unsigned long long)t->fd,
 				 (unsigned long long)t->end);
@@ -97,6 +104,13 @@ static int check_end(const struct restore_tree *tree, const struct plan_tty *p,
 		return tool_fail(err, 0, "pseudo-terminal pair %llu controls session %llu, "
 				 "which no process of the snapshot leads",
 				 (unsigned long long)p->t.tty_id, (unsigned long long)p->t.sid);
+	/* /dev/tty is opened again by a process of the session the pair controls */
+	if (p->t.end == CRIB_TTY_CTTY && (!p->t.sid || plan_find(tree, p->t.pid)->proc.sid !=
+					  p->t.sid))
+		return tool_fail(err, 0, "process %llu, fd %llu: /dev/tty of a process outside "
+				 "the session pseudo-terminal pair %llu controls",
+				 (unsigned long long)p->t.pid, (unsigned long long)p->t.fd,
+				 (unsigned long long)p->t.tty_id);
 	return 0;
 }
 
@@ -207,7 +221,7 @@ static int make_ends(const struct restore_tree *tree, size_t first, int base, in
 	for (i = first; i < tree->descs.n; i++) {
 		const struct plan_desc *d = &tree->descs.items[i];
 
-		if (!d->tty || d->tty->t.tty_id != p->t.tty_id)
+		if (!d->tty || d->tty->t.tty_id != p->t.tty_id || d->tty->t.end == CRIB_TTY_CTTY)
 			continue;
 		if (d->tty->t.end == CRIB_TTY_MASTER)
 			fd = dup3(master, base + (int)i, O_CLOEXEC);
@@ -274,7 +288,7 @@ static int parked_fd(const struct restore_ctx *ctx, const struct plan_tty *p)
 	const struct restore_tree *tree = ctx->tree;
 
 	for (size_t i = 0; i < tree->descs.n; i++)
-		if (tree->descs.items[i].tty &&
+		if (tree->descs.items[i].tty && tree->descs.items[i].tty->t.end != CRIB_TTY_CTTY &&
 		    tree->descs.items[i].tty->t.tty_id == p->t.tty_id)
 			return ctx->park_base + (int)i;
 	return -1;
@@ -287,6 +301,62 @@ static const struct plan_tty *controlling(const struct restore_tree *tree, uint6
 		if (tree->ttys.items[i].t.sid && tree->ttys.items[i].t.sid == sid)
 			return &tree->ttys.items[i];
 	return NULL;
+}
+
+bool tty_is_dev_tty(const struct plan_desc *d)
+{
+	return d->tty && d->tty->t.end == CRIB_TTY_CTTY;
+}
+
+/* The /dev/tty descriptions @plan holds first, opened in it and parked. */
+static int open_dev_tty(const struct restore_ctx *ctx, const struct restore_plan *plan,
+			struct tool_error *err)
+{
+	const struct restore_tree *tree = ctx->tree;
+	const struct plan_desc *d;
+	int at;
+
+	for (size_t i = 0; i < tree->descs.n; i++) {
+		d = &tree->descs.items[i];
+		at = ctx->park_base + (int)i;
+		if (!tty_is_dev_tty(d) || d->owner != plan)
+			continue;
+		if (files_park(open("/dev/tty", open_flags(d->file)), at) < 0 ||
+		    files_set_status_flags(at, d->file))
+			return tool_fail(err, errno, "fd %llu: cannot open /dev/tty, the controlling "
+					 "terminal of session %llu", (unsigned long long)d->file->fd,
+					 (unsigned long long)plan->proc.sid);
+	}
+	return 0;
+}
+
+int tty_open_born(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		  struct tool_error *err)
+{
+	/* the leader opens its own once it took the terminal */
+	if (plan->proc.sid == plan->proc.pid || !controlling(ctx->tree, plan->proc.sid))
+		return 0;
+	return open_dev_tty(ctx, plan, err);
+}
+
+int tty_open_late(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		  struct tool_error *err)
+{
+	const struct restore_tree *tree = ctx->tree;
+	const struct plan_desc *d;
+	int at;
+
+	for (size_t i = 0; i < plan->fds.n; i++) {
+		d = &tree->descs.items[plan->fds.items[i].desc];
+		at = ctx->park_base + (int)plan->fds.items[i].desc;
+		if (!tty_is_dev_tty(d) || fcntl(at, F_GETFD) >= 0)
+			continue;
+		if (files_park(open("/dev/tty", open_flags(d->file)), at) < 0 ||
+		    files_set_status_flags(at, d->file))
+			return tool_fail(err, errno, "fd %llu: cannot open /dev/tty",
+					 (unsigned long long)plan->fds.items[i].fd);
+	}
+	return 0;
 }
 
 int tty_take_ctty(const struct restore_ctx *ctx, const struct restore_plan *plan,
@@ -304,7 +374,7 @@ int tty_take_ctty(const struct restore_ctx *ctx, const struct restore_plan *plan
 				 "controlling terminal of session %llu",
 				 (unsigned long long)p->t.tty_id,
 				 (unsigned long long)plan->proc.sid);
-	return 0;
+	return open_dev_tty(ctx, plan, err);
 }
 
 int tty_set_foreground(const struct restore_ctx *ctx, const struct restore_plan *plan,

@@ -33,6 +33,18 @@ int tty_take_ctty(const struct restore_ctx *ctx, const struct restore_plan *plan
 /* Run in the process once it is in its group. */
 int tty_set_foreground(const struct restore_ctx *ctx, const struct restore_plan *plan,
 		       struct tool_error *err);
+/*
+ * /dev/tty descriptions: whether @d is one (made by no one of the above);
+ * opened by the process holding it first, when it is born
+ * (tty_open_born(), before it forks; the session's leader opens its own
+ * in tty_take_ctty()), and by any other holder that did not inherit it
+ * (tty_open_late(), as it settles its descriptors).
+ */
+bool tty_is_dev_tty(const struct plan_desc *d);
+int tty_open_born(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		  struct tool_error *err);
+int tty_open_late(const struct restore_ctx *ctx, const struct restore_plan *plan,
+		  struct tool_error *err);
 void tty_free(struct restore_tree *tree);
 
 #endif /* CRIB_RESTORE_TTY_H */

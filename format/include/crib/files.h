@@ -146,6 +146,7 @@ struct crib_file_lock {
 enum crib_tty_end {
 	CRIB_TTY_MASTER = 0,		/* /dev/ptmx */
 	CRIB_TTY_SLAVE = 1,		/* /dev/pts/N */
+	CRIB_TTY_CTTY = 2,		/* /dev/tty, the slave as the controlling terminal */
 };
 
 /*
