@@ -18,7 +18,8 @@
  * devpts instance and number of a master's slave come from an O_PATH
  * descriptor of it (TIOCGPTPEER), which opens no terminal.  Either end
  * tells how many bytes wait to be read at it (FIONREAD): those are not
- * carried, and refused.
+ * carried, and refused.  At a slave in canonical mode FIONREAD counts
+ * whole lines only: the start of a line not yet ended is not seen.
  *
  * Once every process was read (tty_share()), the ends are matched by the
  * slave's number, pairs numbered in the order the snapshot meets their
