@@ -268,8 +268,8 @@ int main(int argc, char **argv)
 	}
 	check_on_request();
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0 || grantpt(master) || unlockpt(master) || ptsname_r(master, name, sizeof(name)) ||
-	    ioctl(master, TIOCSWINSZ, &ws) || ioctl(master, TIOCPKT, &packet) || pipe(report))
+	if (master < 0 || grantpt(master) || unlockpt(master) ||
+	    ptsname_r(master, name, sizeof(name)) || ioctl(master, TIOCSWINSZ, &ws) || ioctl(master, TIOCPKT, &packet) || pipe(report))
 		return 1;
 	shell_pid = fork();
 	if (shell_pid == 0) {

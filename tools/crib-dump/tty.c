@@ -183,11 +183,12 @@ static int read_ctty(struct dump_job *job, const struct dump_file_rec *k, struct
 	struct proc_stat st;
 
 	if (proc_stat_read(job->pid, &st))
-		return tool_fail(&job->err, errno, "process %d: cannot read its stat", (int)job->pid);
+		return tool_fail(&job->err, errno, "process %d: cannot read its stat",
+				 (int)job->pid);
 	if (major(st.tty_nr) < PTY_SLAVE_MAJOR || major(st.tty_nr) > PTY_SLAVE_MAJOR + 7)
-		return tool_fail(&job->err, 0, "process %d, fd %d (/dev/tty): the controlling "
-				 "terminal (/dev/tty) of a process whose controlling terminal is not "
-				 "a /dev/pts pseudo-terminal (%u:%u), which a snapshot does not carry",
+		return tool_fail(&job->err, 0, "process %d, fd %d (/dev/tty): its controlling "
+				 "terminal (%u:%u) is no /dev/pts pseudo-terminal, which a "
+				 "snapshot does not carry",
 				 (int)job->pid, k->fd, major(st.tty_nr), minor(st.tty_nr));
 	e->index = minor(st.tty_nr) + 256u * (major(st.tty_nr) - PTY_SLAVE_MAJOR);
 	return devpts_dev(&e->slave_dev) ? tool_fail(&job->err, errno, "cannot stat /dev/pts") : 0;

@@ -159,7 +159,7 @@ struct crib_tty {
 	uint64_t fd;
 	uint64_t tty_id;		/* the pair, the same in every process */
 	uint64_t end;			/* enum crib_tty_end */
-	uint64_t index;			/* the pts number at the dump; a restore's may differ */
+	uint64_t index;			/* the pts number at the dump, not a restore's */
 	uint64_t iflag;			/* struct termios2 */
 	uint64_t oflag;
 	uint64_t cflag;
