@@ -791,9 +791,11 @@ def locks_free(directory):
 
 
 def test_pty_fault():
-    """A restore made to fail once the session leader took its
-    pseudo-terminal leaves no process of the tree; the snapshot restores
-    afterwards, the pair working."""
+    """A restore made to fail in the job once it put its group in front of
+    the pseudo-terminal its session leader took leaves no process of the
+    tree; the snapshot restores afterwards, the pair working.  (Failing
+    the leader instead lets the job fail too, with its own error, when the
+    leader's exit takes the terminal from the session first.)"""
     w = Workload("pty", "@DIR@")
     pid = w.pid
     shell, job = (int(x) for x in w.ready.split()[1:])
@@ -805,7 +807,7 @@ def test_pty_fault():
     if not t.eq(rc, 0, "pty fault: dumped the pty workload"):
         t.diag(err)
         return
-    env = dict(os.environ, CRIB_RESTORE_FAULT="terminal@%d" % shell)
+    env = dict(os.environ, CRIB_RESTORE_FAULT="terminal@%d" % job)
     rc, err = restore(snap, env=env)
     t.check(rc == 1 and "CRIB_RESTORE_FAULT=terminal)" in err, "fault at terminal: exit 1", err)
     t.check(pid_free(pid) and pid_free(shell) and pid_free(job),
