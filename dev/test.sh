@@ -8,7 +8,7 @@
 #           tool and dump tests in the guest, the restore tests, the dump
 #           and restore tests again with pages stored (--fast), the
 #           process-tree tests and the real servers (Redis, nginx, Python,
-#           Node.js; PostgreSQL and tmux refused),
+#           Node.js, tmux; PostgreSQL refused),
 #           each group in a boot of its own
 #   kernel  the CRIB program type and kfuncs in the guest, on the release
 #           kernel and the debug one (unless CRIB_DEBUG_KERNEL=0, which

@@ -107,6 +107,31 @@ static const struct crib_field pidfd_fields[] = {
 };
 const struct crib_struct_desc crib_pidfd_desc =
 	CRIB_DESC("pidfd", struct crib_pidfd, pidfd_fields);
+static const struct crib_field tty_fields[] = {
+	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_tty, pid, 0, NULL),
+	CRIB_F(2, CRIB_FT_UINT, ID, struct crib_tty, fd, 0, NULL),
+	CRIB_F(3, CRIB_FT_UINT, R, struct crib_tty, tty_id, 0, NULL),
+	CRIB_F(4, CRIB_FT_UINT, R, struct crib_tty, end, 0, NULL),
+	CRIB_F(5, CRIB_FT_UINT, V, struct crib_tty, index, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, X, struct crib_tty, iflag, 0, NULL),
+	CRIB_F(7, CRIB_FT_UINT, X, struct crib_tty, oflag, 0, NULL),
+	CRIB_F(8, CRIB_FT_UINT, X, struct crib_tty, cflag, 0, NULL),
+	CRIB_F(9, CRIB_FT_UINT, X, struct crib_tty, lflag, 0, NULL),
+	CRIB_F(10, CRIB_FT_UINT, 0, struct crib_tty, line, 0, NULL),
+	CRIB_F(11, CRIB_FT_BLOB, 0, struct crib_tty, cc, CRIB_TTY_NCCS, NULL),
+	CRIB_F(12, CRIB_FT_UINT, 0, struct crib_tty, ispeed, 0, NULL),
+	CRIB_F(13, CRIB_FT_UINT, 0, struct crib_tty, ospeed, 0, NULL),
+	CRIB_F(14, CRIB_FT_UINT, 0, struct crib_tty, rows, 0, NULL),
+	CRIB_F(15, CRIB_FT_UINT, 0, struct crib_tty, cols, 0, NULL),
+	CRIB_F(16, CRIB_FT_UINT, 0, struct crib_tty, xpixel, 0, NULL),
+	CRIB_F(17, CRIB_FT_UINT, 0, struct crib_tty, ypixel, 0, NULL),
+	CRIB_F(18, CRIB_FT_BOOL, 0, struct crib_tty, locked, 0, NULL),
+	CRIB_F(19, CRIB_FT_BOOL, 0, struct crib_tty, packet, 0, NULL),
+	CRIB_F(20, CRIB_FT_BOOL, 0, struct crib_tty, exclusive, 0, NULL),
+	CRIB_F(21, CRIB_FT_UINT, 0, struct crib_tty, sid, 0, NULL),
+	CRIB_F(22, CRIB_FT_UINT, 0, struct crib_tty, fg_pgrp, 0, NULL),
+};
+const struct crib_struct_desc crib_tty_desc = CRIB_DESC("tty", struct crib_tty, tty_fields);
 
 static const struct crib_field ghost_fields[] = {
 	CRIB_F(1, CRIB_FT_UINT, ID, struct crib_ghost, ghost_id, 0, NULL),
@@ -208,6 +233,11 @@ int crib_write_file_lock(struct crib_writer *w, const struct crib_file_lock *l)
 int crib_write_pidfd(struct crib_writer *w, const struct crib_pidfd *p)
 {
 	return crib_writer_record(w, CRIB_REC_PIDFD, p);
+}
+
+int crib_write_tty(struct crib_writer *w, const struct crib_tty *t)
+{
+	return crib_writer_record(w, CRIB_REC_TTY, t);
 }
 
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g)

@@ -31,6 +31,7 @@ static const struct crib_record_info record_types[] = {
 	{ CRIB_REC_GHOST_DATA, "ghost_data", "files", &crib_ghost_data_desc },
 	{ CRIB_REC_INOTIFY_WATCH, "inotify_watch", "files", &crib_inotify_watch_desc },
 	{ CRIB_REC_FILE_LOCK, "file_lock", "files", &crib_file_lock_desc },
+	{ CRIB_REC_TTY, "tty", "files", &crib_tty_desc },
 	{ CRIB_REC_PIDFD, "pidfd", "files", &crib_pidfd_desc },
 	{ CRIB_REC_SOCKET, "socket", "net", &crib_socket_desc },
 	{ CRIB_REC_SOCKET_QUEUE, "socket_queue", "net", &crib_socket_queue_desc },

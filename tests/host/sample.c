@@ -245,6 +245,23 @@ static int write_child_memory(struct crib_writer *w, uint64_t pid)
 	       crib_write_vma(w, &unlinked) ? -1 : 0;
 }
 
+/*
+ * One end of the sample's pseudo-terminal: raw-ish, 40x132, in packet
+ * mode, the controlling terminal of session 100 with group 101 in front.
+ */
+static int write_tty(struct crib_writer *w, uint64_t pid, uint64_t fd, uint64_t end)
+{
+	static const uint8_t cc[CRIB_TTY_NCCS] = { 3, 28, 127, 21, 4, 0, 1, 0, 17, 19, 26 };
+	struct crib_tty t = {
+		.pid = pid, .fd = fd, .tty_id = 1, .end = end, .index = 3,
+		.iflag = 0, .oflag = 05, .cflag = 0277, .lflag = 0, .cc = { cc, sizeof(cc) },
+		.ispeed = 38400, .ospeed = 38400, .rows = 40, .cols = 132, .packet = true,
+		.sid = 100, .fg_pgrp = 101,
+	};
+
+	return crib_write_tty(w, &t);
+}
+
 static int write_files(struct crib_writer *w, uint64_t pid)
 {
 	static const char pipe_bytes[] = "hello through a pipe";
@@ -284,6 +301,9 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 		  .path = "anon_inode:[pidfd]", .desc = 12 },
 		{ .pid = pid, .fd = 16, .type = CRIB_FILE_PIDFD, .flags = 02,
 		  .path = "anon_inode:[pidfd]", .desc = 13 },
+		/* a pseudo-terminal master, its slave the child's fd 6 */
+		{ .pid = pid, .fd = 17, .cloexec = true, .type = CRIB_FILE_CHARDEV, .flags = 0100002,
+		  .path = "/dev/ptmx", .dev = 0x6, .inode = 87, .mode = 020666, .desc = 16 },
 	};
 	struct crib_pidfd pidfds[] = {
 		{ .pid = pid, .fd = 15, .target = 101 },
@@ -346,6 +366,8 @@ static int write_files(struct crib_writer *w, uint64_t pid)
 	for (size_t i = 0; i < sizeof(pidfds) / sizeof(pidfds[0]); i++)
 		if (crib_write_pidfd(w, &pidfds[i]))
 			return -1;
+	if (write_tty(w, pid, 17, CRIB_TTY_MASTER))
+		return -1;
 	return crib_write_note(w, "crib-dump.inotify",
 			       "process 100, fd 14: 2 queued events not carried");
 }
@@ -362,6 +384,8 @@ static int write_child_files(struct crib_writer *w, uint64_t pid)
 		{ .pid = pid, .fd = 5, .type = CRIB_FILE_REGULAR, .flags = 0102001, .pos = 11,
 		  .path = "/tmp/scratch.log (deleted)", .dev = 0x801, .inode = 779, .size = 11,
 		  .mode = 0100600, .desc = 15, .ghost_id = 2 },
+		{ .pid = pid, .fd = 6, .type = CRIB_FILE_CHARDEV, .flags = 0100002,
+		  .path = "/dev/pts/3", .dev = 0x18, .inode = 6, .mode = 020620, .desc = 17 },
 	};
 	struct crib_pipe pipe = { .pid = pid, .fd = 4, .pipe_id = 1, .end = CRIB_PIPE_WRITE,
 				  .pipe_size = 65536, .queued = 20 };
@@ -369,7 +393,7 @@ static int write_child_files(struct crib_writer *w, uint64_t pid)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (crib_write_file(w, &files[i]))
 			return -1;
-	return crib_write_pipe(w, &pipe);
+	return crib_write_pipe(w, &pipe) || write_tty(w, pid, 6, CRIB_TTY_SLAVE) ? -1 : 0;
 }
 
 static int write_sockets(struct crib_writer *w, uint64_t pid)
@@ -513,7 +537,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_VMA: return 7;
 	case CRIB_REC_PAGES: return big ? 4 : 3;
 	case CRIB_REC_SHMEM: return 1;
-	case CRIB_REC_FILE: return 17;
+	case CRIB_REC_FILE: return 19;
 	case CRIB_REC_PIPE: return 3;
 	case CRIB_REC_PIPE_DATA: return 1;
 	case CRIB_REC_TIMERFD: return 1;
@@ -521,6 +545,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_INOTIFY_WATCH: return 2;
 	case CRIB_REC_FILE_LOCK: return 4;
 	case CRIB_REC_PIDFD: return 2;
+	case CRIB_REC_TTY: return 2;
 	case CRIB_REC_GHOST: return 2;
 	case CRIB_REC_GHOST_DATA: return 2;
 	case CRIB_REC_SOCKET: return 2;

@@ -295,11 +295,18 @@ static void test_roundtrip(bool big)
 		if (rec.type == CRIB_REC_PIDFD && rec.u.pidfd.fd == 16)
 			tap_check(&t, rec.u.pidfd.dead && !rec.u.pidfd.target,
 				  "roundtrip: a pidfd of a reaped process");
+		if (rec.type == CRIB_REC_TTY && rec.u.tty.end == CRIB_TTY_SLAVE)
+			tap_check(&t, rec.u.tty.pid == 101 && rec.u.tty.fd == 6 &&
+				  rec.u.tty.tty_id == 1 && rec.u.tty.cc.len == CRIB_TTY_NCCS &&
+				  ((const uint8_t *)rec.u.tty.cc.data)[2] == 127 && rec.u.tty.rows == 40 &&
+				  rec.u.tty.cols == 132 && rec.u.tty.packet && !rec.u.tty.locked &&
+				  rec.u.tty.sid == 100 && rec.u.tty.fg_pgrp == 101,
+				  "roundtrip: a pseudo-terminal slave");
 		if (rec.type == CRIB_REC_SHMEM)
 			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
 				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
 		if (rec.type == CRIB_REC_TRAILER)
-			tap_check(&t, rec.u.trailer.n_counts == 28, "roundtrip: trailer lists 28 types");
+			tap_check(&t, rec.u.trailer.n_counts == 29, "roundtrip: trailer lists 29 types");
 	}
 	tap_check(&t, ret == 0, "roundtrip: stream ends cleanly (%s)",
 		  ret ? crib_reader_error(r)->msg : "ok");
@@ -628,7 +635,7 @@ static void test_pipe(int threads, bool store)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 76,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 80,
 		  "pipe: streamed through a pipe, compressed in %d worker threads%s, %" PRIu64
 		  " records (%s)", threads, store ? ", pages stored" : "", pr.records,
 		  pr.ret ? pr.msg : "ok");

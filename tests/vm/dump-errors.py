@@ -60,6 +60,60 @@ def test_terminal():
         w.stop()
 
 
+def test_pty_outside():
+    """A process whose standard input is a pseudo-terminal slave whose
+    master this test holds: refused, naming the descriptor and the end."""
+    master, slave = pty.openpty()
+    w = Workload("idle", "@DIR@/ready", "@DIR@/file", stdin=slave)
+    os.close(slave)
+    try:
+        out = w.path("snap.crib")
+        rc, err = dump(w.pid, out)
+        t.eq(rc, 1, "a slave whose master is outside: exit 1")
+        t.check("process %d, fd 0 (/dev/pts/" % w.pid in err and
+                "a pseudo-terminal slave whose master is outside the tree" in err,
+                "... naming the process, the descriptor and the end", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(w.alive() and not_traced(w.pid), "... the process released, running")
+    finally:
+        w.stop()
+        os.close(master)
+
+
+def test_dev_tty_outside(tmp):
+    """/dev/tty of a process whose controlling terminal is a slave whose
+    master this test holds: refused, naming the descriptor and why."""
+    ready = os.path.join(tmp, "tty-ready")
+    if os.path.exists(ready):
+        os.unlink(ready)
+    code = ("import fcntl, os, termios, time\n"
+            "os.setsid()\n"
+            "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
+            "assert os.open('/dev/tty', os.O_RDWR) == 3\n"
+            "os.dup2(os.open('/dev/null', os.O_RDONLY), 0)\n"
+            "open(%r, 'w').close()\n"
+            "time.sleep(600)\n") % ready
+    master, slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=slave,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(slave)
+    try:
+        while not os.path.exists(ready) and p.poll() is None:
+            time.sleep(0.05)
+        out = os.path.join(tmp, "tty.crib")
+        rc, err = dump(p.pid, out)
+        t.eq(rc, 1, "/dev/tty of a terminal whose master is outside: exit 1")
+        t.check("process %d, fd 3 (/dev/tty): the controlling terminal /dev/pts/" % p.pid in err
+                and "whose master is outside the tree" in err,
+                "... naming the process, the descriptor and why", err)
+        t.check(not os.path.exists(out), "... no snapshot file left")
+        t.check(p.poll() is None and not_traced(p.pid), "... the process released, running")
+    finally:
+        p.kill()
+        p.wait()
+        os.close(master)
+
+
 # Python programs holding a file crib-dump must refuse, as fd 3.
 REFUSED_FILES = {
     "a socket with descriptors in flight": (
@@ -161,6 +215,17 @@ REFUSED_FILES = {
         "s.setsockopt(socket.IPPROTO_TCP, 23, 5)  # TCP_FASTOPEN\n"
         "s.listen(5)\n",
         "fd 3: the socket has TCP_FASTOPEN"),
+    "a pseudo-terminal master whose slave is closed": (
+        "m, s = os.openpty()\n"
+        "assert m == 3\n"
+        "os.close(s)\n",
+        "fd 3: a pseudo-terminal master whose slave /dev/pts/"),
+    "a pseudo-terminal with a line unread": (
+        "m, s = os.openpty()\n"
+        "assert (m, s) == (3, 4)\n"
+        "tty.setraw(s)\n"
+        "os.write(m, b'abc')\n",
+        "fd 4: 3 bytes the master wrote wait unread at the pseudo-terminal slave"),
 }
 
 
@@ -236,7 +301,8 @@ def test_refused_file(tmp, what, code, message):
     ready = os.path.join(tmp, "sock-ready")
     if os.path.exists(ready):
         os.unlink(ready)
-    code = ("import array, ctypes, fcntl, mmap, os, signal, socket, struct, time\n" + code +
+    code = ("import array, ctypes, fcntl, mmap, os, signal, socket, struct, termios, time, tty\n" +
+            code +
             "open(%r, 'w').close()\n"
             "time.sleep(600)\n") % ready
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
@@ -398,7 +464,8 @@ def test_foreign_timer():
 
 
 tmpdir = os.environ.get("TMPDIR", "/tmp")
-for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal,
+for test in [test_usage, lambda: test_no_process(tmpdir), test_terminal, test_pty_outside,
+             lambda: test_dev_tty_outside(tmpdir),
              lambda: test_output_kept(tmpdir),
              test_killed_during_dump, lambda: test_unacknowledged(tmpdir),
              test_foreign_timer] + \

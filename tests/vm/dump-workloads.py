@@ -530,8 +530,62 @@ def test_pidfds():
                 pass
 
 
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command, from the state on."""
+    return read("/proc/%d/stat" % pid).rsplit(")", 1)[1].split()
+
+
+def test_pty():
+    """The pty workload's pair, as the kernel shows it: an end under the
+    root's master and the shell's and job's slaves, all of one pair; the
+    window size and termios the workload set, packet mode, the shell's
+    session and the job's group in front (/proc/PID/stat's tpgid), the
+    slave's number its tty_nr."""
+    w = Workload("pty", "@DIR@")
+    master, shell, job = (int(x) for x in w.ready.split())
+    try:
+        pid = w.pid
+        rc, err = dump(pid, w.path("snap"), "--leave-running")
+        if not t.eq(rc, 0, "pty: crib-dump --leave-running exits 0"):
+            t.diag(err)
+            return
+        doc = inspect_json(w.path("snap"))
+        ttys = records(doc, "tty")
+        t.eq(sorted((r["pid"], r["fd"], r["end"]) for r in ttys),
+             sorted([(pid, master, 0), (shell, 0, 1), (shell, 1, 1), (shell, 2, 1),
+                     (job, 0, 1), (job, 1, 1), (job, 2, 1), (job, 3, 2)]),
+             "pty: a record under the master, each slave descriptor and the job's /dev/tty")
+        t.eq(sorted(set(r["tty_id"] for r in ttys)), [1], "pty: one pair")
+        shell_stat, job_stat = stat_fields(shell), stat_fields(job)
+        tty_nr = int(job_stat[4])
+        r = ttys[0]
+        t.eq((r.get("rows"), r.get("cols"), r.get("xpixel"), r.get("ypixel")),
+             (33, 101, 808, 594), "pty: the window size set")
+        t.eq((r.get("index", 0), tty_nr >> 8), (tty_nr & 0xff, 136),
+             "pty: the slave's number is the job's tty_nr")
+        t.check(r.get("packet") is True and not r.get("locked") and not r.get("exclusive"),
+                "pty: packet mode, unlocked, not exclusive")
+        t.eq((r.get("lflag", 0) & 0o2), 0, "pty: no ICANON, as the job set")
+        t.eq((len(r.get("cc", "")) // 2, r.get("cc", "")[0:2]), (19, "07"),
+             "pty: 19 control characters, VINTR the ^G the job set")
+        t.eq((r.get("sid"), r.get("fg_pgrp")), (shell, int(shell_stat[5])),
+             "pty: the shell's session, the group /proc shows in front")
+        t.eq(r.get("fg_pgrp"), job, "pty: the job's group in front")
+        t.eq(len(set(tuple(sorted((k, str(v)) for k, v in x.items()
+                               if k not in ("pid", "fd", "end"))) for x in ttys)), 1,
+             "pty: every end carries the same state")
+        t.check(w.alive() and not_traced(pid), "pty: left running, not traced")
+    finally:
+        w.stop()
+        for p in (shell, job):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-             test_seccomp, test_threadattrs, test_locks, test_pidfds):
+             test_seccomp, test_threadattrs, test_locks, test_pidfds, test_pty):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run

@@ -19,10 +19,11 @@ class Workload:
     """A workload program started in its own directory; ready once it wrote READYFILE."""
 
     def __init__(self, name, *args, ready="ready", timeout=120, user=None, parent=None,
-                 session=False):
+                 session=False, stdin=subprocess.DEVNULL):
         """user: (uid, gid) to run as, with no supplementary groups; parent:
         where its directory goes (default: the temporary directory);
-        session: lead a session of its own rather than join the test's."""
+        session: lead a session of its own rather than join the test's;
+        stdin: its standard input (default /dev/null)."""
         self.dir = tempfile.mkdtemp(prefix="crib-" + os.path.basename(name) + "-",
                                     dir=parent)
         ids = {}
@@ -34,7 +35,7 @@ class Workload:
         # Its output goes to a file: a workload left behind must not hold
         # the test's output pipe open.
         with open(os.path.join(self.dir, "output"), "w") as out:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            self.proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=out,
                                          start_new_session=session, **ids)
         self.pid = self.proc.pid
         deadline = time.time() + timeout

@@ -47,9 +47,15 @@ def differences_but_parent(snap, lines):
             (i + 1 < len(lines) and lines[i + 1].startswith("    "))]
 
 
-def redump(name, pid, snap):
+def redump(name, pid, snap, differences=differences_but_parent):
     """The restored process dumped again has no differences with its snapshot."""
-    redump_diff(t, name, pid, snap, differences_but_parent)
+    redump_diff(t, name, pid, snap, differences)
+
+
+def session_of(pid):
+    """(pgrp, session, tty_nr != 0, tpgid) of /proc/PID/stat."""
+    f = read("/proc/%d/stat" % pid).rsplit(")", 1)[1].split()
+    return [int(f[2]), int(f[3]), f[4] != "0", int(f[5])]
 
 
 # ---- The workloads, each as a case: how to start it, what to note of it
@@ -622,6 +628,50 @@ class Pidfds(Case):
         reap(sibling)
 
 
+def pty_differences(snap, lines):
+    """crib-inspect --diff's lines, less the root's parent and the path of
+    a slave whose number the kernel gave anew (spec: tty.index)."""
+    lines = [x for x in lines if not re.fullmatch(r"    path: /dev/pts/\d+ -> /dev/pts/\d+", x)]
+    return differences_but_parent(snap, lines)
+
+
+class Pty(Case):
+    """A pseudo-terminal pair as script(1) holds one: the master in the
+    root, in packet mode; the slave the controlling terminal and streams of
+    a child that leads its session, with a job of its own group in front.
+    In one boot only: a migration's workloads lead their own session."""
+    workload = ("pty", "@DIR@")
+
+    def notes(self, w):
+        master, shell, job = (int(x) for x in w.ready.split())
+        return {"master": master, "shell": shell, "job": job,
+                "sessions": [session_of(p) for p in (w.pid, shell, job)]}
+
+    def prepare(self, notes):
+        for child in (notes["shell"], notes["job"]):
+            try:
+                os.waitpid(child, 0)
+            except ChildProcessError:
+                pass
+
+    def check(self, pid, notes):
+        shell, job = notes["shell"], notes["job"]
+        if not t.check(alive(shell) and alive(job), "pty: the shell and its job run again"):
+            return
+        t.eq([session_of(p) for p in (pid, shell, job)], notes["sessions"],
+             "pty: sessions and groups as they were")
+        t.eq(os.readlink("/proc/%d/fd/%d" % (pid, notes["master"])), "/dev/ptmx",
+             "pty: the root holds a master")
+        t.check(re.fullmatch(r"/dev/pts/\d+", os.readlink("/proc/%d/fd/0" % job)),
+                "pty: the job's standard input is a slave")
+        redump("pty", pid, in_dir(notes, "snap.crib"), pty_differences)
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "pty: its own check passes (termios, window size, packet mode, session, "
+             "foreground group, /dev/tty, ttyname, bytes through the pair)")
+        for child in (job, shell):
+            reap(child)
+
+
 class HeapFast(Heap):
     """Pages stored, not compressed, and read back through a pipe."""
     dump_args = ("--fast",)
@@ -650,7 +700,8 @@ MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fas
 # In one boot, also a process of an ordinary user, one with SIGTRAP pending and
 # a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
-    (SignalsTrap("signals trap"), ResetConnection("reset connection"), Locks("locks"))
+    (SignalsTrap("signals trap"), ResetConnection("reset connection"), Locks("locks"),
+     Pty("pty"))
 
 
 def test_wait():
@@ -722,7 +773,7 @@ def test_verify_difference():
 # Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
 # passes them: crib-restore before any process (the unlinked files made
 # again), the new process before the restorer, the restorer, the tracer.
-FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "files", "locks", "attributes",
+FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "terminal", "files", "locks", "attributes",
                "start", "rseq", "unmap", "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer",
                "seccomp", "thread", "posix-timer", "sigqueue", "rlimit", "membarrier",
                "thread-state", "sched", "ioprio", "spec-ctrl", "creds", "securebits", "done",
@@ -807,6 +858,37 @@ def locks_free(directory):
         except OSError:
             return False
     return True
+
+
+def test_pty_fault():
+    """A restore made to fail in the job once it put its group in front of
+    the pseudo-terminal its session leader took leaves no process of the
+    tree; the snapshot restores afterwards, the pair working.  (Failing
+    the leader instead lets the job fail too, with its own error, when the
+    leader's exit takes the terminal from the session first.)"""
+    w = Workload("pty", "@DIR@")
+    pid = w.pid
+    shell, job = (int(x) for x in w.ready.split()[1:])
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    reap(shell)
+    reap(job)
+    if not t.eq(rc, 0, "pty fault: dumped the pty workload"):
+        t.diag(err)
+        return
+    env = dict(os.environ, CRIB_RESTORE_FAULT="terminal@%d" % job)
+    rc, err = restore(snap, env=env)
+    t.check(rc == 1 and "CRIB_RESTORE_FAULT=terminal)" in err, "fault at terminal: exit 1", err)
+    t.check(pid_free(pid) and pid_free(shell) and pid_free(job),
+            "fault at terminal: no process of the tree left")
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "pty fault: the snapshot restores afterwards"):
+        t.eq(self_check(pid, w.path("check"), 90), "ok\n", "pty fault: its own check passes")
+    else:
+        t.diag(err)
+    for p in (job, shell, pid):
+        reap(p)
 
 
 def test_lock_failures():
@@ -985,7 +1067,7 @@ def run_all():
     for case in CASES:
         guarded(t, run_case, case)
     for test in (test_wait, test_verify_difference, test_faults, test_lock_failures,
-                 test_pidfd_fault, test_direct, test_refusals):
+                 test_pidfd_fault, test_pty_fault, test_direct, test_refusals):
         guarded(t, test)
 
 

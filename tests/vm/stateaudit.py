@@ -22,6 +22,7 @@ import re
 import socket
 import stat
 import struct
+import termios
 
 STATE_LISTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "state.md")
 
@@ -201,12 +202,20 @@ def _stat_fields(path):
     return [pid, comm] + tail.split()
 
 
+# /dev/pts slaves (Documentation/admin-guide/devices.txt): the number is
+# the minor, which a restore's new pair need not get again.
+PTS_MAJORS = range(136, 144)
+
+
 def capture_stat(c, where, path):
     fields = _stat_fields(path)
     for i, value in enumerate(fields or []):
         name = STAT_FIELDS[i] if i < len(STAT_FIELDS) else "field%d" % (i + 1)
         if name == "state":
             value = TASK_STATES.get(value, value)
+        if name == "tty_nr" and os.major(int(value)) in PTS_MAJORS:
+            c.put(where, "stat:tty_nr pts number", os.minor(int(value)))
+            value = "pts"
         c.put(where, "stat:%s" % name, value)
 
 
@@ -312,6 +321,37 @@ def _fcntl_value(fd, cmd, arg=0):
         return "error %s" % errno.errorcode.get(e.errno, e.errno)
 
 
+# ioctl(2) requests of a terminal (asm-generic/ioctls.h)
+TIOCGPKT, TIOCGPTLCK, TIOCGEXCL, TIOCGSID, TIOCGPGRP, TIOCGWINSZ = (
+    0x80045438, 0x80045439, 0x80045440, 0x5429, 0x540f, 0x5413)
+
+
+def _ioctl_int(fd, request, size=4):
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, request, bytes(size)), "little", signed=True)
+    except OSError as e:
+        return "error %s" % errno.errorcode.get(e.errno, e.errno)
+
+
+def capture_terminal(c, where, fd, master):
+    """A pseudo-terminal end: what the tty record carries.  A master
+    answers for its slave's termios and window size."""
+    try:
+        iflag, oflag, cflag, lflag, ispeed, ospeed, cc = termios.tcgetattr(fd)
+        c.put(where, "tty:termios", "%o %o %o %o %d %d %s" % (
+            iflag, oflag, cflag, lflag, ispeed, ospeed,
+            bytes(x if isinstance(x, int) else x[0] for x in cc[:19]).hex()))
+    except termios.error as e:
+        c.put(where, "tty:termios", "error %s" % e.args[0])
+    c.put(where, "tty:winsize", fcntl.ioctl(fd, TIOCGWINSZ, bytes(8)).hex())
+    c.put(where, "tty:exclusive", _ioctl_int(fd, TIOCGEXCL))
+    if master:
+        c.put(where, "tty:packet", _ioctl_int(fd, TIOCGPKT))
+        c.put(where, "tty:locked", _ioctl_int(fd, TIOCGPTLCK))
+        c.put(where, "tty:session", _ioctl_int(fd, TIOCGSID))
+        c.put(where, "tty:foreground group", _ioctl_int(fd, TIOCGPGRP))
+
+
 def capture_descriptor_calls(c, where, fd, link):
     """What only a duplicate of the descriptor shows."""
     try:
@@ -323,6 +363,12 @@ def capture_descriptor_calls(c, where, fd, link):
     if link.startswith("/"):
         c.put(where, "fcntl:F_GETLEASE", _fcntl_value(fd, F_GETLEASE))
         st = os.fstat(fd)
+        pts = stat.S_ISCHR(st.st_mode) and os.major(st.st_rdev) in PTS_MAJORS
+        if pts or link in ("/dev/ptmx", "/dev/pts/ptmx"):
+            capture_terminal(c, where, fd, not pts)
+        if pts:
+            c.put(where, "fstat:rdev pts number", os.minor(st.st_rdev))
+            return
         if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
             # a device node's times and owner are the boot's /dev
             c.put(where, "fstat:rdev", st.st_rdev)
@@ -431,8 +477,12 @@ def capture_descriptors(c, pid):
                 link = os.readlink("/proc/%d/fd/%d" % (pid, fd))
             except OSError:
                 continue
-            # a new pipe or socket has a new inode: fdinfo:ino says which
-            c.put(where, "fd:link", re.sub(r":\[\d+\]$", ":[]", link))
+            # a new pipe or socket has a new inode: fdinfo:ino says which;
+            # a new pseudo-terminal may have a new number: fd:link pts number
+            c.put(where, "fd:link", re.sub(r":\[\d+\]$", ":[]",
+                                           re.sub(r"^/dev/pts/\d+$", "/dev/pts/N", link)))
+            if re.fullmatch(r"/dev/pts/\d+", link):
+                c.put(where, "fd:link pts number", int(link.rsplit("/", 1)[1]))
             capture_fdinfo(c, where, "/proc/%d/fdinfo/%d" % (pid, fd))
             dup = _pidfd_getfd(pidfd, fd) if pidfd is not None else None
             if dup is not None:

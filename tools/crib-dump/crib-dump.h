@@ -160,6 +160,7 @@ int proc_readlink(pid_t pid, const char *what, char *buf, size_t size);
 /* What crib-dump reads of /proc/PID/stat. */
 struct proc_stat {
 	char state;			/* field 3: R, S, D, T, t, Z, X... */
+	unsigned long tty_nr;		/* field 7: the controlling terminal, st_rdev encoding; 0 none */
 	unsigned long flags;		/* field 9: PF_* */
 	unsigned long long start_time;	/* field 22: clock ticks after boot */
 };
@@ -186,6 +187,7 @@ struct dump_job {
 	struct inotify_watches *inotify;	/* inotify.c: its inotify watches */
 	struct file_locks *locks;	/* locks.c: the locks and leases its descriptors show */
 	struct pidfd_list *pidfds;	/* pidfd.c: what its pidfds refer to */
+	struct tty_ends *ttys;		/* tty.c: the pseudo-terminal ends it holds */
 	struct socket_list *sockets;	/* sockets.c */
 	struct network_lock *network;	/* network.c */
 	struct signal_state *signals;	/* signals.c */
@@ -520,6 +522,19 @@ int pidfd_read(struct dump_job *job, const struct dump_file_rec *k);
 int pidfd_check(struct dump_tree *tree);
 int pidfd_write(struct dump_job *job);
 void pidfd_free(struct dump_job *job);
+
+/*
+ * Pseudo-terminals (tty.c): whether a descriptor is a terminal end or
+ * /dev/tty; each end read as the descriptor is met (tty_read(), which
+ * refuses /dev/tty and what is not a /dev/pts pseudo-terminal); the pairs
+ * matched across the tree, numbered, and the sessions they control
+ * checked (tty_share(), once every process was read); the records.
+ */
+bool tty_is_terminal(const struct dump_file_rec *k);
+int tty_read(struct dump_job *job, const struct dump_file_rec *k, const char *path);
+int tty_share(struct dump_tree *tree);
+int tty_write(struct dump_job *job);
+void tty_free(struct dump_job *job);
 
 /* Every socket, its options and queued data; after files_read(). */
 int sockets_read(struct dump_job *job);

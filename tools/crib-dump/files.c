@@ -7,7 +7,7 @@
  * files, classifies them, refuses what cannot be represented yet, and
  * reads queued pipe data.  Memfds and unlinked files are ghost.c's, the
  * locks of a file that took one locks.c's, what a pidfd refers to
- * pidfd.c's.
+ * pidfd.c's, pseudo-terminals tty.c's.
  *
  * Across the tree, descriptions and pipes are numbered in the order the
  * snapshot meets them (files_share()): descriptors sharing a description
@@ -100,32 +100,8 @@ static uint64_t file_type(const struct dump_file_rec *k, const char *path)
 	}
 }
 
-/*
- * A pseudo-terminal end, or /dev/tty: the pair, its termios, queued data
- * and the session it controls are not carried yet, and reopening the
- * path would hand the process a new, unrelated terminal.  The kernel's
- * majors (Documentation/admin-guide/devices.txt): 5 for /dev/tty and
- * /dev/ptmx, 128-135 for masters, 136-143 for /dev/pts slaves.
- */
-static const char *pty_kind(const struct dump_file_rec *k)
-{
-	uint64_t rdev = kernel_dev_to_st_dev(k->rdev);
-	unsigned int maj = major(rdev), min = minor(rdev);
-
-	if ((k->i_mode & S_IFMT) != S_IFCHR)
-		return NULL;
-	if (maj == 5 && min == 0)
-		return "the controlling terminal (/dev/tty)";
-	if ((maj == 5 && min == 2) || (maj >= 128 && maj <= 135))
-		return "a pseudo-terminal master";
-	if (maj >= 136 && maj <= 143)
-		return "a pseudo-terminal slave";
-	return NULL;
-}
-
 static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct file_entry *e)
 {
-	const char *pty;
 	char what[32], path[PATH_MAX];
 	int ret;
 
@@ -145,11 +121,8 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 		return -1;
 	if (e->type == CRIB_FILE_PIDFD && pidfd_read(job, k))
 		return -1;
-	pty = pty_kind(k);
-	if (pty)
-		return tool_fail(&job->err, 0, "process %d, fd %d (%s): %s, which a snapshot "
-				 "does not carry: that cannot be restored", (int)job->pid, k->fd,
-				 path, pty);
+	if (tty_is_terminal(k) && tty_read(job, k, path))
+		return -1;
 	e->path = strdup(path);
 	if (!e->path)
 		return tool_fail(&job->err, 0, "out of memory");
@@ -273,7 +246,7 @@ int files_share(struct dump_tree *tree)
 			    check_owner(tree, job, &job->files->items[j]))
 				return -1;
 	}
-	return 0;
+	return tty_share(tree);
 }
 
 bool files_find_desc(const struct dump_tree *tree, uint32_t desc, pid_t *pid, int *fd)
@@ -488,7 +461,7 @@ int files_write(struct dump_job *job)
 		if (events_write_timerfd(job, &job->files->items[i].k))
 			return -1;
 	if (events_write_epolls(job) || inotify_write(job) || locks_write(job) ||
-	    pidfd_write(job))
+	    pidfd_write(job) || tty_write(job))
 		return -1;
 	dump_verbose(job, "%zu files\n", job->files->n);
 	return 0;

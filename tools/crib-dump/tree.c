@@ -246,6 +246,7 @@ void tree_free(struct dump_tree *tree)
 		inotify_free(job);
 		locks_free(job);
 		pidfd_free(job);
+		tty_free(job);
 		files_free(job);
 		mm_free(job);
 		page_store_free(job->kept);

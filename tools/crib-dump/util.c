@@ -39,7 +39,7 @@ static const char *stat_field(const char *after, int n)
 
 int proc_stat_read(pid_t pid, struct proc_stat *st)
 {
-	const char *state, *flags, *start;
+	const char *state, *tty, *flags, *start;
 	char path[64], buf[1024], *end;
 	ssize_t n;
 	int fd;
@@ -56,11 +56,13 @@ int proc_stat_read(pid_t pid, struct proc_stat *st)
 	/* The command (field 2) may hold spaces and parentheses: the last ')' ends it. */
 	end = strrchr(buf, ')');
 	state = end ? stat_field(end, 3) : NULL;
+	tty = end ? stat_field(end, 7) : NULL;
 	flags = end ? stat_field(end, 9) : NULL;
 	start = end ? stat_field(end, 22) : NULL;
-	if (!state || !flags || !start)
+	if (!state || !tty || !flags || !start)
 		return -1;
 	st->state = *state;
+	st->tty_nr = strtoul(tty, NULL, 10);
 	st->flags = strtoul(flags, NULL, 10);
 	st->start_time = strtoull(start, NULL, 10);
 	return 0;

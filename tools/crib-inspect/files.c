@@ -11,7 +11,9 @@
  * A pidfd's line says what it refers to, which its pidfd record, after
  * the file records of its process, tells: so a process's lines wait
  * until its records of other kinds than files begin, or another
- * process's files do.
+ * process's files do.  A pseudo-terminal end has a second line, from its
+ * tty record, which follows the process's file and pidfd records: its
+ * end, pair, window size, packet mode and the session it controls.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -183,6 +185,44 @@ static void note_pidfd(struct files *s, const struct crib_pidfd *p)
 		}
 }
 
+static const char *tty_end_name(const struct crib_tty *t)
+{
+	return t->end == CRIB_TTY_MASTER ? "master" : t->end == CRIB_TTY_SLAVE ? "slave" : "tty";
+}
+
+static void print_tty_line(const struct crib_tty *t)
+{
+	printf("%-8" PRIu64 " %-5" PRIu64 " %-10s %s of pair %" PRIu64 " (pts %" PRIu64 "), %"
+	       PRIu64 "x%" PRIu64 "%s", t->pid, t->fd, "pty", tty_end_name(t), t->tty_id,
+	       t->index, t->rows, t->cols, t->packet ? ", packet mode" : "");
+	if (t->sid)
+		printf(", controls session %" PRIu64 ", group %" PRIu64 " in front", t->sid,
+		       t->fg_pgrp);
+	putchar('\n');
+}
+
+static void print_tty_json(struct view_out *out, const struct crib_tty *t)
+{
+	view_json_item(out);
+	printf("{\"pid\":%" PRIu64 ",\"fd\":%" PRIu64 ",\"kind\":\"pty\",\"end\":\"%s\","
+	       "\"pair\":%" PRIu64 ",\"pts\":%" PRIu64 ",\"rows\":%" PRIu64 ",\"cols\":%" PRIu64
+	       ",\"packet\":%s,\"session\":%" PRIu64 ",\"foreground_group\":%" PRIu64 "}",
+	       t->pid, t->fd, tty_end_name(t), t->tty_id, t->index, t->rows, t->cols,
+	       t->packet ? "true" : "false", t->sid, t->fg_pgrp);
+}
+
+/* The second line of a pseudo-terminal end. */
+static void tty_record(struct files *s, const struct crib_record *rec)
+{
+	if (record_filtered_out(s->o, rec))
+		return;
+	if (s->out->json)
+		print_tty_json(s->out, &rec->u.tty);
+	else
+		print_tty_line(&rec->u.tty);
+	view_row(s->out);
+}
+
 static void files_record(void *state, const struct crib_record *rec)
 {
 	struct files *s = state;
@@ -191,6 +231,11 @@ static void files_record(void *state, const struct crib_record *rec)
 
 	if (rec->type == CRIB_REC_PIDFD) {
 		note_pidfd(s, &rec->u.pidfd);
+		return;
+	}
+	if (rec->type == CRIB_REC_TTY) {
+		flush(s);	/* its process's lines first: pidfd records came before */
+		tty_record(s, rec);
 		return;
 	}
 	if (rec->type != CRIB_REC_FILE) {

@@ -273,6 +273,25 @@ static void print_pidfd(const struct crib_pidfd *p)
 		printf("%s %" PRIu64 "\n", p->thread ? "thread" : "process", p->target);
 }
 
+/* A pseudo-terminal end: which, its pair, window size, modes, the session it controls. */
+static void print_tty(const struct crib_tty *t)
+{
+	printf("pty fd %" PRIu64 ": %s of pair %" PRIu64 " (pts %" PRIu64 "), %" PRIu64 "x%" PRIu64
+	       ", lflag %#" PRIx64, t->fd, t->end == CRIB_TTY_MASTER ? "master" :
+	       t->end == CRIB_TTY_SLAVE ? "slave" : "/dev/tty",
+	       t->tty_id, t->index, t->rows, t->cols, t->lflag);
+	if (t->packet)
+		printf(", packet mode");
+	if (t->exclusive)
+		printf(", exclusive");
+	if (t->locked)
+		printf(", locked");
+	if (t->sid)
+		printf(", controls session %" PRIu64 ", foreground group %" PRIu64, t->sid,
+		       t->fg_pgrp);
+	putchar('\n');
+}
+
 /* F_SEAL_* by name, as fcntl(2) lists them. */
 static void print_seals(uint64_t seals)
 {
@@ -585,6 +604,10 @@ static void print_record(struct summary *s, const struct crib_record *rec)
 	case CRIB_REC_PIDFD:
 		print_owner(s, rec->u.pidfd.pid);
 		print_pidfd(&rec->u.pidfd);
+		break;
+	case CRIB_REC_TTY:
+		print_owner(s, rec->u.tty.pid);
+		print_tty(&rec->u.tty);
 		break;
 	case CRIB_REC_GHOST:
 		print_ghost(&rec->u.ghost);

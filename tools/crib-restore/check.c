@@ -21,6 +21,7 @@
 #include "files.h"
 #include "inotify.h"
 #include "locks.h"
+#include "tty.h"
 #include "mm.h"
 #include "plan.h"
 #include "sockets.h"
@@ -94,7 +95,7 @@ int plan_check(const struct restore_tree *tree, struct tool_error *err)
 	/* the header was checked as it was read (plan_read()) */
 	if (tree_check_pids(tree, err) || sockets_check(tree, err) ||
 	    events_check_items(tree, err) || inotify_check(tree, err) ||
-	    locks_check(tree, err))
+	    locks_check(tree, err) || tty_check(tree, err))
 		return -1;
 	for (i = 0; i < tree->procs.n; i++)
 		if (check_process(tree, tree->procs.items[i], err))

@@ -31,6 +31,7 @@
 #include "ghost.h"
 #include "kabi.h"
 #include "locks.h"
+#include "tty.h"
 #include "mm.h"
 #include "plan.h"
 #include "shmem.h"
@@ -206,7 +207,7 @@ static void settle_descriptors(const struct child *c, struct restore_fds *fds)
 		if (high[i] < 0)
 			child_fail(c, errno, "cannot move a descriptor");
 	}
-	if (files_open_proc(c->ctx, c->plan, &err))
+	if (files_open_proc(c->ctx, c->plan, &err) || tty_open_late(c->ctx, c->plan, &err))
 		child_exit(c->ctx, c->index, &err);
 	close_range(0, (unsigned int)park - 1, 0);
 	if (files_install(tree, c->plan, park, &err))
@@ -413,6 +414,9 @@ static int fork_children(const struct restore_ctx *ctx, const struct restore_pla
 	    setsid() < 0)
 		return tool_fail(err, errno, "cannot make session %llu",
 				 (unsigned long long)plan->proc.sid);
+	/* what it forks into its session from here on inherits its terminal */
+	if (tty_take_ctty(ctx, plan, err))
+		return -1;
 	for (i = 0; i < plan->children.n; i++) {
 		c = plan->children.items[i];
 		if (!(plan->born_sid != -1 && birth_session(c) == plan->born_sid) &&
@@ -445,7 +449,8 @@ void child_restore(const struct restore_ctx *ctx, size_t i)
 			_exit(1);
 		close(ctx->go_fd);
 	}
-	if (!plan->proc.zombie && files_open_own_proc(ctx, plan, &err))
+	if (!plan->proc.zombie && (files_open_own_proc(ctx, plan, &err) ||
+				   tty_open_born(ctx, plan, &err)))
 		child_exit(ctx, i, &err);
 	tree_mark_born(ctx, plan);
 	if (plan->proc.zombie)
@@ -456,6 +461,9 @@ void child_restore(const struct restore_ctx *ctx, size_t i)
 	if (tree_join_group(ctx, plan, &err))
 		child_exit(ctx, i, &err);
 	fault_at(&c, FAULT_SESSION, "its session and group were made");
+	if (tty_set_foreground(ctx, plan, &err))
+		child_exit(ctx, i, &err);
+	fault_at(&c, FAULT_TERMINAL, "its controlling terminal was taken");
 	fds.exe = open(plan->mm.exe, O_RDONLY);
 	if (fds.exe < 0)
 		child_fail(&c, errno, "cannot open the executable %s", plan->mm.exe);

@@ -31,6 +31,7 @@ static const struct fault_site_name {
 	{ "descriptions",	FAULT_DESCRIPTIONS,	0 },
 	{ "fork",		FAULT_FORK,		0 },
 	{ "session",		FAULT_SESSION,		0 },
+	{ "terminal",		FAULT_TERMINAL,		0 },
 	{ "files",		FAULT_FILES,		0 },
 	{ "locks",		FAULT_LOCKS,		0 },
 	{ "attributes",		FAULT_ATTRIBUTES,	0 },

@@ -20,6 +20,7 @@ enum fault_site {
 	FAULT_DESCRIPTIONS,	/* crib-restore, once every description is made, epolls filled */
 	FAULT_FORK,		/* the child, once it forked its children */
 	FAULT_SESSION,		/* the child, once its session and group are made */
+	FAULT_TERMINAL,		/* the child, once its terminal and foreground group are set */
 	FAULT_FILES,		/* the child, once its descriptors are open */
 	FAULT_LOCKS,		/* the child, once it took its file locks */
 	FAULT_ATTRIBUTES,	/* the child, once its attributes are set */

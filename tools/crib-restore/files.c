@@ -16,9 +16,9 @@
  * opened again by its path, every description on its own.  Each then has
  * its status flags set.  The bytes a pipe held are written back once, and
  * an end no descriptor of the tree holds (closed by all) is closed again.
- * Sockets are made by sockets.c, event files by events.c; pidfds, which
- * can only be made once what they refer to exists, by pidfd.c, in the
- * processes that hold them.
+ * Sockets are made by sockets.c, event files by events.c, pseudo-terminal
+ * pairs by tty.c; pidfds, which can only be made once what they refer to
+ * exists, by pidfd.c, in the processes that hold them.
  *
  * A file under /proc/PID/, where PID is a process of the tree (a program
  * reading its own /proc/self/stat, say), cannot be opened before that
@@ -48,6 +48,7 @@
 #include "plan.h"
 #include "sockets.h"
 #include "tree.h"
+#include "tty.h"
 #include "udp_queue.h"
 
 /* Status flags open(2) takes back; the access mode is added separately. */
@@ -211,7 +212,7 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 	char what[96];
 	struct stat st;
 
-	if (f->owner_pid && (f->owner_type > F_OWNER_PGRP || d->proc_owner))
+	if (f->owner_pid && (f->owner_type > F_OWNER_PGRP || d->proc_owner || tty_is_dev_tty(d)))
 		return tool_fail(err, 0, "fd %llu has a SIGIO owner of kind %llu, which cannot be "
 				 "restored", (unsigned long long)f->fd,
 				 (unsigned long long)f->owner_type);
@@ -229,6 +230,8 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 		return events_check(tree, plan, f, err);
 	if (f->type == CRIB_FILE_PIDFD)
 		return pidfd_check(tree, plan, f, err);
+	if (d->tty)
+		return 0;	/* made anew, never by its path: tty_check() */
 	if (f->type == CRIB_FILE_SOCKET)
 		return plan_find_socket_fd(tree, plan, pf->fd) ? 0 :
 			tool_fail(err, 0, "fd %llu is a socket the snapshot does not describe",
@@ -328,6 +331,7 @@ static int find_desc(struct restore_tree *tree, const struct restore_plan *plan,
 	d->file = f;
 	d->owner = plan;
 	d->proc_owner = proc_owner(tree, f);
+	d->tty = f->type == CRIB_FILE_CHARDEV ? tty_find(tree, plan->proc.pid, f->fd) : NULL;
 	if (pr) {
 		d->pipe = plan_find_pipe(tree, pr->pipe_id);
 		d->end = pr->end;
@@ -406,8 +410,7 @@ int files_park_base(const struct restore_tree *tree)
 	return (max + 64) & ~63;
 }
 
-/* @fd moved to @at, parked; -1 with errno when it cannot be. */
-static int park(int fd, int at)
+int files_park(int fd, int at)
 {
 	int ret;
 
@@ -424,7 +427,7 @@ static int open_file(const struct restore_tree *tree, const struct crib_file *f,
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
 	int fd = f->ghost_id ? ghost_open(tree, f->ghost_id, flags) : open(f->path, flags);
 
-	if (park(fd, at) < 0)
+	if (files_park(fd, at) < 0)
 		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
 				 f->path);
 	if ((f->type == CRIB_FILE_REGULAR || f->type == CRIB_FILE_MEMFD) &&
@@ -435,8 +438,7 @@ static int open_file(const struct restore_tree *tree, const struct crib_file *f,
 	return 0;
 }
 
-/* The status flags of a description made by pipe(), socket() or open() with others. */
-static int set_status_flags(int fd, const struct crib_file *f)
+int files_set_status_flags(int fd, const struct crib_file *f)
 {
 	int fl = fcntl(fd, F_GETFL);
 
@@ -490,19 +492,19 @@ static int make_pipe(const struct restore_tree *tree, size_t first, int base,
 		if (d->pipe != pp)
 			continue;
 		if (d->end == CRIB_PIPE_READ && !got_read) {
-			fd = park(p[0], base + (int)i);
+			fd = files_park(p[0], base + (int)i);
 			got_read = fd >= 0;
 			p[0] = fd;
 		} else if (d->end == CRIB_PIPE_WRITE && !got_write) {
-			fd = park(p[1], base + (int)i);
+			fd = files_park(p[1], base + (int)i);
 			got_write = fd >= 0;
 			p[1] = fd;
 		} else {
 			from = d->end == CRIB_PIPE_WRITE ? p[1] : p[0];
 			snprintf(path, sizeof(path), "/proc/self/fd/%d", from);
-			fd = park(open(path, open_mode(d->end)), base + (int)i);
+			fd = files_park(open(path, open_mode(d->end)), base + (int)i);
 		}
-		if (fd < 0 || set_status_flags(fd, d->file))
+		if (fd < 0 || files_set_status_flags(fd, d->file))
 			goto fail;
 	}
 	/* An end no one of the tree holds was closed by all: close it again. */
@@ -538,8 +540,8 @@ static int make_fifo(const struct restore_tree *tree, size_t first, int base,
 
 		if (d->pipe != pp)
 			continue;
-		fd = park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
-		if (fd < 0 || set_status_flags(fd, d->file))
+		fd = files_park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
+		if (fd < 0 || files_set_status_flags(fd, d->file))
 			goto fail;
 	}
 	close(hold);
@@ -609,7 +611,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		if (d->file->type == CRIB_FILE_SOCKET) {
 			/* made blocking, as a new socket is: the description's own flags */
 			if (dup3(sockets[d->socket], base + (int)i, O_CLOEXEC) < 0 ||
-			    set_status_flags(base + (int)i, d->file)) {
+			    files_set_status_flags(base + (int)i, d->file)) {
 				tool_fail(err, errno, "cannot park a socket");
 				goto out;
 			}
@@ -618,6 +620,9 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 				goto out;
 		} else if (d->file->type == CRIB_FILE_FIFO) {
 			if (first_of_pipe(tree, i) && make_fifo(tree, i, base, err))
+				goto out;
+		} else if (d->tty) {
+			if (tty_first_of_pair(tree, i) && tty_make(tree, i, base, err))
 				goto out;
 		} else if (events_is_event_file(d->file->type)) {
 			if (events_make(tree, d, base + (int)i, err))
@@ -682,7 +687,7 @@ int files_set_owners(const struct restore_tree *tree, int base, struct tool_erro
 
 	for (i = 0; i < tree->descs.n; i++) {
 		d = &tree->descs.items[i];
-		if (d->proc_owner || d->file->type == CRIB_FILE_PIDFD)
+		if (d->proc_owner || d->file->type == CRIB_FILE_PIDFD || tty_is_dev_tty(d))
 			continue;	/* not made here; files_check() refuses an owner */
 		if (d->file->signal && fcntl(base + (int)i, F_SETSIG, (int)d->file->signal))
 			return tool_fail(err, errno, "fd %llu of process %llu: cannot set its "

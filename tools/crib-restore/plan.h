@@ -197,6 +197,11 @@ struct plan_helper {
 	unsigned int members;		/* that join the group */
 };
 
+/* One pseudo-terminal end a descriptor holds (tty.c), its control characters its own. */
+struct plan_tty {
+	struct crib_tty t;		/* t.cc points at @cc */
+	uint8_t cc[CRIB_TTY_NCCS];
+};
 /* An open file description, made once for the tree by crib-restore (files.c). */
 struct plan_desc {
 	const struct crib_file *file;	/* its first descriptor's record */
@@ -204,6 +209,7 @@ struct plan_desc {
 	struct plan_pipe *pipe;		/* pipes and FIFOs */
 	uint64_t end;			/* enum crib_pipe_end */
 	size_t socket;			/* sockets: index into tree->sockets */
+	const struct plan_tty *tty;	/* pseudo-terminal ends */
 	/* a path under /proc/PID/ of a process of the tree: opened once it exists */
 	const struct restore_plan *proc_owner;
 };
@@ -231,6 +237,7 @@ struct restore_tree {
 	ARRAY(struct plan_seccomp_filter *) seccomp_filters;	/* seccomp.c */
 	ARRAY(struct crib_file_lock) file_locks;	/* locks.c */
 	ARRAY(struct crib_pidfd) pidfds;	/* pidfd.c */
+	ARRAY(struct plan_tty) ttys;	/* tty.c: one per descriptor of any process */
 	uint64_t ext_sid;		/* the root's session when it leads none, as recorded */
 	uint64_t ext_pgid;		/* the root's group when it leads none, as recorded */
 };

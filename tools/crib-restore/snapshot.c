@@ -27,6 +27,7 @@
 #include "inotify.h"
 #include "locks.h"
 #include "pidfd.h"
+#include "tty.h"
 #include "mm.h"
 #include "pages.h"
 #include "plan.h"
@@ -143,6 +144,8 @@ static int take_record(struct restore_tree *tree, const struct crib_record *rec,
 		return locks_take_record(tree, &rec->u.file_lock, err);
 	case CRIB_REC_PIDFD:
 		return pidfd_take(tree, &rec->u.pidfd, err);
+	case CRIB_REC_TTY:
+		return tty_take_record(tree, &rec->u.tty, err);
 	case CRIB_REC_GHOST:
 		return ghost_take(tree, &rec->u.ghost, err);
 	case CRIB_REC_GHOST_DATA:
@@ -381,6 +384,7 @@ void plan_free(struct restore_tree *tree)
 	seccomp_free(tree);
 	locks_free(tree);
 	pidfd_free(tree);
+	tty_free(tree);
 	if (tree->page_store > 0)
 		close(tree->page_store);
 	unmap_input(tree);

@@ -154,6 +154,44 @@ struct crib_pidfd {
 	bool thread;			/* PIDFD_THREAD: it names one thread, not the process */
 };
 
+#define CRIB_TTY_NCCS	19		/* c_cc of the kernel's struct termios2 (NCCS) */
+
+enum crib_tty_end {
+	CRIB_TTY_MASTER = 0,		/* /dev/ptmx */
+	CRIB_TTY_SLAVE = 1,		/* /dev/pts/N */
+	CRIB_TTY_CTTY = 2,		/* /dev/tty, the slave as the controlling terminal */
+};
+
+/*
+ * 1.9: a pseudo-terminal end a descriptor holds, both ends in the
+ * snapshot.  The pair's state is repeated under each of its descriptors;
+ * the termios is the slave's (which a master's TCGETS2 also reads).
+ */
+struct crib_tty {
+	uint64_t pid;
+	uint64_t fd;
+	uint64_t tty_id;		/* the pair, the same in every process */
+	uint64_t end;			/* enum crib_tty_end */
+	uint64_t index;			/* the pts number at the dump, not a restore's */
+	uint64_t iflag;			/* struct termios2 */
+	uint64_t oflag;
+	uint64_t cflag;
+	uint64_t lflag;
+	uint64_t line;
+	struct crib_blob cc;		/* c_cc, NCCS (19) bytes */
+	uint64_t ispeed;
+	uint64_t ospeed;
+	uint64_t rows;			/* struct winsize */
+	uint64_t cols;
+	uint64_t xpixel;
+	uint64_t ypixel;
+	bool locked;			/* TIOCGPTLCK: the slave may not be opened */
+	bool packet;			/* TIOCGPKT */
+	bool exclusive;			/* TIOCGEXCL, the slave's */
+	uint64_t sid;			/* the session it controls, 0 none */
+	uint64_t fg_pgrp;		/* that session's foreground group */
+};
+
 enum crib_ghost_kind {
 	CRIB_GHOST_UNLINKED = 0,	/* a regular file unlinked while open or mapped */
 	CRIB_GHOST_MEMFD = 1,		/* memfd_create(2) */
@@ -188,6 +226,7 @@ extern const struct crib_struct_desc crib_epoll_item_desc;
 extern const struct crib_struct_desc crib_inotify_watch_desc;
 extern const struct crib_struct_desc crib_file_lock_desc;
 extern const struct crib_struct_desc crib_pidfd_desc;
+extern const struct crib_struct_desc crib_tty_desc;
 extern const struct crib_struct_desc crib_ghost_desc;
 extern const struct crib_struct_desc crib_ghost_data_desc;
 
@@ -203,6 +242,7 @@ int crib_write_epoll_item(struct crib_writer *w, const struct crib_epoll_item *e
 int crib_write_inotify_watch(struct crib_writer *w, const struct crib_inotify_watch *iw);
 int crib_write_file_lock(struct crib_writer *w, const struct crib_file_lock *l);
 int crib_write_pidfd(struct crib_writer *w, const struct crib_pidfd *p);
+int crib_write_tty(struct crib_writer *w, const struct crib_tty *t);
 int crib_write_ghost(struct crib_writer *w, const struct crib_ghost *g);
 /* @len bytes of a ghost's contents at @offset, split into chunks of at most CRIB_CHUNK_MAX. */
 int crib_write_ghost_data(struct crib_writer *w, uint64_t ghost_id, uint64_t offset,

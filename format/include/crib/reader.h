@@ -64,6 +64,7 @@ struct crib_record {
 		struct crib_inotify_watch inotify_watch;
 		struct crib_file_lock file_lock;
 		struct crib_pidfd pidfd;
+		struct crib_tty tty;
 		struct crib_ghost ghost;
 		struct crib_ghost_data ghost_data;
 		struct crib_socket socket;

@@ -21,7 +21,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	9	/* 1.9: pidfds (spec §2.2) */
+#define CRIB_VERSION_MINOR	9	/* 1.9: pidfds, pseudo-terminals (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
@@ -80,6 +80,7 @@ enum crib_record_type {
 	CRIB_REC_GHOST_DATA	= 0x0306,	/* 1.2 */
 	CRIB_REC_INOTIFY_WATCH	= 0x0307,	/* 1.3 */
 	CRIB_REC_FILE_LOCK	= 0x0308,	/* 1.8 */
+	CRIB_REC_TTY		= 0x0309,	/* 1.9 */
 	CRIB_REC_PIDFD		= 0x030a,	/* 1.9 */
 	CRIB_REC_SOCKET		= 0x0400,
 	CRIB_REC_SOCKET_QUEUE	= 0x0401,
