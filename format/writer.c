@@ -4,7 +4,7 @@
  * stream, each ended at a record boundary past 8 MiB, the trailer last.  Memory is bounded by one record buffer, one
  * zstd output buffer and the zstd context.
  *
- * A writer told to store bulk data (crib_writer_store_bulk()) writes the
+ * A writer told to store bulk data (crib_writer_opts.store_bulk) writes the
  * data of each large pages record as it is, in a skippable frame behind a
  * stored_pages record that ends its zstd frame (spec §3, 1.4): no CPU
  * goes into compressing memory that a fast disk would take as fast, and
@@ -233,7 +233,7 @@ static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_En
 	return 0;
 }
 
-/* Page data stored in a data frame, not compressed (crib_writer_store_bulk()). */
+/* Page data stored in a data frame, not compressed (crib_writer_opts.store_bulk). */
 static bool stored(const struct crib_writer *w, uint32_t type, const void *body)
 {
 	return w->store_bulk && type == CRIB_REC_PAGES &&
@@ -525,33 +525,7 @@ out_free:
 	return NULL;
 }
 
-struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
-					  const struct crib_header *hdr,
-					  struct crib_error *err)
-{
-	return writer_open(write_fn, ctx, -1, level, 0, hdr, err);
-}
-
-struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
-				     struct crib_error *err)
-{
-	/* A NULL context makes the writer pass its own copy of fd. */
-	return writer_open(fd_write, NULL, fd, level, 0, hdr, err);
-}
-
-struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
-					     const struct crib_header *hdr,
-					     struct crib_error *err)
-{
-	return writer_open(fd_write, NULL, fd, level, threads, hdr, err);
-}
-
-bool crib_writer_stores_bulk(const struct crib_writer *w)
-{
-	return w->store_bulk;
-}
-
-void crib_writer_store_bulk(struct crib_writer *w)
+static void store_bulk(struct crib_writer *w)
 {
 	struct stat st;
 
@@ -562,6 +536,34 @@ void crib_writer_store_bulk(struct crib_writer *w)
 		return;
 	/* room for a whole record, so that one vmsplice() takes it */
 	fcntl(w->splice_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
+}
+
+struct crib_writer *crib_writer_open(int fd, const struct crib_header *hdr,
+				     const struct crib_writer_opts *opts,
+				     struct crib_error *err)
+{
+	crib_write_fn write_fn;
+	struct crib_writer *w;
+
+	if (!CRIB_OPTS_VALID(opts, crib_writer_opts, err))
+		return NULL;
+	write_fn = CRIB_OPTS_GET(opts, write_fn, NULL);
+	if (write_fn && fd >= 0) {
+		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
+			       "both a descriptor and a function to write to");
+		return NULL;
+	}
+	/* A NULL context makes the writer pass its own copy of fd. */
+	w = writer_open(write_fn ? write_fn : fd_write, CRIB_OPTS_GET(opts, write_ctx, NULL), fd,
+			CRIB_OPTS_GET(opts, level, 0), CRIB_OPTS_GET(opts, threads, 0), hdr, err);
+	if (w && CRIB_OPTS_GET(opts, store_bulk, false))
+		store_bulk(w);
+	return w;
+}
+
+bool crib_writer_stores_bulk(const struct crib_writer *w)
+{
+	return w->store_bulk;
 }
 
 int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx)
