@@ -309,11 +309,6 @@ static int fill(struct crib_reader *r, size_t need)
 
 /* ---- record decoding, shared with crib_decoder ---- */
 
-static bool page_size_ok(uint64_t ps)
-{
-	return ps >= CRIB_PAGE_SIZE_MIN && ps <= CRIB_PAGE_SIZE_MAX && !(ps & (ps - 1));
-}
-
 bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 		       struct crib_error *err)
 {
@@ -321,7 +316,7 @@ bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 
 	switch (rec->type) {
 	case CRIB_REC_HEADER:
-		if (!page_size_ok(rec->u.header.page_size))
+		if (!crib_page_size_valid(rec->u.header.page_size))
 			why = "header: page_size is not a power of two in [512, 65536]";
 		break;
 	case CRIB_REC_VMA:
@@ -953,7 +948,7 @@ int crib_decoder_decode(struct crib_decoder *d, const void *raw, size_t len, uin
 	struct crib_skim skim;
 	size_t need;
 
-	if (!page_size_ok(page_size)) {
+	if (!crib_page_size_valid(page_size)) {
 		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "bad page size");
 		return -1;
 	}

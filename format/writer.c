@@ -463,11 +463,6 @@ static int write_header(struct crib_writer *w, const struct crib_header *hdr)
 	return emit_record(w, CRIB_REC_HEADER);
 }
 
-static bool page_size_ok(uint64_t ps)
-{
-	return ps >= CRIB_PAGE_SIZE_MIN && ps <= CRIB_PAGE_SIZE_MAX && !(ps & (ps - 1));
-}
-
 static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd, int level,
 				       int threads, const struct crib_header *hdr,
 				       struct crib_error *err)
@@ -476,7 +471,7 @@ static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd
 	size_t r;
 
 	if (!write_fn || !hdr || level < ZSTD_minCLevel() || level > CRIB_LEVEL_MAX ||
-	    threads < 0 || threads > CRIB_THREADS_MAX || !page_size_ok(hdr->page_size)) {
+	    threads < 0 || threads > CRIB_THREADS_MAX || !crib_page_size_valid(hdr->page_size)) {
 		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
 			       "bad writer arguments (level %d, %d threads, page size %llu)", level,
 			       threads, hdr ? (unsigned long long)hdr->page_size : 0ull);

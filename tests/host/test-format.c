@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -803,6 +805,37 @@ static void test_open_opts(void)
 	free(mb.data);
 }
 
+/* The predicates over the format's own values that the tools share. */
+static void test_predicates(void)
+{
+	struct crib_socket s = { .family = AF_INET6, .type = SOCK_STREAM,
+				 .protocol = IPPROTO_TCP };
+
+	tap_check(&t, crib_file_is_pipe(CRIB_FILE_PIPE) && crib_file_is_pipe(CRIB_FILE_FIFO) &&
+		  !crib_file_is_pipe(CRIB_FILE_SOCKET) && !crib_file_is_pipe(CRIB_FILE_REGULAR),
+		  "a pipe's end: an unnamed pipe or a FIFO, nothing else");
+	tap_check(&t, crib_file_is_event(CRIB_FILE_EVENTFD) &&
+		  crib_file_is_event(CRIB_FILE_TIMERFD) && crib_file_is_event(CRIB_FILE_SIGNALFD) &&
+		  crib_file_is_event(CRIB_FILE_EVENTPOLL) && crib_file_is_event(CRIB_FILE_INOTIFY) &&
+		  !crib_file_is_event(CRIB_FILE_FANOTIFY) &&
+		  !crib_file_is_event(CRIB_FILE_ANON_INODE) && !crib_file_is_event(CRIB_FILE_PIPE),
+		  "event files: eventfd, timerfd, signalfd, epoll, inotify, not other anon inodes");
+	tap_check(&t, crib_socket_is_tcp(&s), "TCP over IPv6 is TCP");
+	s.family = AF_INET;
+	tap_check(&t, crib_socket_is_tcp(&s), "TCP over IPv4 is TCP");
+	s.protocol = 262;	/* IPPROTO_MPTCP */
+	tap_check(&t, !crib_socket_is_tcp(&s), "another stream protocol over IPv4 is not");
+	s = (struct crib_socket){ .family = AF_UNIX, .type = SOCK_STREAM };
+	tap_check(&t, !crib_socket_is_tcp(&s), "a UNIX stream socket is not");
+	s = (struct crib_socket){ .family = AF_INET, .type = SOCK_DGRAM, .protocol = IPPROTO_UDP };
+	tap_check(&t, !crib_socket_is_tcp(&s), "a UDP socket is not");
+	tap_check(&t, crib_page_size_valid(4096) && crib_page_size_valid(CRIB_PAGE_SIZE_MIN) &&
+		  crib_page_size_valid(CRIB_PAGE_SIZE_MAX) && !crib_page_size_valid(0) &&
+		  !crib_page_size_valid(256) && !crib_page_size_valid(3000) &&
+		  !crib_page_size_valid(2 * CRIB_PAGE_SIZE_MAX),
+		  "page sizes: powers of two from 512 to 65536");
+}
+
 static void test_max_size(void)
 {
 	uint64_t n_plain, n_ahead, n_whole;
@@ -1379,6 +1412,7 @@ int main(void)
 	test_decode_ahead();
 	test_writer_errors();
 	test_open_opts();
+	test_predicates();
 	test_hostile();
 	test_max_size();
 	test_diff_memory();

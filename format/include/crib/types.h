@@ -43,6 +43,11 @@ extern "C" {
 #define CRIB_CHUNK_MAX		(1u << 20)	/* bulk data carried by one record */
 #define CRIB_PAGE_SIZE_MIN	512u
 #define CRIB_PAGE_SIZE_MAX	65536u
+/*
+ * Whether @page_size may stand in a header: a power of two from
+ * CRIB_PAGE_SIZE_MIN to CRIB_PAGE_SIZE_MAX (limits.c).
+ */
+bool crib_page_size_valid(uint64_t page_size);
 
 /*
  * Skippable zstd frames (RFC 8878 §3.1.2) of the compressed section: the
