@@ -3,7 +3,8 @@
  * tools/common, what every tool builds on: the first error wins and
  * names its errno; arrays grow and keep what they hold; the progress
  * meter stays silent for a second, then draws a line it redraws in
- * place, and erases it.
+ * place, and erases it; the seccomp filters all threads share come
+ * first, and one shared past them is found.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include "array.h"
 #include "error.h"
 #include "progress.h"
+#include "seccomp_share.h"
 #include "tap.h"
 
 static struct tap t;
@@ -118,10 +120,57 @@ static void test_progress(void)
 	free(text);
 }
 
+/* Threads as rows of filter identities, the first installed first; 0 ends a row. */
+struct chains {
+	uint64_t f[3][4];
+};
+
+static size_t chain_count(const void *ctx, size_t k)
+{
+	const struct chains *c = ctx;
+	size_t n = 0;
+
+	while (n < 4 && c->f[k][n])
+		n++;
+	return n;
+}
+
+static uint64_t chain_filter(const void *ctx, size_t k, size_t i)
+{
+	const struct chains *c = ctx;
+
+	return c->f[k][i];
+}
+
+static void test_seccomp_share(void)
+{
+	struct chains own = { { { 1, 2, 5 }, { 1, 2, 6 }, { 1, 2 } } };
+	struct chains shared = { { { 1, 7 }, { 1, 8 }, { 1, 8 } } };
+	struct chains none = { { { 0 }, { 3 }, { 0 } } };
+	struct seccomp_threads st = { .n = 3, .ctx = &own, .count = chain_count,
+				      .filter = chain_filter };
+	size_t a = 9, b = 9, i = 9;
+
+	tap_check(&t, seccomp_shared_prefix(&st) == 2 &&
+		  !seccomp_shared_past(&st, 2, &a, &b, &i),
+		  "two filters shared by all, then each thread's own");
+	st.ctx = &shared;
+	tap_check(&t, seccomp_shared_prefix(&st) == 1 &&
+		  seccomp_shared_past(&st, 1, &a, &b, &i) && a == 1 && b == 2 && i == 1,
+		  "a filter two threads of three share past the prefix is found");
+	st.ctx = &none;
+	tap_check(&t, seccomp_shared_prefix(&st) == 0 &&
+		  !seccomp_shared_past(&st, 0, &a, &b, &i),
+		  "one thread's own filter, none shared");
+	st.n = 0;
+	tap_check(&t, seccomp_shared_prefix(&st) == 0, "no threads, no prefix");
+}
+
 int main(void)
 {
 	test_error();
 	test_array();
 	test_progress();
+	test_seccomp_share();
 	return tap_done(&t);
 }
