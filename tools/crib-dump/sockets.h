@@ -103,19 +103,13 @@ struct skb_list {
 int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
 		      struct skb_list *l);
 /*
- * Read the queues of @e into e->recv and e->send (socket_walk.c): walk
- * them, then socket_queues_build().  Returns 0, -1 with the job's error
- * set, or 1 when the socket changed under the walk and has to be read
- * again.
+ * Walk every queue @e has data in (socket_walk.c), indexed by enum
+ * dump_sock_queue, for its protocol to build e->recv and e->send from:
+ * 0, or -1 with the job's error set.  socket_walks_free() after either.
  */
-int socket_queues_read(struct dump_job *job, struct socket_entry *e);
-/*
- * The queues of @e from its walks, indexed by enum dump_sock_queue,
- * checked against the socket's counters (e->k) and the walks' ends
- * (socket_queues.c).  Returns as socket_queues_read().
- */
-int socket_queues_build(struct dump_job *job, struct socket_entry *e,
-			const struct skb_list *walks);
+int socket_queues_walk(struct dump_job *job, const struct socket_entry *e,
+		       struct skb_list walks[DUMP_NR_QUEUES]);
+void socket_walks_free(struct skb_list walks[DUMP_NR_QUEUES]);
 void socket_queues_free(struct socket_entry *e);
 
 /* Walks and queues (socket_data.c). */
@@ -133,7 +127,9 @@ void sock_queue_free(struct sock_queue *q);
 /*
  * Each protocol: what no snapshot of @e can carry, said as "... is not
  * supported" completes it, NULL when nothing; and @e's queues from the
- * walks (returning as socket_queues_build()).
+ * walks, checked against the socket's counters (e->k) and the walks'
+ * ends: 0, -1 with the job's error set, or 1 when the socket changed
+ * under the walk and has to be read again.
  */
 const char *tcp_unsupported(const struct socket_entry *e);
 int tcp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
