@@ -4,9 +4,9 @@
  * and writes its records, in an order that keeps them consistent;
  * socket_records.c collects what dump_sockets sends, socket_options.c
  * turns it into the options as getsockopt() returns them, socket_walk.c
- * walks the queues, socket_queues.c builds them from the walks
- * (socket_data.c) by protocol: tcp.c, udp.c, unix.c.  network.c locks the
- * TCP connections of a process the dump kills.
+ * walks the queues, socket_queues.c holds their data, which each protocol
+ * builds from the walks and checks: tcp.c, udp.c, unix.c.  network.c locks the TCP
+ * connections of a process the dump kills.
  */
 #ifndef CRIB_DUMP_SOCKETS_TOOL_H
 #define CRIB_DUMP_SOCKETS_TOOL_H
@@ -112,7 +112,7 @@ int socket_queues_walk(struct dump_job *job, const struct socket_entry *e,
 void socket_walks_free(struct skb_list walks[DUMP_NR_QUEUES]);
 void socket_queues_free(struct socket_entry *e);
 
-/* Walks and queues (socket_data.c). */
+/* Walks and queues (socket_queues.c). */
 const char *socket_queue_name(uint32_t queue);
 void skb_list_free(struct skb_list *l);
 /* The walk of queue @queue of fd @fd saw the whole queue, and every skb whole. */
