@@ -291,6 +291,16 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			 e->k.fd);
 }
 
+/* The options of @e as getsockopt() would return them, its protocol's last. */
+static void read_options(struct socket_entry *e, unsigned int hz)
+{
+	socket_options_build(e, hz);
+	if (e->kind == SOCKET_TCP)
+		tcp_options(e, hz);
+	else if (e->kind == SOCKET_UDP)
+		udp_options(e);
+}
+
 /*
  * Lock every connection (network.c), with nothing of ours in flight:
  * once locked, no acknowledgement can arrive, and data sent and not
@@ -379,7 +389,7 @@ int sockets_read(struct dump_job *job)
 		if (read_socket(job, &list->items[i]) ||
 		    socket_filter_read(job, &list->items[i]))
 			goto out;
-		socket_options_build(&list->items[i], list->hz);
+		read_options(&list->items[i], list->hz);
 	}
 	ret = 0;
 out:

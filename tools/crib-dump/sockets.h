@@ -77,8 +77,17 @@ struct socket_entry {
 int socket_filter_read(struct dump_job *job, struct socket_entry *e);
 int socket_filter_write(struct dump_job *job, const struct socket_entry *e);
 
-/* The options of @e as getsockopt() would return them; @hz: the kernel's HZ. */
+/*
+ * The options of @e at the socket, IP and IPv6 levels as getsockopt()
+ * would return them; @hz: the kernel's HZ (socket_options.c).  Its
+ * protocol's own level follows (tcp_options(), udp_options()), each
+ * option added with sockopt_put().
+ */
 void socket_options_build(struct socket_entry *e, unsigned int hz);
+void sockopt_put(struct socket_entry *e, int level, int name, const void *val, size_t len);
+void sockopt_put_int(struct socket_entry *e, int level, int name, int val);
+/* Flag @b of what dump_sockets read. */
+bool sock_bit(const struct socket_entry *e, enum dump_sock_bit b);
 
 #define DUMP_NR_QUEUES	3	/* enum dump_sock_queue */
 
@@ -137,8 +146,12 @@ int tcp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_li
 uint32_t tcp_unacked(const struct dump_socket_rec *k);
 /* The record's tcp map: what TCP_REPAIR needs. */
 void tcp_record(const struct socket_entry *e, struct crib_tcp *t);
+/* The TCP level of @e's options (after socket_options_build()). */
+void tcp_options(struct socket_entry *e, unsigned int hz);
 const char *udp_unsupported(const struct socket_entry *e);
 int udp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
+/* The UDP level of @e's options (after socket_options_build()). */
+void udp_options(struct socket_entry *e);
 const char *unix_unsupported(const struct socket_entry *e);
 int unix_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
 /* A UNIX name as the record holds it. */
