@@ -158,7 +158,7 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			 k->fd, k->family);
 }
 
-/* The socket options no snapshot carries, when set (filters: socket_filter.c). */
+/* The socket options no snapshot carries, when set (filters: socket_options.c). */
 static const char *option_not_carried(const struct dump_socket_rec *k)
 {
 	static const struct { enum dump_sock_bit bit; const char *what; } options[] = {

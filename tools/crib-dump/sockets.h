@@ -65,14 +65,14 @@ struct socket_entry {
 	size_t n_opts;
 	uint8_t optval[SOCKOPT_BUF];
 	size_t optval_used;
-	struct sock_filter *filter;	/* socket_filter.c: its classic program, or NULL */
+	struct sock_filter *filter;	/* socket_options.c: its classic program, or NULL */
 	size_t n_filter;
 	bool filter_locked;		/* SO_LOCK_FILTER */
 };
 
 /*
  * The classic BPF filter and lock of @e, read through a copy of its
- * descriptor; written once per socket, after its queues (socket_filter.c).
+ * descriptor; written once per socket, after its queues (socket_options.c).
  */
 int socket_filter_read(struct dump_job *job, struct socket_entry *e);
 int socket_filter_write(struct dump_job *job, const struct socket_entry *e);
