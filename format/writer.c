@@ -43,8 +43,9 @@ struct crib_writer {
 	int splice_pipe[2];		/* for a file: data frames go through it, or -1 */
 	uint64_t out_bytes;		/* written so far, the preamble included */
 	off_t base;			/* the file's offset where the preamble went, or -1 */
-	crib_data_fn defer;		/* takes the data of data frames, or NULL */
-	void *defer_ctx;
+	bool leave_gaps;		/* leave the data of data frames to the caller */
+	struct crib_gap *gaps;		/* the holes left and not yet taken */
+	size_t n_gaps, gaps_cap, gaps_taken;
 	int defer_pipe[2];		/* crib_writer_write_at()'s, or -1 */
 	uint64_t frame_bytes;		/* record bytes in the zstd frame not yet ended */
 
@@ -293,13 +294,31 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 	return compress(w, NULL, 0, ZSTD_e_end);
 }
 
+/* Note a hole the caller is to fill, for crib_writer_take_gaps(). */
+static int add_gap(struct crib_writer *w, const struct crib_blob *data, uint64_t at)
+{
+	struct crib_gap *gaps;
+	size_t cap;
+
+	if (w->n_gaps == w->gaps_cap) {
+		cap = w->gaps_cap ? 2 * w->gaps_cap : 16;
+		gaps = realloc(w->gaps, cap * sizeof(*gaps));
+		if (!gaps)
+			return fail(w, CRIB_E_NOMEM, "out of memory");
+		w->gaps = gaps;
+		w->gaps_cap = cap;
+	}
+	w->gaps[w->n_gaps++] = (struct crib_gap){ data->data, data->len, at };
+	return 0;
+}
+
 /*
  * The frame header (@n pieces at @iov) written, the data left to the
- * caller's crib_data_fn: a hole of its length where it belongs, which
- * the caller fills before the snapshot is complete.
+ * caller: a hole of its length where it belongs, which the caller takes
+ * (crib_writer_take_gaps()) and fills before the snapshot is complete.
  */
-static int defer_data(struct crib_writer *w, struct iovec *iov, int n,
-		      const struct crib_blob *data)
+static int leave_gap(struct crib_writer *w, struct iovec *iov, int n,
+		     const struct crib_blob *data)
 {
 	uint64_t at;
 
@@ -309,9 +328,7 @@ static int defer_data(struct crib_writer *w, struct iovec *iov, int n,
 	if (lseek(w->fd, (off_t)data->len, SEEK_CUR) < 0)
 		return fail(w, CRIB_E_IO, "lseek: %s", strerror(errno));
 	w->out_bytes += data->len;
-	if (w->defer(w->defer_ctx, data->data, data->len, at))
-		return fail(w, CRIB_E_IO, "the data of a stored_pages record was not taken");
-	return 0;
+	return add_gap(w, data, at);
 }
 
 /*
@@ -340,8 +357,8 @@ static int write_data_frame(struct crib_writer *w, const struct crib_blob *data)
 	put_le32(head, CRIB_FRAME_DATA_MAGIC);
 	put_le32(head + 4, (uint32_t)data->len);
 	iov[n++] = (struct iovec){ head, sizeof(head) };
-	if (w->defer)
-		return defer_data(w, iov, n, data);
+	if (w->leave_gaps)
+		return leave_gap(w, iov, n, data);
 	iov[n++] = (struct iovec){ (void *)data->data, data->len };
 	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, n) : sink_iov(w, iov, n);
 }
@@ -561,21 +578,35 @@ bool crib_writer_stores_bulk(const struct crib_writer *w)
 	return w->store_bulk;
 }
 
-int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx)
+int crib_writer_leave_gaps(struct crib_writer *w, bool on)
 {
 	struct stat st;
 
-	if (fn && (!w->store_bulk || w->base < 0 || fstat(w->fd, &st) || !S_ISREG(st.st_mode)))
+	if (on && (!w->store_bulk || w->base < 0 || fstat(w->fd, &st) || !S_ISREG(st.st_mode)))
 		return -1;
-	if (fn && w->defer_pipe[0] < 0) {
+	if (on && w->defer_pipe[0] < 0) {
 		if (pipe2(w->defer_pipe, O_CLOEXEC))
 			return -1;
 		/* room for a whole record, so that one vmsplice() takes it */
 		fcntl(w->defer_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
 	}
-	w->defer = fn;
-	w->defer_ctx = ctx;
+	w->leave_gaps = on;
 	return 0;
+}
+
+size_t crib_writer_take_gaps(struct crib_writer *w, struct crib_gap *gaps, size_t max)
+{
+	size_t n = w->n_gaps - w->gaps_taken;
+
+	if (n > max)
+		n = max;
+	if (!n)
+		return 0;
+	memcpy(gaps, w->gaps + w->gaps_taken, n * sizeof(*gaps));
+	w->gaps_taken += n;
+	if (w->gaps_taken == w->n_gaps)
+		w->n_gaps = w->gaps_taken = 0;
+	return n;
 }
 
 /* As sink_splice(), through a pipe of its own, into the file at @offset. */
@@ -752,6 +783,7 @@ void crib_writer_abort(struct crib_writer *w)
 		close(w->defer_pipe[1]);
 	}
 	free(w->out);
+	free(w->gaps);
 	crib_buf_free(&w->rec);
 	crib_buf_free(&w->body);
 	free(w);

@@ -438,61 +438,64 @@ out:
 		close(fd);
 }
 
-/* Pieces of deferred data: copied, to write once the writer is done. */
-struct deferred {
-	uint8_t *data[8];
-	size_t len[8];
-	uint64_t offset[8];
-	int n;
-};
+/* Two runs of 64 pages, stored: as the writer should write them, and their data. */
+#define GAP_PAGES	64
 
-static int defer_keep(void *ctx, const void *data, size_t len, uint64_t offset)
+static int write_two_runs(struct crib_writer *w, uint8_t *const data[2])
 {
-	struct deferred *d = ctx;
-
-	if (d->n == 8 || !(d->data[d->n] = malloc(len)))
-		return -1;
-	memcpy(d->data[d->n], data, len);
-	d->len[d->n] = len;
-	d->offset[d->n++] = offset;
-	return 0;
+	return crib_write_pages(w, 1, 0x100000, GAP_PAGES, data[0]) ||
+	       crib_write_pages(w, 1, 0x200000, GAP_PAGES, data[1]);
 }
 
 /*
- * Data left to the caller (crib_writer_defer_data()): the file has holes
- * where it goes, and written there afterwards, last first, it is the
- * very bytes of @expect.  A memory sink cannot defer.
+ * Gaps left to the caller (crib_writer_leave_gaps()): the file has holes
+ * where the data goes, and the caller takes them in order; written there
+ * afterwards, last first, it is the very bytes a memory sink gets.  A
+ * memory sink cannot leave gaps.
  */
-static void test_stored_deferred(const struct membuf *expect)
+static void test_stored_gaps(void)
 {
-	char path[] = "/tmp/crib-test-deferred-XXXXXX";
-	struct deferred d = { 0 };
-	struct membuf mb = { 0 };
+	char path[] = "/tmp/crib-test-gaps-XXXXXX";
+	struct membuf mb = { 0 }, expect = { 0 };
+	struct crib_gap gaps[4];
+	uint8_t *data[2];
 	struct crib_header hdr;
 	struct crib_writer *w;
 	int fd = mkstemp(path), ret = -1, i;
+	size_t n = 0, k;
 
 	sample_header(&hdr);
+	for (i = 0; i < 2; i++) {
+		data[i] = malloc(GAP_PAGES * SAMPLE_PAGE_SIZE);
+		for (k = 0; data[i] && k < GAP_PAGES * SAMPLE_PAGE_SIZE; k++)
+			data[i][k] = (uint8_t)(k * 7 + (size_t)i * 13 + k / 4096);
+	}
 	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1, .store_bulk = true), NULL);
-	tap_check(&t, w && crib_writer_defer_data(w, defer_keep, &d) == -1,
-		  "stored, deferred: refused for a memory sink");
+	tap_check(&t, w && crib_writer_leave_gaps(w, true) == -1,
+		  "stored, gaps: refused for a memory sink");
 	crib_writer_abort(w);
 	free(mb.data);
-	if (fd < 0)
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&expect, 1, .store_bulk = true), NULL);
+	if (fd < 0 || !data[0] || !data[1] || !w || write_two_runs(w, data) ||
+	    crib_writer_close(w, NULL))
 		goto out;
 	unlink(path);
 	w = crib_writer_open(fd, &hdr, WRITER_OPTS(.level = 1, .store_bulk = true), NULL);
-	ret = w ? crib_writer_defer_data(w, defer_keep, &d) : -1;
-	ret |= w ? sample_write(w, true) : -1;
-	for (i = d.n; !ret && i-- > 0;)
-		ret |= crib_writer_write_at(w, d.data[i], d.len[i], d.offset[i]);
+	ret = w ? crib_writer_leave_gaps(w, true) : -1;
+	ret |= w ? write_two_runs(w, data) : -1;
+	n = w ? crib_writer_take_gaps(w, gaps, 4) : 0;
+	ret |= n != 2 || (w && crib_writer_take_gaps(w, gaps + n, 4 - n));
+	for (k = n; !ret && k-- > 0;)
+		ret |= crib_writer_write_at(w, gaps[k].data, gaps[k].len, gaps[k].offset);
 	ret |= crib_writer_close(w, NULL);
-	ret |= file_differs(fd, expect);
+	ret |= file_differs(fd, &expect);
 out:
-	tap_check(&t, ret == 0 && d.n == 2, "stored, deferred: %d data frames written at their "
-		  "offsets afterwards, the very bytes written to a memory sink", d.n);
-	for (i = 0; i < d.n; i++)
-		free(d.data[i]);
+	tap_check(&t, ret == 0 && n == 2 && gaps[0].data == data[0] && gaps[1].data == data[1],
+		  "stored, gaps: %zu data frames taken in order and written at their offsets "
+		  "afterwards, the very bytes written to a memory sink", n);
+	free(expect.data);
+	free(data[0]);
+	free(data[1]);
 	if (fd >= 0)
 		close(fd);
 }
@@ -531,7 +534,6 @@ static void test_stored(void)
 		  "stored: read back record for record as the compressed sample (%" PRIu64
 		  " records; %zu bytes stored, %zu compressed)", records, mb.len, plain.len);
 	test_stored_file(&mb);
-	test_stored_deferred(&mb);
 	/* a byte of page data, well inside the first stored frame */
 	mb.data[mb.len / 3] ^= 0x40;
 	tap_check(&t, stored_pages_check(mb.data, mb.len, &records) < 0,
@@ -1407,6 +1409,7 @@ int main(void)
 	test_pipe(2, false);
 	test_pipe(2, true);
 	test_stored();
+	test_stored_gaps();
 	test_stored_caller_buffer();
 	test_stored_hostile();
 	test_decode_ahead();

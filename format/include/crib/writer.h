@@ -71,18 +71,28 @@ struct crib_writer *crib_writer_open(int fd, const struct crib_header *hdr,
 /* Whether the writer was opened storing bulk data (crib_writer_opts.store_bulk). */
 bool crib_writer_stores_bulk(const struct crib_writer *w);
 
-/* Takes @len bytes of stored data that belong at @offset of the file: 0, or -1. */
-typedef int (*crib_data_fn)(void *ctx, const void *data, size_t len, uint64_t offset);
+/* Stored data the writer left a hole for: @len bytes at @data belong at @offset of the file. */
+struct crib_gap {
+	const void *data;	/* the caller's, as given to crib_write_pages() */
+	size_t len;
+	uint64_t offset;
+};
 /*
- * From now on (until called with @fn NULL), hand the data of each data
- * frame to @fn rather than write it: the writer writes everything else
- * around a hole of the data's length, and the caller writes the data
- * there (crib_writer_write_at()), in any thread, before it relies on the
+ * From now on (until called with @on false), leave the data of each data
+ * frame to the caller rather than write it: the writer writes everything
+ * else around a hole of the data's length, and the caller takes the holes
+ * (crib_writer_take_gaps()) and writes the data there
+ * (crib_writer_write_at()), in any thread, before it relies on the
  * snapshot; the data stays the caller's meanwhile.  For a writer storing
  * bulk data into a regular file opened with crib_writer_open(); -1 for
  * any other.
  */
-int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx);
+int crib_writer_leave_gaps(struct crib_writer *w, bool on);
+/*
+ * The holes left since the last call, in the order they were left: up to
+ * @max into @gaps, how many; those past @max come at the next call.
+ */
+size_t crib_writer_take_gaps(struct crib_writer *w, struct crib_gap *gaps, size_t max);
 /*
  * Write deferred data where it belongs, all of it: from one thread at a
  * time, while others use the writer.  0, or -1 with errno set.
