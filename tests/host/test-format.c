@@ -1280,8 +1280,8 @@ static enum crib_err digest_read(const uint8_t *snap, size_t len, int threads, u
 	struct crib_xxh64 h;
 	struct crib_record rec;
 	struct crib_error err;
-	struct crib_reader *r = threads ? crib_reader_open(-1, MEM_READER(snap, len, .threads = threads), &err) :
-					  crib_reader_open(-1, MEM_READER(snap, len), &err);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(snap, len, .threads = threads),
+						 &err);
 	enum crib_err code;
 	int ret;
 

@@ -114,7 +114,8 @@ static void socket_level(struct socket_entry *e, unsigned int hz)
 		sockopt_put_int(e, SOL_SOCKET, flags[i].name, sock_bit(e, flags[i].bit));
 	sockopt_put_int(e, SOL_SOCKET, SO_TXREHASH, k->txrehash);
 	/* the 64-bit form, which getsockopt() gives a buffer that holds it */
-	sockopt_put(e, SOL_SOCKET, SO_MAX_PACING_RATE, &k->max_pacing_rate, sizeof(k->max_pacing_rate));
+	sockopt_put(e, SOL_SOCKET, SO_MAX_PACING_RATE, &k->max_pacing_rate,
+		    sizeof(k->max_pacing_rate));
 }
 
 static void ip_level(struct socket_entry *e)
@@ -134,7 +135,8 @@ static void ip_level(struct socket_entry *e)
 	sockopt_put_int(e, IPPROTO_IP, IP_RECVORIGDSTADDR, sock_bit(e, DUMP_IP_RECVORIGDSTADDR));
 	sockopt_put_int(e, IPPROTO_IP, IP_FREEBIND, sock_bit(e, DUMP_IP_FREEBIND));
 	sockopt_put_int(e, IPPROTO_IP, IP_TRANSPARENT, sock_bit(e, DUMP_IP_TRANSPARENT));
-	sockopt_put_int(e, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, sock_bit(e, DUMP_IP_BIND_ADDRESS_NO_PORT));
+	sockopt_put_int(e, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT,
+			sock_bit(e, DUMP_IP_BIND_ADDRESS_NO_PORT));
 }
 
 static void ipv6_level(struct socket_entry *e)
