@@ -167,6 +167,18 @@ const char *crib_ghost_kind_name(uint64_t kind)
 	}
 }
 
+bool crib_file_is_pipe(uint64_t type)
+{
+	return type == CRIB_FILE_PIPE || type == CRIB_FILE_FIFO;
+}
+
+bool crib_file_is_event(uint64_t type)
+{
+	return type == CRIB_FILE_EVENTFD || type == CRIB_FILE_TIMERFD ||
+	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL ||
+	       type == CRIB_FILE_INOTIFY;
+}
+
 const char *crib_file_type_name(uint64_t type)
 {
 	static const char *const names[] = {

@@ -15,6 +15,26 @@
 void crib_set_error(struct crib_error *err, enum crib_err code, uint64_t stream_offset,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* ---- sized options (CRIB_OPTS(), as libbpf's OPTS_VALID and OPTS_GET) ---- */
+
+#define crib_offsetofend(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+
+/*
+ * Whether options of @user_sz bytes at @opts are usable by a library that
+ * knows their first @known bytes: NULL, or a size at least that of the
+ * size field and nothing set past what it knows.  Fills *@err if not.
+ * What it knows is its whole struct, padding included: padding is not
+ * zeroed by an initializer, only by CRIB_OPTS()'s memset.
+ */
+bool crib_opts_valid(const void *opts, size_t user_sz, size_t known, const char *type_name,
+		     struct crib_error *err);
+#define CRIB_OPTS_VALID(opts, type, err)					\
+	crib_opts_valid(opts, (opts) ? (opts)->sz : 0, sizeof(struct type), #type, err)
+#define CRIB_OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= crib_offsetofend(__typeof__(*(opts)), field))
+#define CRIB_OPTS_GET(opts, field, fallback) \
+	(CRIB_OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
 /* Frame magics and sizes (RFC 8878) are little-endian 32-bit words. */
 static inline uint32_t crib_get_le32(const uint8_t *p)
 {

@@ -26,7 +26,7 @@ struct crib_reader {
 	crib_read_fn read_fn;
 	void *ctx;
 	int fd;
-	const uint8_t *mem;		/* crib_reader_open_mem() */
+	const uint8_t *mem;		/* crib_reader_opts.mem */
 	size_t mem_len, mem_pos;
 
 	ZSTD_DCtx *dctx;
@@ -309,11 +309,6 @@ static int fill(struct crib_reader *r, size_t need)
 
 /* ---- record decoding, shared with crib_decoder ---- */
 
-static bool page_size_ok(uint64_t ps)
-{
-	return ps >= CRIB_PAGE_SIZE_MIN && ps <= CRIB_PAGE_SIZE_MAX && !(ps & (ps - 1));
-}
-
 bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 		       struct crib_error *err)
 {
@@ -321,7 +316,7 @@ bool crib_record_check(const struct crib_record *rec, uint64_t page_size,
 
 	switch (rec->type) {
 	case CRIB_REC_HEADER:
-		if (!page_size_ok(rec->u.header.page_size))
+		if (!crib_page_size_valid(rec->u.header.page_size))
 			why = "header: page_size is not a power of two in [512, 65536]";
 		break;
 	case CRIB_REC_VMA:
@@ -815,17 +810,23 @@ static void borrow_input(struct crib_reader *r)
 	r->src_eof = true;
 }
 
-/* A reader of @read_fn's stream, or (@read_fn NULL) of @mem_len bytes at @mem. */
-static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, const void *mem,
-				       size_t mem_len, int threads, struct crib_error *err)
+/*
+ * A reader of @read_fn's stream (fd_read: of @fd), or (@read_fn
+ * NULL) of @mem_len bytes at @mem.
+ */
+static struct crib_reader *reader_open(crib_read_fn read_fn, void *ctx, int fd,
+				       const void *mem, size_t mem_len, int threads,
+				       struct crib_error *err)
 {
 	struct crib_reader *r = calloc(1, sizeof(*r));
 	size_t ret;
 
 	if (!r)
 		goto nomem;
+	/* The reader holds its own copy of fd, so that fd_read outlives the caller's frame. */
+	r->fd = fd;
 	r->read_fn = read_fn ? read_fn : mem_read;
-	r->ctx = read_fn ? ctx : r;
+	r->ctx = !read_fn ? r : read_fn == fd_read ? &r->fd : ctx;
 	r->mem = mem;
 	r->mem_len = mem_len;
 	crib_xxh64_init(&r->hash, 0);
@@ -865,57 +866,42 @@ out_free:
 	return NULL;
 }
 
-struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
-					    struct crib_error *err)
+/* Whether @opts name one source, the fd counting as one when not -1. */
+static bool one_source(int fd, const struct crib_reader_opts *opts, struct crib_error *err)
 {
-	if (!read_fn) {
-		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "no source to read");
-		return NULL;
-	}
-	return reader_open(read_fn, ctx, NULL, 0, 0, err);
+	int sources = (fd >= 0) + !!CRIB_OPTS_GET(opts, read_fn, NULL) +
+		      !!CRIB_OPTS_GET(opts, mem, NULL);
+
+	if (sources == 1)
+		return true;
+	crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
+		       sources ? "more than one source to read" : "no source to read");
+	return false;
 }
 
-struct crib_reader *crib_reader_open(int fd, struct crib_error *err)
+struct crib_reader *crib_reader_open(int fd, const struct crib_reader_opts *opts,
+				     struct crib_error *err)
 {
-	int *fdp = malloc(sizeof(*fdp));
 	struct crib_reader *r;
 
-	/* The reader owns the context so fd_read outlives this frame. */
-	if (!fdp) {
-		crib_set_error(err, CRIB_E_NOMEM, CRIB_OFFSET_NONE, "out of memory");
+	if (!CRIB_OPTS_VALID(opts, crib_reader_opts, err) || !one_source(fd, opts, err))
 		return NULL;
-	}
-	*fdp = fd;
-	r = crib_reader_open_source(fd_read, fdp, err);
-	if (!r) {
-		free(fdp);
-		return NULL;
-	}
-	r->fd = fd;
-	r->ctx = &r->fd;
-	free(fdp);
+	if (CRIB_OPTS_GET(opts, mem, NULL))
+		r = reader_open(NULL, NULL, -1, opts->mem, CRIB_OPTS_GET(opts, mem_len, 0),
+				CRIB_OPTS_GET(opts, threads, 0), err);
+	else if (fd < 0)
+		r = reader_open(opts->read_fn, CRIB_OPTS_GET(opts, read_ctx, NULL), -1, NULL, 0,
+				0, err);
+	else
+		r = reader_open(fd_read, NULL, fd, NULL, 0, 0, err);
+	if (r && CRIB_OPTS_GET(opts, max_size, 0))
+		r->max_size = opts->max_size;
 	return r;
-}
-
-struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err)
-{
-	return reader_open(NULL, NULL, buf, len, 0, err);
-}
-
-struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, int threads,
-						 struct crib_error *err)
-{
-	return reader_open(NULL, NULL, buf, len, threads, err);
 }
 
 const struct crib_header *crib_reader_header(const struct crib_reader *r)
 {
 	return &r->header;
-}
-
-void crib_reader_set_max_size(struct crib_reader *r, uint64_t bytes)
-{
-	r->max_size = bytes;
 }
 
 const struct crib_error *crib_reader_error(const struct crib_reader *r)
@@ -962,7 +948,7 @@ int crib_decoder_decode(struct crib_decoder *d, const void *raw, size_t len, uin
 	struct crib_skim skim;
 	size_t need;
 
-	if (!page_size_ok(page_size)) {
+	if (!crib_page_size_valid(page_size)) {
 		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE, "bad page size");
 		return -1;
 	}

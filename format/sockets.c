@@ -100,7 +100,7 @@ static const struct crib_field socket_filter_fields[] = {
 const struct crib_struct_desc crib_socket_filter_desc =
 	CRIB_DESC("socket_filter", struct crib_socket_filter, socket_filter_fields);
 
-static bool is_tcp(const struct crib_socket *s)
+bool crib_socket_is_tcp(const struct crib_socket *s)
 {
 	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_STREAM &&
 	       s->protocol == IPPROTO_TCP;
@@ -123,7 +123,7 @@ const char *crib_socket_state_name(const struct crib_socket *s)
 		[CRIB_SK_NEW_SYN_RECV] = "NEW_SYN_RECV",
 	};
 
-	if (is_tcp(s))
+	if (crib_socket_is_tcp(s))
 		return s->state < ARRAY_SIZE(tcp) && tcp[s->state] ? tcp[s->state] : "unknown";
 	switch (s->state) {
 	case CRIB_SK_ESTABLISHED: return "connected";

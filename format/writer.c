@@ -4,7 +4,7 @@
  * stream, each ended at a record boundary past 8 MiB, the trailer last.  Memory is bounded by one record buffer, one
  * zstd output buffer and the zstd context.
  *
- * A writer told to store bulk data (crib_writer_store_bulk()) writes the
+ * A writer told to store bulk data (crib_writer_opts.store_bulk) writes the
  * data of each large pages record as it is, in a skippable frame behind a
  * stored_pages record that ends its zstd frame (spec §3, 1.4): no CPU
  * goes into compressing memory that a fast disk would take as fast, and
@@ -43,8 +43,9 @@ struct crib_writer {
 	int splice_pipe[2];		/* for a file: data frames go through it, or -1 */
 	uint64_t out_bytes;		/* written so far, the preamble included */
 	off_t base;			/* the file's offset where the preamble went, or -1 */
-	crib_data_fn defer;		/* takes the data of data frames, or NULL */
-	void *defer_ctx;
+	bool leave_gaps;		/* leave the data of data frames to the caller */
+	struct crib_gap *gaps;		/* the holes left and not yet taken */
+	size_t n_gaps, gaps_cap, gaps_taken;
 	int defer_pipe[2];		/* crib_writer_write_at()'s, or -1 */
 	uint64_t frame_bytes;		/* record bytes in the zstd frame not yet ended */
 
@@ -233,7 +234,7 @@ static int compress(struct crib_writer *w, const void *data, size_t len, ZSTD_En
 	return 0;
 }
 
-/* Page data stored in a data frame, not compressed (crib_writer_store_bulk()). */
+/* Page data stored in a data frame, not compressed (crib_writer_opts.store_bulk). */
 static bool stored(const struct crib_writer *w, uint32_t type, const void *body)
 {
 	return w->store_bulk && type == CRIB_REC_PAGES &&
@@ -293,13 +294,31 @@ static int emit_record(struct crib_writer *w, uint32_t type)
 	return compress(w, NULL, 0, ZSTD_e_end);
 }
 
+/* Note a hole the caller is to fill, for crib_writer_take_gaps(). */
+static int add_gap(struct crib_writer *w, const struct crib_blob *data, uint64_t at)
+{
+	struct crib_gap *gaps;
+	size_t cap;
+
+	if (w->n_gaps == w->gaps_cap) {
+		cap = w->gaps_cap ? 2 * w->gaps_cap : 16;
+		gaps = realloc(w->gaps, cap * sizeof(*gaps));
+		if (!gaps)
+			return fail(w, CRIB_E_NOMEM, "out of memory");
+		w->gaps = gaps;
+		w->gaps_cap = cap;
+	}
+	w->gaps[w->n_gaps++] = (struct crib_gap){ data->data, data->len, at };
+	return 0;
+}
+
 /*
  * The frame header (@n pieces at @iov) written, the data left to the
- * caller's crib_data_fn: a hole of its length where it belongs, which
- * the caller fills before the snapshot is complete.
+ * caller: a hole of its length where it belongs, which the caller takes
+ * (crib_writer_take_gaps()) and fills before the snapshot is complete.
  */
-static int defer_data(struct crib_writer *w, struct iovec *iov, int n,
-		      const struct crib_blob *data)
+static int leave_gap(struct crib_writer *w, struct iovec *iov, int n,
+		     const struct crib_blob *data)
 {
 	uint64_t at;
 
@@ -309,9 +328,7 @@ static int defer_data(struct crib_writer *w, struct iovec *iov, int n,
 	if (lseek(w->fd, (off_t)data->len, SEEK_CUR) < 0)
 		return fail(w, CRIB_E_IO, "lseek: %s", strerror(errno));
 	w->out_bytes += data->len;
-	if (w->defer(w->defer_ctx, data->data, data->len, at))
-		return fail(w, CRIB_E_IO, "the data of a stored_pages record was not taken");
-	return 0;
+	return add_gap(w, data, at);
 }
 
 /*
@@ -340,8 +357,8 @@ static int write_data_frame(struct crib_writer *w, const struct crib_blob *data)
 	put_le32(head, CRIB_FRAME_DATA_MAGIC);
 	put_le32(head + 4, (uint32_t)data->len);
 	iov[n++] = (struct iovec){ head, sizeof(head) };
-	if (w->defer)
-		return defer_data(w, iov, n, data);
+	if (w->leave_gaps)
+		return leave_gap(w, iov, n, data);
 	iov[n++] = (struct iovec){ (void *)data->data, data->len };
 	return w->splice_pipe[1] >= 0 ? sink_splice(w, iov, n) : sink_iov(w, iov, n);
 }
@@ -463,11 +480,6 @@ static int write_header(struct crib_writer *w, const struct crib_header *hdr)
 	return emit_record(w, CRIB_REC_HEADER);
 }
 
-static bool page_size_ok(uint64_t ps)
-{
-	return ps >= CRIB_PAGE_SIZE_MIN && ps <= CRIB_PAGE_SIZE_MAX && !(ps & (ps - 1));
-}
-
 static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd, int level,
 				       int threads, const struct crib_header *hdr,
 				       struct crib_error *err)
@@ -476,7 +488,7 @@ static struct crib_writer *writer_open(crib_write_fn write_fn, void *ctx, int fd
 	size_t r;
 
 	if (!write_fn || !hdr || level < ZSTD_minCLevel() || level > CRIB_LEVEL_MAX ||
-	    threads < 0 || threads > CRIB_THREADS_MAX || !page_size_ok(hdr->page_size)) {
+	    threads < 0 || threads > CRIB_THREADS_MAX || !crib_page_size_valid(hdr->page_size)) {
 		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
 			       "bad writer arguments (level %d, %d threads, page size %llu)", level,
 			       threads, hdr ? (unsigned long long)hdr->page_size : 0ull);
@@ -525,33 +537,7 @@ out_free:
 	return NULL;
 }
 
-struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
-					  const struct crib_header *hdr,
-					  struct crib_error *err)
-{
-	return writer_open(write_fn, ctx, -1, level, 0, hdr, err);
-}
-
-struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
-				     struct crib_error *err)
-{
-	/* A NULL context makes the writer pass its own copy of fd. */
-	return writer_open(fd_write, NULL, fd, level, 0, hdr, err);
-}
-
-struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
-					     const struct crib_header *hdr,
-					     struct crib_error *err)
-{
-	return writer_open(fd_write, NULL, fd, level, threads, hdr, err);
-}
-
-bool crib_writer_stores_bulk(const struct crib_writer *w)
-{
-	return w->store_bulk;
-}
-
-void crib_writer_store_bulk(struct crib_writer *w)
+static void store_bulk(struct crib_writer *w)
 {
 	struct stat st;
 
@@ -564,21 +550,63 @@ void crib_writer_store_bulk(struct crib_writer *w)
 	fcntl(w->splice_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
 }
 
-int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx)
+struct crib_writer *crib_writer_open(int fd, const struct crib_header *hdr,
+				     const struct crib_writer_opts *opts,
+				     struct crib_error *err)
+{
+	crib_write_fn write_fn;
+	struct crib_writer *w;
+
+	if (!CRIB_OPTS_VALID(opts, crib_writer_opts, err))
+		return NULL;
+	write_fn = CRIB_OPTS_GET(opts, write_fn, NULL);
+	if (write_fn && fd >= 0) {
+		crib_set_error(err, CRIB_E_INVAL, CRIB_OFFSET_NONE,
+			       "both a descriptor and a function to write to");
+		return NULL;
+	}
+	/* A NULL context makes the writer pass its own copy of fd. */
+	w = writer_open(write_fn ? write_fn : fd_write, CRIB_OPTS_GET(opts, write_ctx, NULL), fd,
+			CRIB_OPTS_GET(opts, level, 0), CRIB_OPTS_GET(opts, threads, 0), hdr, err);
+	if (w && CRIB_OPTS_GET(opts, store_bulk, false))
+		store_bulk(w);
+	return w;
+}
+
+bool crib_writer_stores_bulk(const struct crib_writer *w)
+{
+	return w->store_bulk;
+}
+
+int crib_writer_leave_gaps(struct crib_writer *w, bool on)
 {
 	struct stat st;
 
-	if (fn && (!w->store_bulk || w->base < 0 || fstat(w->fd, &st) || !S_ISREG(st.st_mode)))
+	if (on && (!w->store_bulk || w->base < 0 || fstat(w->fd, &st) || !S_ISREG(st.st_mode)))
 		return -1;
-	if (fn && w->defer_pipe[0] < 0) {
+	if (on && w->defer_pipe[0] < 0) {
 		if (pipe2(w->defer_pipe, O_CLOEXEC))
 			return -1;
 		/* room for a whole record, so that one vmsplice() takes it */
 		fcntl(w->defer_pipe[1], F_SETPIPE_SZ, 2 * CRIB_LIMIT_RECORD);
 	}
-	w->defer = fn;
-	w->defer_ctx = ctx;
+	w->leave_gaps = on;
 	return 0;
+}
+
+size_t crib_writer_take_gaps(struct crib_writer *w, struct crib_gap *gaps, size_t max)
+{
+	size_t n = w->n_gaps - w->gaps_taken;
+
+	if (n > max)
+		n = max;
+	if (!n)
+		return 0;
+	memcpy(gaps, w->gaps + w->gaps_taken, n * sizeof(*gaps));
+	w->gaps_taken += n;
+	if (w->gaps_taken == w->n_gaps)
+		w->n_gaps = w->gaps_taken = 0;
+	return n;
 }
 
 /* As sink_splice(), through a pipe of its own, into the file at @offset. */
@@ -755,6 +783,7 @@ void crib_writer_abort(struct crib_writer *w)
 		close(w->defer_pipe[1]);
 	}
 	free(w->out);
+	free(w->gaps);
 	crib_buf_free(&w->rec);
 	crib_buf_free(&w->body);
 	free(w);

@@ -27,19 +27,19 @@ struct outcome {
 static void read_all(const uint8_t *data, size_t size, int threads, FILE *sink,
 		     struct outcome *o)
 {
+	CRIB_OPTS(crib_reader_opts, opts, .mem = data, .mem_len = size, .threads = threads,
+		  .max_size = FUZZ_MAX_SIZE);
 	struct crib_record rec;
 	struct crib_reader *r;
 	struct crib_error err;
 	int ret;
 
 	*o = (struct outcome){ 0 };
-	r = threads ? crib_reader_open_mem_threads(data, size, threads, &err) :
-		      crib_reader_open_mem(data, size, &err);
+	r = crib_reader_open(-1, &opts, &err);
 	if (!r) {
 		o->code = err.code;
 		return;
 	}
-	crib_reader_set_max_size(r, FUZZ_MAX_SIZE);
 	while ((ret = crib_reader_next(r, &rec)) > 0) {
 		o->records++;
 		o->bytes += rec.raw_len;

@@ -23,7 +23,7 @@ cat > "$tmp/count.c" <<'PROG'
 int main(void)
 {
 	struct crib_error err;
-	struct crib_reader *r = crib_reader_open(0, &err);
+	struct crib_reader *r = crib_reader_open(0, NULL, &err);
 	struct crib_record rec;
 	unsigned long n = 0;
 	int ret;

@@ -40,7 +40,7 @@ static int write_variant(const char *dir, const char *name, const char *tool_ver
 	sample_header(&hdr);
 	hdr.tool_version = tool_version;
 	hdr.time_ns = time_ns;
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, NULL);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), NULL);
 	if (w && !sample_write_uid(w, false, uid) && !crib_writer_close(w, NULL))
 		ret = save(dir, name, mb.data, mb.len);
 	else if (w)
@@ -68,9 +68,7 @@ static int write_stored(const char *dir, const char *name)
 		data[i] = sample_page_byte(ADDR + i / SAMPLE_PAGE_SIZE * SAMPLE_PAGE_SIZE,
 					   i % SAMPLE_PAGE_SIZE);
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3, .store_bulk = true), NULL);
 	if (w && !sample_write(w, false) && !crib_write_pages(w, 101, ADDR, NPAGES, data) &&
 	    !crib_writer_close(w, NULL))
 		ret = save(dir, name, mb.data, mb.len);

@@ -20,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "membuf.h"
 #include "sample.h"
 
 #define PAGE SAMPLE_PAGE_SIZE
@@ -233,7 +234,7 @@ static int write_one(const char *dir, const char *name, fill_fn fill, const char
 		perror(path);
 		return -1;
 	}
-	w = crib_writer_open(fd, 3, &hdr, NULL);
+	w = crib_writer_open(fd, &hdr, WRITER_OPTS(.level = 3), NULL);
 	if (w && !fill(w) && !crib_writer_close(w, NULL))
 		ret = 0;
 	else if (w)

@@ -568,7 +568,7 @@ int sample_to_mem(bool big, int level, uint8_t **out, size_t *len)
 	struct crib_writer *w;
 
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, level, &hdr, NULL);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, level), NULL);
 	if (!w)
 		return -1;
 	if (sample_write(w, big)) {

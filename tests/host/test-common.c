@@ -3,7 +3,9 @@
  * tools/common, what every tool builds on: the first error wins and
  * names its errno; arrays grow and keep what they hold; the progress
  * meter stays silent for a second, then draws a line it redraws in
- * place, and erases it.
+ * place, and erases it; the seccomp filters all threads share come
+ * first, and one shared past them is found; a ring's items are consumed
+ * once each, in order, drained on demand, and a failure stops it.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -13,6 +15,8 @@
 #include "array.h"
 #include "error.h"
 #include "progress.h"
+#include "ring.h"
+#include "seccomp_share.h"
 #include "tap.h"
 
 static struct tap t;
@@ -118,10 +122,126 @@ static void test_progress(void)
 	free(text);
 }
 
+/* Threads as rows of filter identities, the first installed first; 0 ends a row. */
+struct chains {
+	uint64_t f[3][4];
+};
+
+static size_t chain_count(const void *ctx, size_t k)
+{
+	const struct chains *c = ctx;
+	size_t n = 0;
+
+	while (n < 4 && c->f[k][n])
+		n++;
+	return n;
+}
+
+static uint64_t chain_filter(const void *ctx, size_t k, size_t i)
+{
+	const struct chains *c = ctx;
+
+	return c->f[k][i];
+}
+
+static void test_seccomp_share(void)
+{
+	struct chains own = { { { 1, 2, 5 }, { 1, 2, 6 }, { 1, 2 } } };
+	struct chains shared = { { { 1, 7 }, { 1, 8 }, { 1, 8 } } };
+	struct chains none = { { { 0 }, { 3 }, { 0 } } };
+	struct seccomp_threads st = { .n = 3, .ctx = &own, .count = chain_count,
+				      .filter = chain_filter };
+	size_t a = 9, b = 9, i = 9;
+
+	tap_check(&t, seccomp_shared_prefix(&st) == 2 &&
+		  !seccomp_shared_past(&st, 2, &a, &b, &i),
+		  "two filters shared by all, then each thread's own");
+	st.ctx = &shared;
+	tap_check(&t, seccomp_shared_prefix(&st) == 1 &&
+		  seccomp_shared_past(&st, 1, &a, &b, &i) && a == 1 && b == 2 && i == 1,
+		  "a filter two threads of three share past the prefix is found");
+	st.ctx = &none;
+	tap_check(&t, seccomp_shared_prefix(&st) == 0 &&
+		  !seccomp_shared_past(&st, 0, &a, &b, &i),
+		  "one thread's own filter, none shared");
+	st.n = 0;
+	tap_check(&t, seccomp_shared_prefix(&st) == 0, "no threads, no prefix");
+}
+
+/* Items consumed: how many, whether in order, and the one that fails (0: none). */
+struct ring_check {
+	int consumed, next, fail_at;
+	bool in_order;
+};
+
+static int consume_one(void *ctx, void *item, struct tool_error *err)
+{
+	struct ring_check *c = ctx;
+	int v = *(int *)item;
+
+	if (v == c->fail_at)
+		return tool_fail(err, 0, "item %d refused", v);
+	c->in_order &= v == c->next;
+	c->next = v + 1;
+	c->consumed++;
+	return 0;
+}
+
+/* Push @n items numbered from 1; returns the push that failed, or 0. */
+static int push_all(struct ring *r, int n)
+{
+	int *slot, v;
+
+	for (v = 1; v <= n; v++) {
+		slot = ring_slot(r);
+		if (!slot)
+			return v;
+		*slot = v;
+		if (ring_push(r))
+			return v;
+	}
+	return 0;
+}
+
+static void test_ring(void)
+{
+	struct ring_check c = { .next = 1, .in_order = true };
+	struct tool_error err = { 0 };
+	struct ring *r;
+	bool threaded;
+	int *slot, v;
+
+	for (int pass = 0; pass < 2; pass++) {
+		c = (struct ring_check){ .next = 1, .in_order = true };
+		r = ring_open(sizeof(int), 3, consume_one, &c, pass == 1);
+		threaded = r && ring_threaded(r);
+		for (v = 1; r && v <= 1000; v++) {
+			slot = ring_slot(r);
+			*slot = v;
+			ring_push(r);
+		}
+		if (r)
+			ring_drain(r);
+		tap_check(&t, r && c.consumed == 1000 && c.in_order,
+			  "ring%s: every item consumed once, in order, by the drain",
+			  threaded ? " with a thread" : " without a thread");
+		tap_check(&t, r && !ring_close(r, &err), "ring%s: closes without an error",
+			  threaded ? " with a thread" : " without a thread");
+	}
+	c = (struct ring_check){ .next = 1, .in_order = true, .fail_at = 10 };
+	r = ring_open(sizeof(int), 3, consume_one, &c, true);
+	v = r ? push_all(r, 1000) : 0;
+	tap_check(&t, r && v > 10 && v < 1000 && ring_close(r, &err) == -1 &&
+		  !strcmp(err.msg, "item 10 refused") && c.consumed == 9,
+		  "ring: a failed item stops it and is told at the close");
+}
+
 int main(void)
 {
 	test_error();
 	test_array();
 	test_progress();
+	test_seccomp_share();
+	test_ring();
 	return tap_done(&t);
 }

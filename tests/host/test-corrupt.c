@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "membuf.h"
 #include "sample.h"
 #include "tap.h"
 
@@ -44,7 +45,7 @@ static struct outcome read_all(const uint8_t *buf, size_t len)
 	struct outcome o = { 0 };
 	struct crib_record rec;
 	struct crib_error err;
-	struct crib_reader *r = crib_reader_open_mem(buf, len, &err);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(buf, len), &err);
 
 	if (!r) {
 		o.ret = -1;

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <zstd.h>
@@ -210,7 +212,7 @@ static void test_roundtrip(bool big)
 	if (!tap_check(&t, sample_to_mem(big, 3, &snap, &len) == 0, "roundtrip%s: write sample",
 		       big ? " (big)" : ""))
 		return;
-	r = crib_reader_open_mem(snap, len, &err);
+	r = crib_reader_open(-1, MEM_READER(snap, len), &err);
 	tap_check(&t, r != NULL, "roundtrip: open");
 	if (!r)
 		goto out;
@@ -345,7 +347,7 @@ static void *pipe_reader_main(void *arg)
 	struct pipe_reader *pr = arg;
 	struct crib_record rec;
 	struct crib_error err;
-	struct crib_reader *r = crib_reader_open(pr->fd, &err);
+	struct crib_reader *r = crib_reader_open(pr->fd, NULL, &err);
 
 	if (!r) {
 		pr->ret = -1;
@@ -364,7 +366,7 @@ static void *pipe_reader_main(void *arg)
 static int stored_pages_check(const uint8_t *snap, size_t len, uint64_t *records)
 {
 	struct crib_record rec;
-	struct crib_reader *r = crib_reader_open_mem(snap, len, NULL);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(snap, len), NULL);
 	const uint8_t *d;
 	uint64_t page;
 	int ret, bad = 0;
@@ -438,9 +440,7 @@ static void test_stored_file(const struct membuf *expect)
 		goto out;
 	unlink(path);
 	sample_header(&hdr);
-	w = crib_writer_open(fd, 1, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
+	w = crib_writer_open(fd, &hdr, WRITER_OPTS(.level = 1, .store_bulk = true), NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
 	ret |= file_differs(fd, expect);
@@ -451,71 +451,70 @@ out:
 		close(fd);
 }
 
-/* Pieces of deferred data: copied, to write once the writer is done. */
-struct deferred {
-	uint8_t *data[8];
-	size_t len[8];
-	uint64_t offset[8];
-	int n;
-};
+/* Two runs of 64 pages, stored: as the writer should write them, and their data. */
+#define GAP_PAGES	64
 
-static int defer_keep(void *ctx, const void *data, size_t len, uint64_t offset)
+static int write_two_runs(struct crib_writer *w, uint8_t *const data[2])
 {
-	struct deferred *d = ctx;
-
-	if (d->n == 8 || !(d->data[d->n] = malloc(len)))
-		return -1;
-	memcpy(d->data[d->n], data, len);
-	d->len[d->n] = len;
-	d->offset[d->n++] = offset;
-	return 0;
+	return crib_write_pages(w, 1, 0x100000, GAP_PAGES, data[0]) ||
+	       crib_write_pages(w, 1, 0x200000, GAP_PAGES, data[1]);
 }
 
 /*
- * Data left to the caller (crib_writer_defer_data()): the file has holes
- * where it goes, and written there afterwards, last first, it is the
- * very bytes of @expect.  A memory sink cannot defer.
+ * Gaps left to the caller (crib_writer_leave_gaps()): the file has holes
+ * where the data goes, and the caller takes them in order; written there
+ * afterwards, last first, it is the very bytes a memory sink gets.  A
+ * memory sink cannot leave gaps.
  */
-static void test_stored_deferred(const struct membuf *expect)
+static void test_stored_gaps(void)
 {
-	char path[] = "/tmp/crib-test-deferred-XXXXXX";
-	struct deferred d = { 0 };
-	struct membuf mb = { 0 };
+	char path[] = "/tmp/crib-test-gaps-XXXXXX";
+	struct membuf mb = { 0 }, expect = { 0 };
+	struct crib_gap gaps[4];
+	uint8_t *data[2];
 	struct crib_header hdr;
 	struct crib_writer *w;
 	int fd = mkstemp(path), ret = -1, i;
+	size_t n = 0, k;
 
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
-	tap_check(&t, w && crib_writer_defer_data(w, defer_keep, &d) == -1,
-		  "stored, deferred: refused for a memory sink");
+	for (i = 0; i < 2; i++) {
+		data[i] = malloc(GAP_PAGES * SAMPLE_PAGE_SIZE);
+		for (k = 0; data[i] && k < GAP_PAGES * SAMPLE_PAGE_SIZE; k++)
+			data[i][k] = (uint8_t)(k * 7 + (size_t)i * 13 + k / 4096);
+	}
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1, .store_bulk = true), NULL);
+	tap_check(&t, w && crib_writer_leave_gaps(w, true) == -1,
+		  "stored, gaps: refused for a memory sink");
 	crib_writer_abort(w);
 	free(mb.data);
-	if (fd < 0)
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&expect, 1, .store_bulk = true), NULL);
+	if (fd < 0 || !data[0] || !data[1] || !w || write_two_runs(w, data) ||
+	    crib_writer_close(w, NULL))
 		goto out;
 	unlink(path);
-	w = crib_writer_open(fd, 1, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
-	ret = w ? crib_writer_defer_data(w, defer_keep, &d) : -1;
-	ret |= w ? sample_write(w, true) : -1;
-	for (i = d.n; !ret && i-- > 0;)
-		ret |= crib_writer_write_at(w, d.data[i], d.len[i], d.offset[i]);
+	w = crib_writer_open(fd, &hdr, WRITER_OPTS(.level = 1, .store_bulk = true), NULL);
+	ret = w ? crib_writer_leave_gaps(w, true) : -1;
+	ret |= w ? write_two_runs(w, data) : -1;
+	n = w ? crib_writer_take_gaps(w, gaps, 4) : 0;
+	ret |= n != 2 || (w && crib_writer_take_gaps(w, gaps + n, 4 - n));
+	for (k = n; !ret && k-- > 0;)
+		ret |= crib_writer_write_at(w, gaps[k].data, gaps[k].len, gaps[k].offset);
 	ret |= crib_writer_close(w, NULL);
-	ret |= file_differs(fd, expect);
+	ret |= file_differs(fd, &expect);
 out:
-	tap_check(&t, ret == 0 && d.n == 2, "stored, deferred: %d data frames written at their "
-		  "offsets afterwards, the very bytes written to a memory sink", d.n);
-	for (i = 0; i < d.n; i++)
-		free(d.data[i]);
+	tap_check(&t, ret == 0 && n == 2 && gaps[0].data == data[0] && gaps[1].data == data[1],
+		  "stored, gaps: %zu data frames taken in order and written at their offsets "
+		  "afterwards, the very bytes written to a memory sink", n);
+	free(expect.data);
+	free(data[0]);
+	free(data[1]);
 	if (fd >= 0)
 		close(fd);
 }
 
 /*
- * Bulk records stored (crib_writer_store_bulk()): the big sample's pages
+ * Bulk records stored (crib_writer_opts.store_bulk): the big sample's pages
  * records in frames of raw blocks, through a memory sink and a pipe (the
  * writev() path); the reader reads them as any frame, and a byte changed
  * in stored data is caught.
@@ -529,9 +528,7 @@ static void test_stored(void)
 	int frames, stored, aligned, ret;
 
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1, .store_bulk = true), NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
 	if (!tap_check(&t, ret == 0, "stored: the big sample written with stored pages"))
@@ -541,7 +538,7 @@ static void test_stored(void)
 		  "over 128 KiB in data frames (%d of %d frames)", stored, frames);
 	tap_check(&t, aligned == 2, "stored: the data starts on a page boundary (%d of %d)",
 		  aligned, stored);
-	w = crib_writer_open_sink(membuf_write, &plain, 1, &hdr, NULL);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&plain, 1), NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
 	ret |= stored_pages_check(mb.data, mb.len, &records);
@@ -550,7 +547,6 @@ static void test_stored(void)
 		  "stored: read back record for record as the compressed sample (%" PRIu64
 		  " records; %zu bytes stored, %zu compressed)", records, mb.len, plain.len);
 	test_stored_file(&mb);
-	test_stored_deferred(&mb);
 	/* a byte of page data, well inside the first stored frame */
 	mb.data[mb.len / 3] ^= 0x40;
 	tap_check(&t, stored_pages_check(mb.data, mb.len, &records) < 0,
@@ -581,16 +577,14 @@ static void test_stored_caller_buffer(void)
 	for (i = 0; i < sizeof(data); i++)
 		((uint8_t *)data)[i] = (uint8_t)(i * 131 + (i >> 12));
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1, .store_bulk = true), NULL);
 	ret = w ? crib_write_pages(w, 1, at[0], SMALL, data[0]) : -1;
 	memset(data[0], 0xee, SAMPLE_PAGE_SIZE);	/* after the call: not in the snapshot */
 	ret |= w ? crib_write_pages(w, 1, at[1], LARGE, data[SMALL]) : -1;
 	ret |= crib_writer_close(w, NULL);
 	for (i = 0; i < SAMPLE_PAGE_SIZE; i++)
 		data[0][i] = (uint8_t)(i * 131);
-	r = ret ? NULL : crib_reader_open_mem(mb.data, mb.len, NULL);
+	r = ret ? NULL : crib_reader_open(-1, MEM_READER(mb.data, mb.len), NULL);
 	while (r && (ret = crib_reader_next(r, &rec)) > 0) {
 		if (rec.type != CRIB_REC_PAGES)
 			continue;
@@ -626,10 +620,8 @@ static void test_pipe(int threads, bool store)
 	pr.fd = fds[0];
 	pthread_create(&th, NULL, pipe_reader_main, &pr);
 	sample_header(&hdr);
-	w = threads ? crib_writer_open_threads(fds[1], 1, threads, &hdr, NULL) :
-		      crib_writer_open(fds[1], 1, &hdr, NULL);
-	if (w && store)
-		crib_writer_store_bulk(w);
+	w = crib_writer_open(fds[1], &hdr,
+			     WRITER_OPTS(.level = 1, .threads = threads, .store_bulk = store), NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= crib_writer_close(w, NULL);
 	close(fds[1]);
@@ -653,42 +645,44 @@ static void test_writer_errors(void)
 	char long_comm[40];
 
 	sample_header(&hdr);
-	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 22, &hdr, &err) &&
+	tap_check(&t, !crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 22), &err) &&
 		  err.code == CRIB_E_INVAL, "writer: level over the window limit refused");
-	tap_check(&t, !crib_writer_open_threads(-1, 1, CRIB_THREADS_MAX + 1, &hdr, &err) &&
+	tap_check(&t, !crib_writer_open(-1, &hdr,
+					WRITER_OPTS(.level = 1, .threads = CRIB_THREADS_MAX + 1),
+					&err) &&
 		  err.code == CRIB_E_INVAL, "writer: more worker threads than it takes refused");
 	hdr.page_size = 3000;
-	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err),
+	tap_check(&t, !crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err),
 		  "writer: page size that is not a power of two refused");
 	sample_header(&hdr);
 	hdr.arch = "\xff";
-	tap_check(&t, !crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err),
+	tap_check(&t, !crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err),
 		  "writer: non-UTF-8 text refused");
 	sample_header(&hdr);
 
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err);
 	tap_check(&t, crib_writer_record(w, CRIB_REC_PAGES, &bad) == -1,
 		  "writer: pages data not matching npages refused");
 	crib_writer_abort(w);
 
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err);
 	tap_check(&t, crib_write_vma(w, &(struct crib_vma){ .pid = 1, .start = 0x2000, .end = 0x1000 }) == -1,
 		  "writer: vma ending before it starts refused");
 	crib_writer_abort(w);
 
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err);
 	tap_check(&t, crib_write_pages(w, 1, 0xfffffffffff00000ull, 1000, NULL) == -1,
 		  "writer: zero run past the end of the address space refused");
 	crib_writer_abort(w);
 
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err);
 	memset(long_comm, 'x', sizeof(long_comm) - 1);
 	long_comm[sizeof(long_comm) - 1] = 0;
 	tap_check(&t, crib_write_process(w, &(struct crib_process){ .pid = 1, .comm = long_comm }) == -1 &&
 		  crib_writer_error(w)->code == CRIB_E_LIMIT, "writer: comm over 16 bytes refused");
 	crib_writer_abort(w);
 
-	w = crib_writer_open_sink(membuf_write, &mb, 3, &hdr, &err);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 3), &err);
 	crib_writer_begin(w, 0x8200);
 	crib_writer_put_uint(w, 5, 1);
 	tap_check(&t, crib_writer_put_uint(w, 4, 1) == -1, "writer: descending keys refused");
@@ -702,7 +696,7 @@ static enum crib_err read_all(const uint8_t *buf, size_t len, uint64_t *records)
 {
 	struct crib_record rec;
 	struct crib_error err;
-	struct crib_reader *r = crib_reader_open_mem(buf, len, &err);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(buf, len), &err);
 	enum crib_err code;
 	int ret;
 
@@ -767,7 +761,8 @@ static struct crib_buf *body_init(struct crib_buf *b)
 static void read_bounded(const uint8_t *snap, size_t len, int threads, uint64_t max,
 			 enum crib_err *code, uint64_t *records)
 {
-	struct crib_reader *r = crib_reader_open_mem_threads(snap, len, threads, NULL);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(snap, len, .threads = threads,
+							       .max_size = max), NULL);
 	struct crib_record rec;
 	int ret;
 
@@ -775,12 +770,85 @@ static void read_bounded(const uint8_t *snap, size_t len, int threads, uint64_t 
 	*code = CRIB_E_NOMEM;
 	if (!r)
 		return;
-	if (max)
-		crib_reader_set_max_size(r, max);
 	while ((ret = crib_reader_next(r, &rec)) > 0)
 		(*records)++;
 	*code = ret < 0 ? crib_reader_error(r)->code : CRIB_OK;
 	crib_reader_close(r);
+}
+
+/*
+ * Sized options (CRIB_OPTS()): a size too small to hold the size, and
+ * bytes set past the fields this library knows, are refused; a longer
+ * struct whose unknown tail is zero, and a shorter one, are read as far
+ * as they go.  A reader is given exactly one source.
+ */
+static void test_open_opts(void)
+{
+	struct membuf mb = { 0 };
+	struct {
+		struct crib_writer_opts o;
+		uint64_t newer;
+	} longer = { .o = { .sz = sizeof(longer), .write_fn = membuf_write, .write_ctx = &mb } };
+	struct crib_writer_opts shorter = { .sz = offsetof(struct crib_writer_opts, level),
+					    .write_fn = membuf_write, .write_ctx = &mb,
+					    .level = 99 };
+	struct crib_writer_opts tiny = { .sz = 1 };
+	struct crib_header hdr;
+	struct crib_writer *ow;
+	struct crib_error err;
+
+	sample_header(&hdr);
+
+	tap_check(&t, !crib_writer_open(-1, &hdr, &tiny, &err) && err.code == CRIB_E_INVAL,
+		  "writer: options too small to hold their size refused");
+	ow = crib_writer_open(-1, &hdr, &longer.o, &err);
+	tap_check(&t, ow != NULL, "writer: newer options with their unknown tail zero taken");
+	crib_writer_abort(ow);
+	longer.newer = 1;
+	tap_check(&t, !crib_writer_open(-1, &hdr, &longer.o, &err) && err.code == CRIB_E_INVAL,
+		  "writer: newer options with an unknown field set refused");
+	/* level lies past the size given: read as 0, not 99 */
+	ow = crib_writer_open(-1, &hdr, &shorter, &err);
+	tap_check(&t, ow != NULL, "writer: older options read as far as they go");
+	crib_writer_abort(ow);
+	tap_check(&t, !crib_writer_open(1, &hdr, MEMBUF_OPTS(&mb, 3), &err) &&
+		  err.code == CRIB_E_INVAL, "writer: a descriptor and a function refused");
+	tap_check(&t, !crib_reader_open(0, MEM_READER("x", 1), &err) &&
+		  err.code == CRIB_E_INVAL, "reader: two sources refused");
+	tap_check(&t, !crib_reader_open(-1, NULL, &err) && err.code == CRIB_E_INVAL,
+		  "reader: no source refused");
+	free(mb.data);
+}
+
+/* The predicates over the format's own values that the tools share. */
+static void test_predicates(void)
+{
+	struct crib_socket s = { .family = AF_INET6, .type = SOCK_STREAM,
+				 .protocol = IPPROTO_TCP };
+
+	tap_check(&t, crib_file_is_pipe(CRIB_FILE_PIPE) && crib_file_is_pipe(CRIB_FILE_FIFO) &&
+		  !crib_file_is_pipe(CRIB_FILE_SOCKET) && !crib_file_is_pipe(CRIB_FILE_REGULAR),
+		  "a pipe's end: an unnamed pipe or a FIFO, nothing else");
+	tap_check(&t, crib_file_is_event(CRIB_FILE_EVENTFD) &&
+		  crib_file_is_event(CRIB_FILE_TIMERFD) && crib_file_is_event(CRIB_FILE_SIGNALFD) &&
+		  crib_file_is_event(CRIB_FILE_EVENTPOLL) && crib_file_is_event(CRIB_FILE_INOTIFY) &&
+		  !crib_file_is_event(CRIB_FILE_FANOTIFY) &&
+		  !crib_file_is_event(CRIB_FILE_ANON_INODE) && !crib_file_is_event(CRIB_FILE_PIPE),
+		  "event files: eventfd, timerfd, signalfd, epoll, inotify, not other anon inodes");
+	tap_check(&t, crib_socket_is_tcp(&s), "TCP over IPv6 is TCP");
+	s.family = AF_INET;
+	tap_check(&t, crib_socket_is_tcp(&s), "TCP over IPv4 is TCP");
+	s.protocol = 262;	/* IPPROTO_MPTCP */
+	tap_check(&t, !crib_socket_is_tcp(&s), "another stream protocol over IPv4 is not");
+	s = (struct crib_socket){ .family = AF_UNIX, .type = SOCK_STREAM };
+	tap_check(&t, !crib_socket_is_tcp(&s), "a UNIX stream socket is not");
+	s = (struct crib_socket){ .family = AF_INET, .type = SOCK_DGRAM, .protocol = IPPROTO_UDP };
+	tap_check(&t, !crib_socket_is_tcp(&s), "a UDP socket is not");
+	tap_check(&t, crib_page_size_valid(4096) && crib_page_size_valid(CRIB_PAGE_SIZE_MIN) &&
+		  crib_page_size_valid(CRIB_PAGE_SIZE_MAX) && !crib_page_size_valid(0) &&
+		  !crib_page_size_valid(256) && !crib_page_size_valid(3000) &&
+		  !crib_page_size_valid(2 * CRIB_PAGE_SIZE_MAX),
+		  "page sizes: powers of two from 512 to 65536");
 }
 
 static void test_max_size(void)
@@ -824,7 +892,7 @@ static void test_diff_memory(void)
 	int ret = -1;
 
 	sample_header(&hdr);
-	w = data ? crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL) : NULL;
+	w = data ? crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1), NULL) : NULL;
 	if (w) {
 		ret = crib_write_ghost(w, &g);
 		for (uint64_t i = 0; !ret && i < CHUNKS; i++)
@@ -832,7 +900,7 @@ static void test_diff_memory(void)
 		ret = crib_writer_close(w, NULL) || ret;
 	}
 	if (!ret)
-		r = crib_reader_open_mem(mb.data, mb.len, &err);
+		r = crib_reader_open(-1, MEM_READER(mb.data, mb.len), &err);
 	if (r)
 		side = crib_diff_side_read(r, 0, &err);
 	tap_check(&t, side && crib_diff_side_mem(side) < 64 << 10,
@@ -1093,7 +1161,7 @@ static enum crib_err read_all_fd(const uint8_t *buf, size_t len)
 
 	if (fd < 0 || write(fd, buf, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET))
 		abort();
-	r = crib_reader_open(fd, &err);
+	r = crib_reader_open(fd, NULL, &err);
 	if (!r) {
 		close(fd);
 		return err.code;
@@ -1128,10 +1196,9 @@ static uint8_t *stored_one(size_t *len, size_t *frame)
 
 	memset(data, 0x5a, sizeof(data));
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1, .store_bulk = true), NULL);
 	if (!w)
 		abort();
-	crib_writer_store_bulk(w);
 	if (crib_write_pages(w, 1, 0x400000, 40, data) || crib_writer_close(w, NULL))
 		abort();
 	for (*frame = 0; !*frame && off + 4 <= mb.len; off += n) {
@@ -1226,8 +1293,8 @@ static enum crib_err digest_read(const uint8_t *snap, size_t len, int threads, u
 	struct crib_xxh64 h;
 	struct crib_record rec;
 	struct crib_error err;
-	struct crib_reader *r = threads ? crib_reader_open_mem_threads(snap, len, threads, &err) :
-					  crib_reader_open_mem(snap, len, &err);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(snap, len, .threads = threads),
+						 &err);
 	enum crib_err code;
 	int ret;
 
@@ -1282,7 +1349,7 @@ static void test_decode_ahead(void)
 	for (i = 0; i < (size_t)NPAGES * SAMPLE_PAGE_SIZE; i++)
 		data[i] = (uint8_t)((i >> 3) * 2654435761u >> 24);	/* compresses about 2:1 */
 	sample_header(&hdr);
-	w = crib_writer_open_sink(membuf_write, &mb, 1, &hdr, NULL);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&mb, 1), NULL);
 	ret = w ? sample_write(w, false) : -1;
 	ret |= w ? crib_write_pages(w, 101, 0x7f0000000000ull, NPAGES, data) : -1;
 	ret |= crib_writer_close(w, NULL);
@@ -1302,9 +1369,7 @@ static void test_decode_ahead(void)
 		  "decode ahead: 40 MiB compressed in %d frames, none over 12 MiB of content "
 		  "(%zu)", frames, biggest);
 	expect_same_ahead(mb.data, mb.len, "40 MiB compressed");
-	w = crib_writer_open_sink(membuf_write, &fast, 1, &hdr, NULL);
-	if (w)
-		crib_writer_store_bulk(w);
+	w = crib_writer_open(-1, &hdr, MEMBUF_OPTS(&fast, 1, .store_bulk = true), NULL);
 	ret = w ? sample_write(w, true) : -1;
 	ret |= w ? crib_write_pages(w, 101, 0x7f0000000000ull, NPAGES, data) : -1;
 	ret |= crib_writer_close(w, NULL);
@@ -1357,10 +1422,13 @@ int main(void)
 	test_pipe(2, false);
 	test_pipe(2, true);
 	test_stored();
+	test_stored_gaps();
 	test_stored_caller_buffer();
 	test_stored_hostile();
 	test_decode_ahead();
 	test_writer_errors();
+	test_open_opts();
+	test_predicates();
 	test_hostile();
 	test_max_size();
 	test_diff_memory();

@@ -44,7 +44,7 @@ static struct membuf record_stream(const uint8_t *snap, size_t len, enum crib_er
 	struct membuf mb = { 0 };
 	struct crib_record rec;
 	struct crib_error err;
-	struct crib_reader *r = crib_reader_open_mem(snap, len, &err);
+	struct crib_reader *r = crib_reader_open(-1, MEM_READER(snap, len), &err);
 	int ret;
 
 	*records = 0;

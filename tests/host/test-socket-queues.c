@@ -100,10 +100,22 @@ static void tcp_case(struct socket_entry *e, struct skb_list *w)
 	}
 }
 
+/* As crib-dump's sockets.c has each protocol build the queues. */
 static int build(struct dump_job *job, struct socket_entry *e, struct skb_list *w)
 {
+	int ret;
+
 	memset(&job->err, 0, sizeof(job->err));
-	return socket_queues_build(job, e, w);
+	socket_queues_free(e);
+	if (e->kind == SOCKET_TCP)
+		ret = tcp_queues(job, e, w);
+	else if (e->kind == SOCKET_UDP)
+		ret = udp_queues(job, e, w);
+	else
+		ret = unix_queues(job, e, w);
+	if (ret)
+		socket_queues_free(e);
+	return ret;
 }
 
 static bool failed_with(struct dump_job *job, int ret, const char *what)

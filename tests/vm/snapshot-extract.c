@@ -33,7 +33,7 @@ static struct crib_reader *open_snapshot(const char *path)
 		perror(path);
 		exit(1);
 	}
-	r = crib_reader_open(fd, &err);
+	r = crib_reader_open(fd, NULL, &err);
 	if (!r) {
 		fprintf(stderr, "%s: %s\n", path, err.msg);
 		exit(1);

@@ -471,7 +471,6 @@ typedef bool (*desc_finder)(const struct dump_tree *tree, uint32_t desc, pid_t *
  * process's pipes.
  */
 uint64_t events_file_type(const struct dump_file_rec *k);
-bool events_is_event_file(uint64_t type);
 void events_fill_file(const struct dump_file_rec *k, struct crib_file *f);
 int events_write_timerfd(struct dump_job *job, const struct dump_file_rec *k);
 int events_read_epoll(struct dump_job *job, const struct dump_file_rec *k);

@@ -45,13 +45,6 @@ uint64_t events_file_type(const struct dump_file_rec *k)
 	}
 }
 
-bool events_is_event_file(uint64_t type)
-{
-	return type == CRIB_FILE_EVENTFD || type == CRIB_FILE_TIMERFD ||
-	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL ||
-	       type == CRIB_FILE_INOTIFY;
-}
-
 void events_fill_file(const struct dump_file_rec *k, struct crib_file *f)
 {
 	if (k->event == DUMP_EVENT_EVENTFD) {

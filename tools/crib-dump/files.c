@@ -129,11 +129,6 @@ static int add_file(struct dump_job *job, const struct dump_file_rec *k, struct 
 	return 0;
 }
 
-static bool is_pipe(const struct file_entry *e)
-{
-	return e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_FIFO;
-}
-
 static struct shared_pipe *find_pipe(struct shared_files *sf, const struct dump_file_rec *k)
 {
 	struct shared_pipe **slot, *p;
@@ -174,7 +169,7 @@ static int share_one(struct dump_tree *tree, pid_t job_pid, struct shared_files 
 		snprintf(what, sizeof(what), "fd/%d", e->k.fd);
 		return ghost_note(tree, job_pid, what, e->path, &e->ghost_id);
 	}
-	if (!is_pipe(e))
+	if (!crib_file_is_pipe(e->type))
 		return 0;
 	e->pipe = find_pipe(sf, &e->k);
 	if (!e->pipe)
@@ -320,7 +315,7 @@ static int write_file(struct dump_job *job, const struct file_entry *e)
 		.type = e->type, .flags = k->f_flags, .pos = k->pos,
 		/* pipes, sockets and event files have no path, only a name ("pipe:[inode]") */
 		.path = e->type == CRIB_FILE_PIPE || e->type == CRIB_FILE_SOCKET ||
-			events_is_event_file(e->type) ? "" : e->path,
+			crib_file_is_event(e->type) ? "" : e->path,
 		.dev = kernel_dev_to_st_dev(k->dev), .inode = k->ino,
 		.size = k->size, .mode = k->i_mode, .desc = e->desc, .ghost_id = e->ghost_id,
 	};
@@ -455,7 +450,7 @@ int files_write(struct dump_job *job)
 		if (write_file(job, &job->files->items[i]))
 			return -1;
 	for (i = 0; i < job->files->n; i++)
-		if (is_pipe(&job->files->items[i]) && write_pipe(job, i))
+		if (crib_file_is_pipe(job->files->items[i].type) && write_pipe(job, i))
 			return -1;
 	for (i = 0; i < job->files->n; i++)
 		if (events_write_timerfd(job, &job->files->items[i].k))

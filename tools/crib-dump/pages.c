@@ -211,14 +211,21 @@ static int write_queued(void *ctx, const struct queued_run *run, struct tool_err
 /*
  * Stored pages into a file: the run's records are written as it is read,
  * and the thread writes only their data, each where the snapshot writer
- * left room for it.  Hashing then stays with the reading, and the
+ * left a gap for it.  Hashing then stays with the reading, and the
  * thread's copy into the file, the dearest step, is all it does.
  */
-static int defer_piece(void *ctx, const void *data, size_t len, uint64_t offset)
+static int queue_gaps(struct dump_job *job, struct page_reader *pr, uint64_t addr)
 {
-	struct page_reader *pr = ctx;
+	struct crib_gap gaps[RUN_PIECES_MAX + 1];
+	size_t n, i;
 
-	return run_queue_add_piece(pr->queue, data, len, offset);
+	n = crib_writer_take_gaps(job->writer, gaps, RUN_PIECES_MAX + 1);
+	for (i = 0; i < n; i++)
+		if (run_queue_add_piece(pr->queue, gaps[i].data, gaps[i].len, gaps[i].offset))
+			return tool_fail(&job->err, 0, "writing pages at %#llx: the data of a "
+					 "stored_pages record was not taken",
+					 (unsigned long long)addr);
+	return 0;
 }
 
 static int write_pieces(void *ctx, const struct queued_run *run, struct tool_error *err)
@@ -256,7 +263,8 @@ static int write_run(struct dump_job *job, struct page_reader *pr, uint64_t addr
 	}
 	clear_rseq_fields(job, buf, addr, len);
 	if (pr->deferred) {
-		if (write_read_pages(job, pr, addr, n, buf, &job->err))
+		if (write_read_pages(job, pr, addr, n, buf, &job->err) ||
+		    queue_gaps(job, pr, addr))
 			return -1;
 		progress_add(job->progress, len);
 	}
@@ -531,16 +539,16 @@ int pages_write(struct dump_job *job)
 	if (job->progress->on && scan_all(job, &pr, count_region))
 		goto out;
 	progress_process(job->progress, job->index, pr.to_dump);
-	pr.deferred = !crib_writer_defer_data(job->writer, defer_piece, &pr);
+	pr.deferred = !crib_writer_leave_gaps(job->writer, true);
 	pr.queue = run_queue_open(CRIB_CHUNK_MAX, pr.deferred ? write_pieces : write_queued, &pr,
 				  true);
 	if (!pr.queue) {
-		crib_writer_defer_data(job->writer, NULL, NULL);
+		crib_writer_leave_gaps(job->writer, false);
 		tool_fail(&job->err, 0, "out of memory");
 		goto out;
 	}
 	ret = scan_all(job, &pr, write_region);
-	crib_writer_defer_data(job->writer, NULL, NULL);
+	crib_writer_leave_gaps(job->writer, false);
 	/* the runs read are written, or the writer's error is the one to tell */
 	if (run_queue_close(pr.queue, tool_failed(&job->err) ? NULL : &job->err))
 		ret = -1;

@@ -55,7 +55,7 @@ struct run_queue *run_queue_open(size_t buf_size, run_write_fn write, void *ctx,
 unsigned char *run_queue_buf(struct run_queue *q);
 /*
  * Part of the run being read, which the caller's snapshot writer left to
- * write at @offset (crib_writer_defer_data()): the thread writes it with
+ * write at @offset (crib_writer_take_gaps()): the thread writes it with
  * the run.  -1 when a run has more than RUN_PIECES_MAX.
  */
 int run_queue_add_piece(struct run_queue *q, const void *data, size_t len, uint64_t offset);

@@ -19,6 +19,7 @@
 #include <sys/ptrace.h>
 
 #include "crib-dump.h"
+#include "seccomp_share.h"
 
 #ifndef PTRACE_SECCOMP_GET_FILTER
 #define PTRACE_SECCOMP_GET_FILTER	0x420c
@@ -69,22 +70,25 @@ static int check_thread(struct dump_job *job, const struct dump_thread_rec *t)
 	return 0;
 }
 
-/* How many filters, from the first installed, every thread of @job shares. */
-static uint32_t shared_prefix(const struct dump_job *job)
+static size_t thread_filters(const void *ctx, size_t k)
 {
-	const struct dump_thread_rec *lead = &job->threads.items[0];
-	uint32_t n = lead->attrs.seccomp_walked, i;
-	size_t k;
+	const struct dump_job *job = ctx;
 
-	for (k = 1; k < job->threads.n; k++) {
-		const struct dump_thread_rec *t = &job->threads.items[k];
+	return job->threads.items[k].attrs.seccomp_walked;
+}
 
-		for (i = 0; i < n && i < t->attrs.seccomp_walked; i++)
-			if (chain_at(t, i) != chain_at(lead, i))
-				break;
-		n = i;
-	}
-	return n;
+static uint64_t thread_filter(const void *ctx, size_t k, size_t i)
+{
+	const struct dump_job *job = ctx;
+
+	return chain_at(&job->threads.items[k], (uint32_t)i);
+}
+
+/* The threads of @job, their filters by kernel address. */
+static struct seccomp_threads job_threads(const struct dump_job *job)
+{
+	return (struct seccomp_threads){ .n = job->threads.n, .ctx = job,
+					 .count = thread_filters, .filter = thread_filter };
 }
 
 /*
@@ -95,26 +99,15 @@ static uint32_t shared_prefix(const struct dump_job *job)
  */
 static int check_sharing(struct dump_job *job)
 {
-	uint32_t prefix = shared_prefix(job), i, j;
-	size_t a, b;
+	struct seccomp_threads st = job_threads(job);
+	size_t a, b, i;
 
-	for (a = 0; a < job->threads.n; a++) {
-		const struct dump_thread_rec *ta = &job->threads.items[a];
-
-		for (i = prefix; i < ta->attrs.seccomp_walked; i++)
-			for (b = a + 1; b < job->threads.n; b++) {
-				const struct dump_thread_rec *tb = &job->threads.items[b];
-
-				for (j = prefix; j < tb->attrs.seccomp_walked; j++)
-					if (chain_at(ta, i) == chain_at(tb, j))
-						return tool_fail(&job->err, 0, "process %d: threads %d "
-								 "and %d share a seccomp filter that "
-								 "not all its threads run under, which "
-								 "cannot be restored", (int)job->pid,
-								 (int)ta->tid, (int)tb->tid);
-			}
-	}
-	return 0;
+	if (!seccomp_shared_past(&st, seccomp_shared_prefix(&st), &a, &b, &i))
+		return 0;
+	return tool_fail(&job->err, 0, "process %d: threads %d and %d share a seccomp filter "
+			 "that not all its threads run under, which cannot be restored",
+			 (int)job->pid, (int)job->threads.items[a].tid,
+			 (int)job->threads.items[b].tid);
 }
 
 static struct seccomp_filter_entry *find_filter(struct seccomp_state *s, uint64_t addr)

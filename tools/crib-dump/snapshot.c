@@ -40,6 +40,8 @@ static int compress_threads(void)
 int snapshot_open(struct dump_job *job, const struct dump_output *out,
 		  const struct dump_clocks *clocks)
 {
+	CRIB_OPTS(crib_writer_opts, opts, .level = out->level, .threads = compress_threads(),
+		  .store_bulk = out->fast);
 	struct crib_header hdr = { 0 };
 	struct crib_error cerr;
 	struct timespec now;
@@ -60,12 +62,9 @@ int snapshot_open(struct dump_job *job, const struct dump_output *out,
 	hdr.boot_id = clocks->boot_id;
 	hdr.timens_monotonic_ns = clocks->timens_monotonic_ns;
 	hdr.timens_boottime_ns = clocks->timens_boottime_ns;
-	job->writer = crib_writer_open_threads(out->fd, out->level, compress_threads(), &hdr,
-					       &cerr);
+	job->writer = crib_writer_open(out->fd, &hdr, &opts, &cerr);
 	if (!job->writer)
 		return tool_fail(&job->err, 0, "cannot start the snapshot: %s", cerr.msg);
-	if (out->fast)
-		crib_writer_store_bulk(job->writer);
 	return write_path_note(job);
 }
 

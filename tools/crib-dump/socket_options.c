@@ -1,28 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Socket options, each as getsockopt(2) would return it, from what
- * dump_sockets read in the kernel's structures.  The conversions are the
- * kernel's own (net/core/sock.c sk_getsockopt(), net/ipv4/tcp.c
- * do_tcp_getsockopt(), ip_sockglue.c, ipv6_sockglue.c, udp.c); the kernel
- * keeps times in jiffies, so they need its HZ.
+ * dump_sockets read in the kernel's structures: the socket, IP and IPv6
+ * levels here, each protocol's own level in its file (tcp.c, udp.c).
+ * The conversions are the kernel's own (net/core/sock.c sk_getsockopt(),
+ * ip_sockglue.c, ipv6_sockglue.c); the kernel keeps times in jiffies, so
+ * they need its HZ.
  *
  * spec/format.md lists the options and when each is present.
+ *
+ * A socket's classic BPF filter (SO_ATTACH_FILTER) and its lock
+ * (SO_LOCK_FILTER) go in a record of their own (spec, the socket_filter
+ * record).  dump_sockets says whether a socket has a filter; its program
+ * is read with getsockopt(SO_GET_FILTER) on a copy of the descriptor
+ * taken with pidfd_getfd(), which gives the program as the process
+ * attached it.  An extended BPF program (SO_ATTACH_BPF) has none to give,
+ * and is refused.
  */
+#include <errno.h>
+#include <linux/filter.h>
 #include <linux/socket.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <netinet/udp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "kabi.h"
+#include "pidfd_getfd.h"
 #include "sockets.h"
 
 #ifndef SO_PASSPIDFD
 #define SO_PASSPIDFD	76	/* Linux 6.5; newer than some libc headers */
 #endif
 
-static void put(struct socket_entry *e, int level, int name, const void *val, size_t len)
+void sockopt_put(struct socket_entry *e, int level, int name, const void *val, size_t len)
 {
 	struct crib_sockopt *o;
 
@@ -37,12 +49,12 @@ static void put(struct socket_entry *e, int level, int name, const void *val, si
 	e->optval_used += len;
 }
 
-static void put_int(struct socket_entry *e, int level, int name, int val)
+void sockopt_put_int(struct socket_entry *e, int level, int name, int val)
 {
-	put(e, level, name, &val, sizeof(val));
+	sockopt_put(e, level, name, &val, sizeof(val));
 }
 
-static bool bit(const struct socket_entry *e, enum dump_sock_bit b)
+bool sock_bit(const struct socket_entry *e, enum dump_sock_bit b)
 {
 	return (e->k.bits >> b) & 1;
 }
@@ -56,24 +68,7 @@ static void put_timeout(struct socket_entry *e, int name, uint64_t timeo, unsign
 		tv.tv_sec = (long)(timeo / hz);
 		tv.tv_usec = (long)((timeo % hz) * 1000000 / hz);
 	}
-	put(e, SOL_SOCKET, name, &tv, sizeof(tv));
-}
-
-/* net/ipv4/tcp.c retrans_to_secs() with TCP_TIMEOUT_INIT of 1 s. */
-static int retrans_to_secs(unsigned int retrans)
-{
-	int timeout = 1, period = 0;
-
-	if (retrans > 0) {
-		period = timeout;
-		while (--retrans) {
-			timeout <<= 1;
-			if (timeout > TCP_RTO_MAX_SECS)
-				timeout = TCP_RTO_MAX_SECS;
-			period += timeout;
-		}
-	}
-	return period;
+	sockopt_put(e, SOL_SOCKET, name, &tv, sizeof(tv));
 }
 
 static void socket_level(struct socket_entry *e, unsigned int hz)
@@ -88,98 +83,71 @@ static void socket_level(struct socket_entry *e, unsigned int hz)
 	const struct dump_socket_rec *k = &e->k;
 	size_t i;
 	struct linger ling = {
-		.l_onoff = bit(e, DUMP_SO_LINGER),
+		.l_onoff = sock_bit(e, DUMP_SO_LINGER),
 		.l_linger = (int)(k->lingertime / hz),
 	};
 
-	put_int(e, SOL_SOCKET, SO_REUSEADDR, k->reuse);
-	put_int(e, SOL_SOCKET, SO_REUSEPORT, k->reuseport);
-	put_int(e, SOL_SOCKET, SO_KEEPALIVE, bit(e, DUMP_SO_KEEPALIVE));
-	put_int(e, SOL_SOCKET, SO_BROADCAST, bit(e, DUMP_SO_BROADCAST));
-	put_int(e, SOL_SOCKET, SO_DONTROUTE, bit(e, DUMP_SO_DONTROUTE));
-	put_int(e, SOL_SOCKET, SO_OOBINLINE, bit(e, DUMP_SO_OOBINLINE));
-	put(e, SOL_SOCKET, SO_LINGER, &ling, sizeof(ling));
-	put_int(e, SOL_SOCKET, SO_SNDBUF, k->sndbuf);
-	put_int(e, SOL_SOCKET, SO_RCVBUF, k->rcvbuf);
-	put_int(e, SOL_SOCKET, SO_BUF_LOCK, k->userlocks & SOCK_BUF_LOCK_MASK);
-	put_int(e, SOL_SOCKET, SO_RCVLOWAT, k->rcvlowat);
+	sockopt_put_int(e, SOL_SOCKET, SO_REUSEADDR, k->reuse);
+	sockopt_put_int(e, SOL_SOCKET, SO_REUSEPORT, k->reuseport);
+	sockopt_put_int(e, SOL_SOCKET, SO_KEEPALIVE, sock_bit(e, DUMP_SO_KEEPALIVE));
+	sockopt_put_int(e, SOL_SOCKET, SO_BROADCAST, sock_bit(e, DUMP_SO_BROADCAST));
+	sockopt_put_int(e, SOL_SOCKET, SO_DONTROUTE, sock_bit(e, DUMP_SO_DONTROUTE));
+	sockopt_put_int(e, SOL_SOCKET, SO_OOBINLINE, sock_bit(e, DUMP_SO_OOBINLINE));
+	sockopt_put(e, SOL_SOCKET, SO_LINGER, &ling, sizeof(ling));
+	sockopt_put_int(e, SOL_SOCKET, SO_SNDBUF, k->sndbuf);
+	sockopt_put_int(e, SOL_SOCKET, SO_RCVBUF, k->rcvbuf);
+	sockopt_put_int(e, SOL_SOCKET, SO_BUF_LOCK, k->userlocks & SOCK_BUF_LOCK_MASK);
+	sockopt_put_int(e, SOL_SOCKET, SO_RCVLOWAT, k->rcvlowat);
 	put_timeout(e, SO_RCVTIMEO, k->rcvtimeo, hz);
 	put_timeout(e, SO_SNDTIMEO, k->sndtimeo, hz);
-	put_int(e, SOL_SOCKET, SO_PRIORITY, (int)k->priority);
-	put_int(e, SOL_SOCKET, SO_MARK, (int)k->mark);
-	put_int(e, SOL_SOCKET, SO_PASSCRED, bit(e, DUMP_SO_PASSCRED));
-	put_int(e, SOL_SOCKET, SO_TIMESTAMP, bit(e, DUMP_SO_TIMESTAMP) &&
-		!bit(e, DUMP_SO_TSTAMP_NEW) && !bit(e, DUMP_SO_TIMESTAMPNS));
-	put_int(e, SOL_SOCKET, SO_TIMESTAMPNS, bit(e, DUMP_SO_TIMESTAMPNS) &&
-		!bit(e, DUMP_SO_TSTAMP_NEW));
-	put_int(e, SOL_SOCKET, SO_RXQ_OVFL, bit(e, DUMP_SO_RXQ_OVFL));
-	put_int(e, SOL_SOCKET, SO_PEEK_OFF, k->peek_off);
-	put_int(e, SOL_SOCKET, SO_BINDTOIFINDEX, k->bound_dev_if);
+	sockopt_put_int(e, SOL_SOCKET, SO_PRIORITY, (int)k->priority);
+	sockopt_put_int(e, SOL_SOCKET, SO_MARK, (int)k->mark);
+	sockopt_put_int(e, SOL_SOCKET, SO_PASSCRED, sock_bit(e, DUMP_SO_PASSCRED));
+	sockopt_put_int(e, SOL_SOCKET, SO_TIMESTAMP, sock_bit(e, DUMP_SO_TIMESTAMP) &&
+		!sock_bit(e, DUMP_SO_TSTAMP_NEW) && !sock_bit(e, DUMP_SO_TIMESTAMPNS));
+	sockopt_put_int(e, SOL_SOCKET, SO_TIMESTAMPNS, sock_bit(e, DUMP_SO_TIMESTAMPNS) &&
+		!sock_bit(e, DUMP_SO_TSTAMP_NEW));
+	sockopt_put_int(e, SOL_SOCKET, SO_RXQ_OVFL, sock_bit(e, DUMP_SO_RXQ_OVFL));
+	sockopt_put_int(e, SOL_SOCKET, SO_PEEK_OFF, k->peek_off);
+	sockopt_put_int(e, SOL_SOCKET, SO_BINDTOIFINDEX, k->bound_dev_if);
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		put_int(e, SOL_SOCKET, flags[i].name, bit(e, flags[i].bit));
-	put_int(e, SOL_SOCKET, SO_TXREHASH, k->txrehash);
+		sockopt_put_int(e, SOL_SOCKET, flags[i].name, sock_bit(e, flags[i].bit));
+	sockopt_put_int(e, SOL_SOCKET, SO_TXREHASH, k->txrehash);
 	/* the 64-bit form, which getsockopt() gives a buffer that holds it */
-	put(e, SOL_SOCKET, SO_MAX_PACING_RATE, &k->max_pacing_rate, sizeof(k->max_pacing_rate));
+	sockopt_put(e, SOL_SOCKET, SO_MAX_PACING_RATE, &k->max_pacing_rate,
+		    sizeof(k->max_pacing_rate));
 }
 
 static void ip_level(struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
 
-	put_int(e, IPPROTO_IP, IP_TOS, k->tos);
-	put_int(e, IPPROTO_IP, IP_TTL, k->uc_ttl < 0 ? k->ip_default_ttl : k->uc_ttl);
-	put_int(e, IPPROTO_IP, IP_MINTTL, k->min_ttl);
-	put_int(e, IPPROTO_IP, IP_MTU_DISCOVER, k->pmtudisc);
-	put_int(e, IPPROTO_IP, IP_MULTICAST_TTL, k->mc_ttl);
-	put_int(e, IPPROTO_IP, IP_MULTICAST_LOOP, bit(e, DUMP_IP_MULTICAST_LOOP));
-	put_int(e, IPPROTO_IP, IP_PKTINFO, bit(e, DUMP_IP_PKTINFO));
-	put_int(e, IPPROTO_IP, IP_RECVTTL, bit(e, DUMP_IP_RECVTTL));
-	put_int(e, IPPROTO_IP, IP_RECVTOS, bit(e, DUMP_IP_RECVTOS));
-	put_int(e, IPPROTO_IP, IP_RECVERR, bit(e, DUMP_IP_RECVERR));
-	put_int(e, IPPROTO_IP, IP_RECVORIGDSTADDR, bit(e, DUMP_IP_RECVORIGDSTADDR));
-	put_int(e, IPPROTO_IP, IP_FREEBIND, bit(e, DUMP_IP_FREEBIND));
-	put_int(e, IPPROTO_IP, IP_TRANSPARENT, bit(e, DUMP_IP_TRANSPARENT));
-	put_int(e, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, bit(e, DUMP_IP_BIND_ADDRESS_NO_PORT));
+	sockopt_put_int(e, IPPROTO_IP, IP_TOS, k->tos);
+	sockopt_put_int(e, IPPROTO_IP, IP_TTL, k->uc_ttl < 0 ? k->ip_default_ttl : k->uc_ttl);
+	sockopt_put_int(e, IPPROTO_IP, IP_MINTTL, k->min_ttl);
+	sockopt_put_int(e, IPPROTO_IP, IP_MTU_DISCOVER, k->pmtudisc);
+	sockopt_put_int(e, IPPROTO_IP, IP_MULTICAST_TTL, k->mc_ttl);
+	sockopt_put_int(e, IPPROTO_IP, IP_MULTICAST_LOOP, sock_bit(e, DUMP_IP_MULTICAST_LOOP));
+	sockopt_put_int(e, IPPROTO_IP, IP_PKTINFO, sock_bit(e, DUMP_IP_PKTINFO));
+	sockopt_put_int(e, IPPROTO_IP, IP_RECVTTL, sock_bit(e, DUMP_IP_RECVTTL));
+	sockopt_put_int(e, IPPROTO_IP, IP_RECVTOS, sock_bit(e, DUMP_IP_RECVTOS));
+	sockopt_put_int(e, IPPROTO_IP, IP_RECVERR, sock_bit(e, DUMP_IP_RECVERR));
+	sockopt_put_int(e, IPPROTO_IP, IP_RECVORIGDSTADDR, sock_bit(e, DUMP_IP_RECVORIGDSTADDR));
+	sockopt_put_int(e, IPPROTO_IP, IP_FREEBIND, sock_bit(e, DUMP_IP_FREEBIND));
+	sockopt_put_int(e, IPPROTO_IP, IP_TRANSPARENT, sock_bit(e, DUMP_IP_TRANSPARENT));
+	sockopt_put_int(e, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT,
+			sock_bit(e, DUMP_IP_BIND_ADDRESS_NO_PORT));
 }
 
 static void ipv6_level(struct socket_entry *e)
 {
 	const struct dump_socket_rec *k = &e->k;
 
-	put_int(e, IPPROTO_IPV6, IPV6_V6ONLY, k->ipv6only);
-	put_int(e, IPPROTO_IPV6, IPV6_TCLASS, k->tclass);
+	sockopt_put_int(e, IPPROTO_IPV6, IPV6_V6ONLY, k->ipv6only);
+	sockopt_put_int(e, IPPROTO_IPV6, IPV6_TCLASS, k->tclass);
 	/* unset (-1), getsockopt() answers with a route's default: not a setting */
 	if (k->hop_limit >= 0)
-		put_int(e, IPPROTO_IPV6, IPV6_UNICAST_HOPS, k->hop_limit);
-}
-
-static void tcp_level(struct socket_entry *e, unsigned int hz)
-{
-	const struct dump_socket_rec *k = &e->k;
-
-	put_int(e, IPPROTO_TCP, TCP_NODELAY, bit(e, DUMP_TCP_NODELAY));
-	put_int(e, IPPROTO_TCP, TCP_CORK, bit(e, DUMP_TCP_CORK));
-	/* the MSS the process asked for, not the one in use */
-	if (k->user_mss)
-		put_int(e, IPPROTO_TCP, TCP_MAXSEG, k->user_mss);
-	put_int(e, IPPROTO_TCP, TCP_KEEPIDLE, (int)(k->keepalive_time / hz));
-	put_int(e, IPPROTO_TCP, TCP_KEEPINTVL, (int)(k->keepalive_intvl / hz));
-	put_int(e, IPPROTO_TCP, TCP_KEEPCNT, k->keepalive_probes);
-	put_int(e, IPPROTO_TCP, TCP_SYNCNT, k->syn_retries);
-	put_int(e, IPPROTO_TCP, TCP_LINGER2, k->linger2 < 0 ? k->linger2 : k->linger2 / (int)hz);
-	put_int(e, IPPROTO_TCP, TCP_DEFER_ACCEPT, retrans_to_secs(k->defer_accept));
-	put_int(e, IPPROTO_TCP, TCP_USER_TIMEOUT, (int)k->user_timeout);
-	put_int(e, IPPROTO_TCP, TCP_NOTSENT_LOWAT, (int)k->notsent_lowat);
-	put_int(e, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, k->thin_lto);
-	put(e, IPPROTO_TCP, TCP_CONGESTION, k->ca_name, sizeof(k->ca_name));
-	put_int(e, IPPROTO_TCP, TCP_WINDOW_CLAMP, (int)k->window_clamp);
-}
-
-static void udp_level(struct socket_entry *e)
-{
-	put_int(e, IPPROTO_UDP, UDP_CORK, bit(e, DUMP_UDP_CORK));
-	put_int(e, IPPROTO_UDP, UDP_SEGMENT, e->k.gso_size);
-	put_int(e, IPPROTO_UDP, UDP_GRO, bit(e, DUMP_UDP_GRO));
+		sockopt_put_int(e, IPPROTO_IPV6, IPV6_UNICAST_HOPS, k->hop_limit);
 }
 
 void socket_options_build(struct socket_entry *e, unsigned int hz)
@@ -191,8 +159,69 @@ void socket_options_build(struct socket_entry *e, unsigned int hz)
 		ip_level(e);
 	else if (e->k.family == AF_INET6)
 		ipv6_level(e);
-	if (e->kind == SOCKET_TCP)
-		tcp_level(e, hz);
-	else if (e->kind == SOCKET_UDP)
-		udp_level(e);
+}
+
+/* ---- the classic BPF filter (SO_ATTACH_FILTER) and its lock ---- */
+
+#ifndef SO_GET_FILTER
+#define SO_GET_FILTER	SO_ATTACH_FILTER
+#endif
+
+/* The program of @sock's filter into @e; errno EACCES for an extended one. */
+static int get_program(int sock, struct socket_entry *e)
+{
+	socklen_t n = 0;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_GET_FILTER, NULL, &n))
+		return -1;
+	if (!n || n > BPF_MAXINSNS) {
+		errno = n ? E2BIG : ENOENT;
+		return -1;
+	}
+	e->filter = calloc(n, sizeof(*e->filter));
+	if (!e->filter)
+		return -1;
+	e->n_filter = n;
+	if (getsockopt(sock, SOL_SOCKET, SO_GET_FILTER, e->filter, &n) || n != e->n_filter) {
+		errno = errno ? errno : EAGAIN;
+		return -1;
+	}
+	return 0;
+}
+
+int socket_filter_read(struct dump_job *job, struct socket_entry *e)
+{
+	int fd = e->k.fd, sock, ret;
+
+	e->filter_locked = e->k.bits & (1ull << DUMP_SO_LOCK_FILTER);
+	if (!(e->k.bits & (1ull << DUMP_SO_FILTER)))
+		return 0;
+	sock = pidfd_take_fd(job->pid, fd);
+	if (sock < 0)
+		return tool_fail(&job->err, errno, "process %d, fd %d: cannot take the socket to "
+				 "read its filter", (int)job->pid, fd);
+	ret = get_program(sock, e);
+	if (ret && errno == EACCES)
+		tool_fail(&job->err, 0, "process %d, fd %d: the socket has an extended BPF "
+			  "program (SO_ATTACH_BPF), which a snapshot does not carry: that cannot "
+			  "be restored", (int)job->pid, fd);
+	else if (ret)
+		tool_fail(&job->err, errno, "process %d, fd %d: cannot read the socket's filter "
+			  "(SO_GET_FILTER)", (int)job->pid, fd);
+	close(sock);
+	return ret ? -1 : 0;
+}
+
+int socket_filter_write(struct dump_job *job, const struct socket_entry *e)
+{
+	if (!e->n_filter && !e->filter_locked)
+		return 0;
+	if (crib_write_socket_filter(job->writer, &(struct crib_socket_filter) {
+		.sock_id = e->k.ino,
+		.insns = { .data = e->filter, .len = e->n_filter * sizeof(*e->filter) },
+		.locked = e->filter_locked,
+	}))
+		return tool_fail(&job->err, 0, "writing the filter of fd %d: %s", e->k.fd,
+				 crib_writer_error(job->writer)->msg);
+	return 0;
 }

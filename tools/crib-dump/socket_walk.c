@@ -3,8 +3,8 @@
  * Walking a socket queue with the dump_socket_queue CRIB program: a
  * record per skb, then its bytes from skb->head.  A walk cut short by a
  * full ring buffer resumes at the first skb that did not arrive whole.
- * socket_queues.c has each protocol (tcp.c, udp.c, unix.c) check and
- * assemble what the walks brought back.
+ * Each protocol (tcp.c, udp.c, unix.c) checks and assembles what the
+ * walks brought back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -163,21 +163,24 @@ static bool queue_used(const struct socket_entry *e, uint32_t queue)
 	}
 }
 
-int socket_queues_read(struct dump_job *job, struct socket_entry *e)
+int socket_queues_walk(struct dump_job *job, const struct socket_entry *e,
+		       struct skb_list walks[DUMP_NR_QUEUES])
 {
-	struct skb_list walks[DUMP_NR_QUEUES] = { 0 };
 	uint32_t q;
-	int ret = -1;
 
 	for (q = 0; q < DUMP_NR_QUEUES; q++) {
 		walks[q].used = queue_used(e, q);
 		if (walks[q].used &&
 		    socket_walk_queue(job, e->k.fd, q, e->kind == SOCKET_UNIX_DGRAM, &walks[q]))
-			goto out;
+			return -1;
 	}
-	ret = socket_queues_build(job, e, walks);
-out:
+	return 0;
+}
+
+void socket_walks_free(struct skb_list walks[DUMP_NR_QUEUES])
+{
+	uint32_t q;
+
 	for (q = 0; q < DUMP_NR_QUEUES; q++)
 		skb_list_free(&walks[q]);
-	return ret;
 }

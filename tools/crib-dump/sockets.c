@@ -3,8 +3,9 @@
  * Socket records.  The dump_sockets CRIB program reads every socket of
  * the process; this file refuses what a restore could not rebuild (with
  * each protocol's checks: tcp.c, udp.c, unix.c), reads the queues
- * (socket_walk.c) and options (socket_options.c), and writes a socket
- * record and the socket_queue records of each.
+ * (socket_walk.c) and has each protocol build them, reads the options
+ * (socket_options.c), and writes a socket record and the socket_queue
+ * records of each.
  *
  * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
  * seqpacket sockets.  Refused, each with its reason: other families and
@@ -157,7 +158,7 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			 k->fd, k->family);
 }
 
-/* The socket options no snapshot carries, when set (filters: socket_filter.c). */
+/* The socket options no snapshot carries, when set (filters: socket_options.c). */
 static const char *option_not_carried(const struct dump_socket_rec *k)
 {
 	static const struct { enum dump_sock_bit bit; const char *what; } options[] = {
@@ -225,6 +226,48 @@ static int tcp_wait_acked(struct dump_job *job, struct socket_entry *e)
 	return 0;
 }
 
+/*
+ * The queues of @e from its walks, by its protocol, checked against the
+ * socket's counters (e->k) and the walks' ends.  Returns 0, -1 with the
+ * job's error set, or 1 when the socket changed under the walk and has
+ * to be read again.
+ */
+static int build_queues(struct dump_job *job, struct socket_entry *e,
+			const struct skb_list *walks)
+{
+	int ret;
+
+	socket_queues_free(e);
+	if (e->k.state == CRIB_SK_LISTEN)
+		return 0;
+	switch (e->kind) {
+	case SOCKET_TCP:
+		ret = tcp_queues(job, e, walks);
+		break;
+	case SOCKET_UDP:
+		ret = udp_queues(job, e, walks);
+		break;
+	default:
+		ret = unix_queues(job, e, walks);
+		break;
+	}
+	if (ret)
+		socket_queues_free(e);
+	return ret;
+}
+
+/* Walk the queues of @e and build them: as build_queues(). */
+static int read_queues(struct dump_job *job, struct socket_entry *e)
+{
+	struct skb_list walks[DUMP_NR_QUEUES] = { 0 };
+	int ret = -1;
+
+	if (!socket_queues_walk(job, e, walks))
+		ret = build_queues(job, e, walks);
+	socket_walks_free(walks);
+	return ret;
+}
+
 /* The queues of @e, read again until they agree with the socket's counters. */
 static int read_socket(struct dump_job *job, struct socket_entry *e)
 {
@@ -240,12 +283,22 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			return -1;
 		if (e->kind == SOCKET_TCP && tcp_wait_acked(job, e))
 			return -1;
-		ret = socket_queues_read(job, e);
+		ret = read_queues(job, e);
 		if (ret <= 0)
 			return ret;
 	}
 	return tool_fail(&job->err, 0, "cannot dump fd %d: its queues kept changing during the dump",
 			 e->k.fd);
+}
+
+/* The options of @e as getsockopt() would return them, its protocol's last. */
+static void read_options(struct socket_entry *e, unsigned int hz)
+{
+	socket_options_build(e, hz);
+	if (e->kind == SOCKET_TCP)
+		tcp_options(e, hz);
+	else if (e->kind == SOCKET_UDP)
+		udp_options(e);
 }
 
 /*
@@ -336,7 +389,7 @@ int sockets_read(struct dump_job *job)
 		if (read_socket(job, &list->items[i]) ||
 		    socket_filter_read(job, &list->items[i]))
 			goto out;
-		socket_options_build(&list->items[i], list->hz);
+		read_options(&list->items[i], list->hz);
 	}
 	ret = 0;
 out:

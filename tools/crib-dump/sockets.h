@@ -4,9 +4,9 @@
  * and writes its records, in an order that keeps them consistent;
  * socket_records.c collects what dump_sockets sends, socket_options.c
  * turns it into the options as getsockopt() returns them, socket_walk.c
- * walks the queues, socket_queues.c builds them from the walks
- * (socket_data.c) by protocol: tcp.c, udp.c, unix.c.  network.c locks the
- * TCP connections of a process the dump kills.
+ * walks the queues, socket_queues.c holds their data, which each protocol
+ * builds from the walks and checks: tcp.c, udp.c, unix.c.  network.c locks the TCP
+ * connections of a process the dump kills.
  */
 #ifndef CRIB_DUMP_SOCKETS_TOOL_H
 #define CRIB_DUMP_SOCKETS_TOOL_H
@@ -65,20 +65,29 @@ struct socket_entry {
 	size_t n_opts;
 	uint8_t optval[SOCKOPT_BUF];
 	size_t optval_used;
-	struct sock_filter *filter;	/* socket_filter.c: its classic program, or NULL */
+	struct sock_filter *filter;	/* socket_options.c: its classic program, or NULL */
 	size_t n_filter;
 	bool filter_locked;		/* SO_LOCK_FILTER */
 };
 
 /*
  * The classic BPF filter and lock of @e, read through a copy of its
- * descriptor; written once per socket, after its queues (socket_filter.c).
+ * descriptor; written once per socket, after its queues (socket_options.c).
  */
 int socket_filter_read(struct dump_job *job, struct socket_entry *e);
 int socket_filter_write(struct dump_job *job, const struct socket_entry *e);
 
-/* The options of @e as getsockopt() would return them; @hz: the kernel's HZ. */
+/*
+ * The options of @e at the socket, IP and IPv6 levels as getsockopt()
+ * would return them; @hz: the kernel's HZ (socket_options.c).  Its
+ * protocol's own level follows (tcp_options(), udp_options()), each
+ * option added with sockopt_put().
+ */
 void socket_options_build(struct socket_entry *e, unsigned int hz);
+void sockopt_put(struct socket_entry *e, int level, int name, const void *val, size_t len);
+void sockopt_put_int(struct socket_entry *e, int level, int name, int val);
+/* Flag @b of what dump_sockets read. */
+bool sock_bit(const struct socket_entry *e, enum dump_sock_bit b);
 
 #define DUMP_NR_QUEUES	3	/* enum dump_sock_queue */
 
@@ -103,22 +112,16 @@ struct skb_list {
 int socket_walk_queue(struct dump_job *job, int fd, uint32_t queue, bool unix_src,
 		      struct skb_list *l);
 /*
- * Read the queues of @e into e->recv and e->send (socket_walk.c): walk
- * them, then socket_queues_build().  Returns 0, -1 with the job's error
- * set, or 1 when the socket changed under the walk and has to be read
- * again.
+ * Walk every queue @e has data in (socket_walk.c), indexed by enum
+ * dump_sock_queue, for its protocol to build e->recv and e->send from:
+ * 0, or -1 with the job's error set.  socket_walks_free() after either.
  */
-int socket_queues_read(struct dump_job *job, struct socket_entry *e);
-/*
- * The queues of @e from its walks, indexed by enum dump_sock_queue,
- * checked against the socket's counters (e->k) and the walks' ends
- * (socket_queues.c).  Returns as socket_queues_read().
- */
-int socket_queues_build(struct dump_job *job, struct socket_entry *e,
-			const struct skb_list *walks);
+int socket_queues_walk(struct dump_job *job, const struct socket_entry *e,
+		       struct skb_list walks[DUMP_NR_QUEUES]);
+void socket_walks_free(struct skb_list walks[DUMP_NR_QUEUES]);
 void socket_queues_free(struct socket_entry *e);
 
-/* Walks and queues (socket_data.c). */
+/* Walks and queues (socket_queues.c). */
 const char *socket_queue_name(uint32_t queue);
 void skb_list_free(struct skb_list *l);
 /* The walk of queue @queue of fd @fd saw the whole queue, and every skb whole. */
@@ -133,7 +136,9 @@ void sock_queue_free(struct sock_queue *q);
 /*
  * Each protocol: what no snapshot of @e can carry, said as "... is not
  * supported" completes it, NULL when nothing; and @e's queues from the
- * walks (returning as socket_queues_build()).
+ * walks, checked against the socket's counters (e->k) and the walks'
+ * ends: 0, -1 with the job's error set, or 1 when the socket changed
+ * under the walk and has to be read again.
  */
 const char *tcp_unsupported(const struct socket_entry *e);
 int tcp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
@@ -141,8 +146,12 @@ int tcp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_li
 uint32_t tcp_unacked(const struct dump_socket_rec *k);
 /* The record's tcp map: what TCP_REPAIR needs. */
 void tcp_record(const struct socket_entry *e, struct crib_tcp *t);
+/* The TCP level of @e's options (after socket_options_build()). */
+void tcp_options(struct socket_entry *e, unsigned int hz);
 const char *udp_unsupported(const struct socket_entry *e);
 int udp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
+/* The UDP level of @e's options (after socket_options_build()). */
+void udp_options(struct socket_entry *e);
 const char *unix_unsupported(const struct socket_entry *e);
 int unix_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
 /* A UNIX name as the record holds it. */

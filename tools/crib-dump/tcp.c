@@ -9,9 +9,14 @@
  * since dump_sockets read the socket, it is read again.  The record's tcp
  * map is what TCP_REPAIR needs to rebuild the connection.
  *
+ * Its options at the TCP level are read as getsockopt() gives them.
+ *
  * Connections are locked before they are read, and closed in repair mode
  * after the dump: network.c.
  */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include "kabi.h"
 #include "sockets.h"
 
@@ -141,4 +146,44 @@ void tcp_record(const struct socket_entry *e, struct crib_tcp *t)
 		.write_seq = k->write_seq, .copied_seq = k->copied_seq, .snd_wl1 = k->snd_wl1,
 		.wscale_ok = k->wscale_ok,
 	};
+}
+
+/* net/ipv4/tcp.c retrans_to_secs() with TCP_TIMEOUT_INIT of 1 s. */
+static int retrans_to_secs(unsigned int retrans)
+{
+	int timeout = 1, period = 0;
+
+	if (retrans > 0) {
+		period = timeout;
+		while (--retrans) {
+			timeout <<= 1;
+			if (timeout > TCP_RTO_MAX_SECS)
+				timeout = TCP_RTO_MAX_SECS;
+			period += timeout;
+		}
+	}
+	return period;
+}
+
+/* The TCP level, as do_tcp_getsockopt() (net/ipv4/tcp.c) gives it. */
+void tcp_options(struct socket_entry *e, unsigned int hz)
+{
+	const struct dump_socket_rec *k = &e->k;
+
+	sockopt_put_int(e, IPPROTO_TCP, TCP_NODELAY, sock_bit(e, DUMP_TCP_NODELAY));
+	sockopt_put_int(e, IPPROTO_TCP, TCP_CORK, sock_bit(e, DUMP_TCP_CORK));
+	/* the MSS the process asked for, not the one in use */
+	if (k->user_mss)
+		sockopt_put_int(e, IPPROTO_TCP, TCP_MAXSEG, k->user_mss);
+	sockopt_put_int(e, IPPROTO_TCP, TCP_KEEPIDLE, (int)(k->keepalive_time / hz));
+	sockopt_put_int(e, IPPROTO_TCP, TCP_KEEPINTVL, (int)(k->keepalive_intvl / hz));
+	sockopt_put_int(e, IPPROTO_TCP, TCP_KEEPCNT, k->keepalive_probes);
+	sockopt_put_int(e, IPPROTO_TCP, TCP_SYNCNT, k->syn_retries);
+	sockopt_put_int(e, IPPROTO_TCP, TCP_LINGER2, k->linger2 < 0 ? k->linger2 : k->linger2 / (int)hz);
+	sockopt_put_int(e, IPPROTO_TCP, TCP_DEFER_ACCEPT, retrans_to_secs(k->defer_accept));
+	sockopt_put_int(e, IPPROTO_TCP, TCP_USER_TIMEOUT, (int)k->user_timeout);
+	sockopt_put_int(e, IPPROTO_TCP, TCP_NOTSENT_LOWAT, (int)k->notsent_lowat);
+	sockopt_put_int(e, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, k->thin_lto);
+	sockopt_put(e, IPPROTO_TCP, TCP_CONGESTION, k->ca_name, sizeof(k->ca_name));
+	sockopt_put_int(e, IPPROTO_TCP, TCP_WINDOW_CLAMP, (int)k->window_clamp);
 }

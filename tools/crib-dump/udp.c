@@ -9,6 +9,8 @@
  */
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -151,4 +153,12 @@ int udp_queues(struct dump_job *job, struct socket_entry *e, const struct skb_li
 	    udp_send_data(job, e, wl))
 		return -1;
 	return 0;
+}
+
+/* The UDP level, as udp_lib_getsockopt() (net/ipv4/udp.c) gives it. */
+void udp_options(struct socket_entry *e)
+{
+	sockopt_put_int(e, IPPROTO_UDP, UDP_CORK, sock_bit(e, DUMP_UDP_CORK));
+	sockopt_put_int(e, IPPROTO_UDP, UDP_SEGMENT, e->k.gso_size);
+	sockopt_put_int(e, IPPROTO_UDP, UDP_GRO, sock_bit(e, DUMP_UDP_GRO));
 }

@@ -42,6 +42,7 @@ static struct crib_reader *open_failed(struct crib_error *why, const char *msg, 
 struct crib_reader *open_snapshot(const char *path, const struct options *o, int *fd_out,
 				  int *exit_code, struct crib_error *why)
 {
+	CRIB_OPTS(crib_reader_opts, opts, .max_size = o->max_size);
 	struct crib_reader *r;
 	struct crib_error err;
 	int fd = 0;
@@ -59,7 +60,7 @@ struct crib_reader *open_snapshot(const char *path, const struct options *o, int
 			return open_failed(why, strerror(errno), EXIT_IO, exit_code);
 		}
 	}
-	r = crib_reader_open(fd, &err);
+	r = crib_reader_open(fd, &opts, &err);
 	if (!r) {
 		report_error(path, &err);
 		*exit_code = exit_code_for(err.code);
@@ -69,7 +70,6 @@ struct crib_reader *open_snapshot(const char *path, const struct options *o, int
 			close(fd);
 		return NULL;
 	}
-	crib_reader_set_max_size(r, o->max_size);
 	*fd_out = fd;
 	return r;
 }

@@ -40,13 +40,6 @@
 
 #define NSEC_PER_SEC	1000000000ull
 
-bool events_is_event_file(uint64_t type)
-{
-	return type == CRIB_FILE_EVENTFD || type == CRIB_FILE_TIMERFD ||
-	       type == CRIB_FILE_SIGNALFD || type == CRIB_FILE_EVENTPOLL ||
-	       type == CRIB_FILE_INOTIFY;
-}
-
 int events_take_timerfd(struct restore_tree *tree, const struct crib_timerfd *t,
 			struct tool_error *err)
 {

@@ -16,7 +16,6 @@
  * above every descriptor number an item was added under
  * (events_highest_tfd()).
  */
-bool events_is_event_file(uint64_t type);
 int events_take_timerfd(struct restore_tree *tree, const struct crib_timerfd *t,
 			struct tool_error *err);
 int events_take_epoll_item(struct restore_tree *tree, const struct crib_epoll_item *e,

@@ -224,9 +224,9 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 					 crib_file_type_name(f->type));
 		return ghost_check(tree, f->ghost_id, what, err);
 	}
-	if (f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO)
+	if (crib_file_is_pipe(f->type))
 		return check_pipe(tree, d, f, err);
-	if (events_is_event_file(f->type))
+	if (crib_file_is_event(f->type))
 		return events_check(tree, plan, f, err);
 	if (f->type == CRIB_FILE_PIDFD)
 		return pidfd_check(tree, plan, f, err);
@@ -260,11 +260,6 @@ int files_check(const struct restore_tree *tree, const struct restore_plan *plan
 }
 
 /* ---- the descriptions ---- */
-
-static bool is_pipe(const struct crib_file *f)
-{
-	return f->type == CRIB_FILE_PIPE || f->type == CRIB_FILE_FIFO;
-}
 
 static const struct crib_pipe *pipe_record(const struct restore_tree *tree, uint64_t pid,
 					   uint64_t fd)
@@ -302,11 +297,11 @@ static const struct restore_plan *proc_owner(const struct restore_tree *tree,
 static int find_desc(struct restore_tree *tree, const struct restore_plan *plan,
 		     const struct crib_file *f, size_t *index, struct tool_error *err)
 {
-	const struct crib_pipe *pr = is_pipe(f) ? pipe_record(tree, plan->proc.pid, f->fd) : NULL;
+	const struct crib_pipe *pr = crib_file_is_pipe(f->type) ? pipe_record(tree, plan->proc.pid, f->fd) : NULL;
 	struct plan_desc *d;
 	size_t i;
 
-	if (is_pipe(f) && !pr)
+	if (crib_file_is_pipe(f->type) && !pr)
 		return tool_fail(err, 0, "process %llu, fd %llu: a pipe the snapshot does not "
 				 "describe", (unsigned long long)plan->proc.pid,
 				 (unsigned long long)f->fd);
@@ -624,7 +619,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		} else if (d->tty) {
 			if (tty_first_of_pair(tree, i) && tty_make(tree, i, base, err))
 				goto out;
-		} else if (events_is_event_file(d->file->type)) {
+		} else if (crib_file_is_event(d->file->type)) {
 			if (events_make(tree, d, base + (int)i, err))
 				goto out;
 		} else if (d->file->type == CRIB_FILE_PIDFD) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "seccomp.h"
+#include "seccomp_share.h"
 
 static const struct plan_seccomp_filter *find_filter(const struct restore_tree *tree,
 						     uint64_t filter_id)
@@ -109,32 +110,33 @@ int seccomp_take(struct restore_tree *tree, struct restore_plan *plan,
 	return 0;
 }
 
+static size_t thread_filters(const void *ctx, size_t k)
+{
+	const struct restore_plan *plan = ctx;
+
+	return plan->threads.items[k].n_seccomp;
+}
+
+/* A filter is told from the others by its one plan_seccomp_filter. */
+static uint64_t thread_filter(const void *ctx, size_t k, size_t i)
+{
+	const struct restore_plan *plan = ctx;
+
+	return (uintptr_t)plan->threads.items[k].seccomp[i];
+}
+
+static struct seccomp_threads plan_threads(const struct restore_plan *plan)
+{
+	return (struct seccomp_threads){ .n = plan->threads.n, .ctx = plan,
+					 .count = thread_filters, .filter = thread_filter };
+}
+
 /* How many filters, from the first installed, every thread of @plan shares. */
 static size_t shared_prefix(const struct restore_plan *plan)
 {
-	const struct plan_thread *lead = &plan->threads.items[0];
-	size_t n = lead->n_seccomp, i, k;
+	struct seccomp_threads st = plan_threads(plan);
 
-	for (k = 1; k < plan->threads.n; k++) {
-		const struct plan_thread *t = &plan->threads.items[k];
-
-		for (i = 0; i < n && i < t->n_seccomp; i++)
-			if (t->seccomp[i] != lead->seccomp[i])
-				break;
-		n = i;
-	}
-	return n;
-}
-
-static bool in_own_filters(const struct plan_thread *t, size_t from,
-			   const struct plan_seccomp_filter *f)
-{
-	size_t i;
-
-	for (i = from; i < t->n_seccomp; i++)
-		if (t->seccomp[i] == f)
-			return true;
-	return false;
+	return seccomp_shared_prefix(&st);
 }
 
 /*
@@ -143,26 +145,17 @@ static bool in_own_filters(const struct plan_thread *t, size_t from,
  */
 int seccomp_check(const struct restore_plan *plan, struct tool_error *err)
 {
-	size_t prefix, a, b, i;
+	struct seccomp_threads st = plan_threads(plan);
+	const struct plan_thread *ta;
+	size_t a, b, i;
 
-	if (!plan->threads.n)
+	if (!seccomp_shared_past(&st, seccomp_shared_prefix(&st), &a, &b, &i))
 		return 0;
-	prefix = shared_prefix(plan);
-	for (a = 0; a < plan->threads.n; a++) {
-		const struct plan_thread *ta = &plan->threads.items[a];
-
-		for (i = prefix; i < ta->n_seccomp; i++)
-			for (b = a + 1; b < plan->threads.n; b++)
-				if (in_own_filters(&plan->threads.items[b], prefix, ta->seccomp[i]))
-					return tool_fail(err, 0, "process %llu: threads %d and %d "
-							 "share seccomp filter %llu, which not "
-							 "all its threads run under",
-							 (unsigned long long)plan->proc.pid,
-							 (int)ta->tid,
-							 (int)plan->threads.items[b].tid,
-							 (unsigned long long)ta->seccomp[i]->filter_id);
-	}
-	return 0;
+	ta = &plan->threads.items[a];
+	return tool_fail(err, 0, "process %llu: threads %d and %d share seccomp filter %llu, "
+			 "which not all its threads run under", (unsigned long long)plan->proc.pid,
+			 (int)ta->tid, (int)plan->threads.items[b].tid,
+			 (unsigned long long)ta->seccomp[i]->filter_id);
 }
 
 bool seccomp_in_tree(const struct restore_tree *tree)

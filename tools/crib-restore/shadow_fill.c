@@ -9,21 +9,21 @@
  * When the snapshot is mapped, the data of its stored_pages records lies
  * in the mapping until it is read to the end, so those runs are filled by
  * a thread of their own (the filler) while the reader goes on to the next
- * record: the copy, the dearest step per byte, overlaps with reading and
- * checking the snapshot.  Runs whose data lies in the reader's buffers
+ * record (a ring, tools/common/ring.h): the copy, the dearest step per
+ * byte, overlaps with reading and checking the snapshot.  Runs whose data lies in the reader's buffers
  * are filled at once, after the queue is drained, so that runs are filled
  * in the order they come.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ring.h"
 #include "shadow_fill.h"
 
 #define FILL_QUEUE	64	/* runs queued for the filler at most */
@@ -32,14 +32,7 @@
 
 struct shadow_filler {
 	int uffd;			/* or -1: every run written in place */
-	bool threaded;			/* the filler thread runs */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t queued;		/* a run queued, or stop */
-	pthread_cond_t filled;		/* a run filled */
-	struct fill_run queue[FILL_QUEUE];
-	uint64_t head, tail;		/* queue[head % FILL_QUEUE] is filled next */
-	bool stop;
+	struct ring *queue;		/* runs for the filler thread, or NULL: none runs */
 };
 
 static int uffd_open(void)
@@ -149,26 +142,14 @@ static bool fill_one(int uffd, const struct fill_run *run)
 	return false;
 }
 
-static void *filler_main(void *arg)
+/* The filler thread's work on a queued run; a run written in place is no failure. */
+static int fill_queued(void *ctx, void *item, struct tool_error *err)
 {
-	struct shadow_filler *f = arg;
-	struct fill_run run;
+	const struct shadow_filler *f = ctx;
 
-	pthread_mutex_lock(&f->lock);
-	for (;;) {
-		while (f->head == f->tail && !f->stop)
-			pthread_cond_wait(&f->queued, &f->lock);
-		if (f->head == f->tail)
-			break;
-		run = f->queue[f->head % FILL_QUEUE];
-		pthread_mutex_unlock(&f->lock);
-		fill_one(f->uffd, &run);
-		pthread_mutex_lock(&f->lock);
-		f->head++;
-		pthread_cond_broadcast(&f->filled);
-	}
-	pthread_mutex_unlock(&f->lock);
-	return NULL;
+	(void)err;
+	fill_one(f->uffd, item);
+	return 0;
 }
 
 struct shadow_filler *shadow_filler_open(bool threaded)
@@ -178,41 +159,32 @@ struct shadow_filler *shadow_filler_open(bool threaded)
 	if (!f)
 		return NULL;
 	f->uffd = uffd_open();
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->queued, NULL);
-	pthread_cond_init(&f->filled, NULL);
-	f->threaded = threaded && f->uffd >= 0 &&
-		      !pthread_create(&f->thread, NULL, filler_main, f);
+	if (threaded && f->uffd >= 0)
+		f->queue = ring_open(sizeof(struct fill_run), FILL_QUEUE, fill_queued, f, true);
+	if (f->queue && !ring_threaded(f->queue)) {
+		ring_close(f->queue, NULL);
+		f->queue = NULL;
+	}
 	return f;
-}
-
-/* Until every queued run is filled. */
-static void drain(struct shadow_filler *f)
-{
-	pthread_mutex_lock(&f->lock);
-	while (f->head != f->tail)
-		pthread_cond_wait(&f->filled, &f->lock);
-	pthread_mutex_unlock(&f->lock);
 }
 
 static void enqueue(struct shadow_filler *f, const struct fill_run *run)
 {
-	pthread_mutex_lock(&f->lock);
-	while (f->tail - f->head == FILL_QUEUE)
-		pthread_cond_wait(&f->filled, &f->lock);
-	f->queue[f->tail++ % FILL_QUEUE] = *run;
-	pthread_cond_signal(&f->queued);
-	pthread_mutex_unlock(&f->lock);
+	struct fill_run *slot = ring_slot(f->queue);
+
+	/* The filler never fails, so there is always a slot once one is free. */
+	*slot = *run;
+	ring_push(f->queue);
 }
 
 bool shadow_fill(struct shadow_filler *f, const struct fill_run *run, bool data_in_input)
 {
-	if (f && f->threaded && (!run->data || data_in_input)) {
+	if (f && f->queue && (!run->data || data_in_input)) {
 		enqueue(f, run);
 		return run->registered;
 	}
-	if (f && f->threaded)
-		drain(f);
+	if (f && f->queue)
+		ring_drain(f->queue);
 	return fill_one(f ? f->uffd : -1, run);
 }
 
@@ -220,16 +192,7 @@ void shadow_filler_close(struct shadow_filler *f)
 {
 	if (!f)
 		return;
-	if (f->threaded) {
-		pthread_mutex_lock(&f->lock);
-		f->stop = true;
-		pthread_cond_signal(&f->queued);
-		pthread_mutex_unlock(&f->lock);
-		pthread_join(f->thread, NULL);
-	}
-	pthread_cond_destroy(&f->filled);
-	pthread_cond_destroy(&f->queued);
-	pthread_mutex_destroy(&f->lock);
+	ring_close(f->queue, NULL);
 	if (f->uffd >= 0)
 		close(f->uffd);
 	free(f);

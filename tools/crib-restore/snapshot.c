@@ -273,6 +273,7 @@ static void unmap_input(struct restore_tree *tree)
 int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progress *progress,
 	      struct tool_error *err)
 {
+	CRIB_OPTS(crib_reader_opts, opts, .max_size = max_size);
 	uint64_t size = input_size(fd);
 	struct crib_error cerr = { 0 };
 	struct mapped_input m = { .addr = MAP_FAILED };
@@ -286,9 +287,12 @@ int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progr
 		return tool_fail(err, errno, "cannot create the page store");
 	progress_process(progress, 1, size);
 	map_input(&m, fd, size);
-	r = m.addr != MAP_FAILED ? crib_reader_open_mem_threads(m.start, m.size, decode_threads(),
-								 &cerr) :
-				   crib_reader_open(fd, &cerr);
+	if (m.addr != MAP_FAILED) {
+		opts.mem = m.start;
+		opts.mem_len = m.size;
+		opts.threads = decode_threads();
+	}
+	r = crib_reader_open(m.addr != MAP_FAILED ? -1 : fd, &opts, &cerr);
 	if (!r) {
 		if (m.addr != MAP_FAILED)
 			munmap(m.addr, m.len);
@@ -303,7 +307,6 @@ int plan_read(struct restore_tree *tree, int fd, uint64_t max_size, struct progr
 			munmap(m.addr, m.len);
 		return -1;
 	}
-	crib_reader_set_max_size(r, max_size);
 	/*
 	 * Stored data stays in a mapped snapshot: it is copied into the new
 	 * processes from there (direct.c), or a thread fills shadows from it.

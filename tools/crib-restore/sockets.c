@@ -29,11 +29,6 @@
 #include "udp_queue.h"
 #include "unix.h"
 
-static bool is_tcp(const struct crib_socket *s)
-{
-	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_STREAM;
-}
-
 static bool is_udp(const struct crib_socket *s)
 {
 	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM;
@@ -57,7 +52,7 @@ static int check_socket(const struct restore_tree *tree, const struct plan_socke
 			tool_fail(err, 0, "fd %llu: socket %llu recorded twice, differently",
 				  (unsigned long long)ps->s.fd,
 				  (unsigned long long)ps->s.sock_id);
-	if (is_tcp(&ps->s))
+	if (crib_socket_is_tcp(&ps->s))
 		return tcp_check(tree, ps, err);
 	if (is_udp(&ps->s))
 		return udp_check(tree, ps, err);
@@ -96,13 +91,13 @@ static int create_pass(struct sock_job *j)
 	/* TCP listeners first: connections share their port */
 	for (i = 0; i < j->tree->sockets.n; i++) {
 		ps = &j->tree->sockets.items[i];
-		if (first_of(j, i) && is_tcp(&ps->s) &&
+		if (first_of(j, i) && crib_socket_is_tcp(&ps->s) &&
 		    (ps->s.state == CRIB_SK_LISTEN || ps->s.state == CRIB_SK_CLOSE) && tcp_create(j, ps))
 			return -1;
 	}
 	for (i = 0; i < j->tree->sockets.n; i++) {
 		ps = &j->tree->sockets.items[i];
-		if (!first_of(j, i) || is_tcp(&ps->s))
+		if (!first_of(j, i) || crib_socket_is_tcp(&ps->s))
 			continue;
 		ret = is_udp(&ps->s) ? udp_create(j, ps) : unix_create(j, ps);
 		if (ret)
@@ -144,7 +139,7 @@ static bool is_tcp_connection(const struct sock_job *j, size_t i)
 {
 	const struct crib_socket *s = &j->tree->sockets.items[i].s;
 
-	return first_of(j, i) && is_tcp(s) && s->state != CRIB_SK_LISTEN && s->state != CRIB_SK_CLOSE;
+	return first_of(j, i) && crib_socket_is_tcp(s) && s->state != CRIB_SK_LISTEN && s->state != CRIB_SK_CLOSE;
 }
 
 /* Last of each socket: its filter, which judges only what arrives from now on. */

@@ -179,7 +179,7 @@ static struct crib_diff_side *read_side(int fd, const char *what, struct tool_er
 	struct crib_error cerr;
 	struct crib_reader *r;
 
-	r = crib_reader_open(fd, &cerr);
+	r = crib_reader_open(fd, NULL, &cerr);
 	if (r) {
 		side = crib_diff_side_read(r, CRIB_DIFF_IGNORE_VOLATILE, &cerr);
 		crib_reader_close(r);

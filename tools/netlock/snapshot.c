@@ -93,7 +93,7 @@ int netlock_release_snapshot(int fd, size_t *released, struct tool_error *err)
 	int ret = -1;
 
 	*released = 0;
-	r = crib_reader_open(fd, &cerr);
+	r = crib_reader_open(fd, NULL, &cerr);
 	if (!r)
 		return tool_fail(err, 0, "reading the snapshot: %s", cerr.msg);
 	if (collect(r, &l, err) || count_locked(&l, released, err))

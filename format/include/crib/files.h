@@ -231,6 +231,14 @@ extern const struct crib_struct_desc crib_ghost_desc;
 extern const struct crib_struct_desc crib_ghost_data_desc;
 
 const char *crib_file_type_name(uint64_t type);
+/* Whether a file of @type is a pipe's end: an unnamed pipe or a FIFO, with a pipe record. */
+bool crib_file_is_pipe(uint64_t type);
+/*
+ * Whether a file of @type is an event file (eventfd, timerfd, signalfd,
+ * epoll, inotify): an anonymous inode whose state its record carries,
+ * with no path to reopen.
+ */
+bool crib_file_is_event(uint64_t type);
 
 int crib_write_file(struct crib_writer *w, const struct crib_file *f);
 int crib_write_pipe(struct crib_writer *w, const struct crib_pipe *p);

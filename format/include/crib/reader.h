@@ -77,32 +77,48 @@ struct crib_record {
 };
 
 /*
- * Open a snapshot: reads and checks the preamble and the header record.
- * Returns NULL with *err filled on failure (a newer major version, for one).
+ * Where crib_reader_open() reads from, and how (CRIB_OPTS(), types.h);
+ * NULL, or fields left zero, take the defaults.
  */
-struct crib_reader *crib_reader_open(int fd, struct crib_error *err);
-struct crib_reader *crib_reader_open_source(crib_read_fn read_fn, void *ctx,
-					    struct crib_error *err);
-/* Read from a buffer the caller keeps alive until crib_reader_close(). */
-struct crib_reader *crib_reader_open_mem(const void *buf, size_t len, struct crib_error *err);
+struct crib_reader_opts {
+	size_t sz;		/* sizeof(struct crib_reader_opts) */
+	/* Read through @read_fn(@read_ctx, ...) rather than the fd (then -1). */
+	crib_read_fn read_fn;
+	void *read_ctx;
+	/*
+	 * Or read the @mem_len bytes at @mem, which the caller keeps alive
+	 * until crib_reader_close() (the fd then -1).
+	 */
+	const void *mem;
+	size_t mem_len;
+	/*
+	 * From memory, with @threads worker threads decoding the zstd frames
+	 * ahead of the records asked for, each frame at once (spec §3:
+	 * writers end one every 8 MiB).  What is read, and every error, is
+	 * the same as without; the workers take up to (@threads + 1) * 24 MiB
+	 * more memory.
+	 */
+	int threads;
+	/*
+	 * Refuse (CRIB_E_LIMIT) a record stream that inflates past
+	 * @max_size bytes: a few KiB of zstd can stand for gigabytes.  0 is
+	 * CRIB_MAX_SIZE_DEFAULT; the header, read by open, is within any
+	 * bound.  Stored data (1.4) is not inflated and not counted.
+	 */
+	uint64_t max_size;
+	size_t :0;
+};
+
 /*
- * The same, with @threads worker threads decoding the zstd frames ahead
- * of the records asked for, each frame at once (spec §3: writers end one
- * every 8 MiB).  What is read, and every error, is the same as without;
- * the workers take up to (@threads + 1) * 24 MiB more memory.
+ * Open a snapshot from @fd (or what @opts name instead): reads and checks
+ * the preamble and the header record.  Returns NULL with *err filled on
+ * failure (a newer major version, for one; CRIB_E_INVAL for options this
+ * library does not know set, or more than one source).
  */
-struct crib_reader *crib_reader_open_mem_threads(const void *buf, size_t len, int threads,
-						 struct crib_error *err);
+struct crib_reader *crib_reader_open(int fd, const struct crib_reader_opts *opts,
+				     struct crib_error *err);
 
 const struct crib_header *crib_reader_header(const struct crib_reader *r);
-
-/*
- * Refuse (CRIB_E_LIMIT) a record stream that inflates past @bytes: a
- * few KiB of zstd can stand for gigabytes.  The default is
- * CRIB_MAX_SIZE_DEFAULT; the header, read by open, is within any bound.
- * Stored data (1.4) is not inflated and not counted.
- */
-void crib_reader_set_max_size(struct crib_reader *r, uint64_t bytes);
 
 /*
  * The next record: 1 with *rec filled, 0 after the trailer once the whole

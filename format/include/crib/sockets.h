@@ -134,6 +134,8 @@ extern const struct crib_struct_desc crib_socket_filter_desc;
  * "unknown" for a state the spec does not list.
  */
 const char *crib_socket_state_name(const struct crib_socket *s);
+/* Whether @s is a TCP socket: IPv4 or IPv6, SOCK_STREAM, IPPROTO_TCP. */
+bool crib_socket_is_tcp(const struct crib_socket *s);
 
 int crib_write_socket(struct crib_writer *w, const struct crib_socket *s);
 /* One queue record; the chunks' data must total at most CRIB_CHUNK_MAX. */

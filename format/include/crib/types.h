@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,13 +36,18 @@ extern "C" {
 #define CRIB_LIMIT_WINDOW_LOG	24		/* zstd window: at most 16 MiB */
 /*
  * Default bound on the uncompressed record stream a reader inflates
- * (crib_reader_set_max_size()): more than the memory of any machine a
+ * (crib_reader_opts.max_size): more than the memory of any machine a
  * snapshot comes from, so no real snapshot reaches it.
  */
 #define CRIB_MAX_SIZE_DEFAULT	(1ull << 40)
 #define CRIB_CHUNK_MAX		(1u << 20)	/* bulk data carried by one record */
 #define CRIB_PAGE_SIZE_MIN	512u
 #define CRIB_PAGE_SIZE_MAX	65536u
+/*
+ * Whether @page_size may stand in a header: a power of two from
+ * CRIB_PAGE_SIZE_MIN to CRIB_PAGE_SIZE_MAX (limits.c).
+ */
+bool crib_page_size_valid(uint64_t page_size);
 
 /*
  * Skippable zstd frames (RFC 8878 §3.1.2) of the compressed section: the
@@ -137,6 +143,26 @@ struct crib_blob {
 	const void *data;
 	size_t len;
 };
+
+/*
+ * Options of crib_writer_open() and crib_reader_open(), as libbpf's
+ * LIBBPF_OPTS: the struct starts with its size, so that a caller built
+ * against an older header passes a shorter one and a newer library reads
+ * the fields it lacks as zero; a caller built against a newer header
+ * passes a longer one, which an older library accepts only when the
+ * fields it does not know are zero (CRIB_E_INVAL otherwise).
+ *
+ *	CRIB_OPTS(crib_writer_opts, opts, .level = 3, .threads = 2);
+ *	w = crib_writer_open(fd, &hdr, &opts, &err);
+ */
+#define CRIB_OPTS(TYPE, NAME, ...)				\
+	struct TYPE NAME = ({					\
+		memset(&NAME, 0, sizeof(struct TYPE));		\
+		(struct TYPE){					\
+			.sz = sizeof(struct TYPE),		\
+			__VA_ARGS__				\
+		};						\
+	})
 
 #ifdef __cplusplus
 }

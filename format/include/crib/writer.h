@@ -30,46 +30,69 @@ typedef ssize_t (*crib_write_fn)(void *ctx, const void *buf, size_t len);
 #define CRIB_THREADS_MAX	64
 
 /*
- * Start a snapshot: writes the preamble and the header record.  The header's
- * version fields are ignored (the writer always writes its own version).
- * level is a zstd level from ZSTD_minCLevel() to CRIB_LEVEL_MAX.
+ * How crib_writer_open() writes (CRIB_OPTS(), types.h); NULL, or fields
+ * left zero, take the defaults.
  */
-struct crib_writer *crib_writer_open(int fd, int level, const struct crib_header *hdr,
+struct crib_writer_opts {
+	size_t sz;		/* sizeof(struct crib_writer_opts) */
+	/*
+	 * Write through @write_fn(@write_ctx, ...) rather than to the fd
+	 * (which must then be -1).
+	 */
+	crib_write_fn write_fn;
+	void *write_ctx;
+	/* A zstd level from ZSTD_minCLevel() to CRIB_LEVEL_MAX; 0 is zstd's default (3). */
+	int level;
+	/*
+	 * Compress in @threads worker threads while the caller goes on (0: in
+	 * the caller's thread).  The stream is the same frames, in order; a
+	 * libzstd built without threads compresses in the caller's thread.
+	 */
+	int threads;
+	/*
+	 * Store the data of every pages record of more than 128 KiB as it
+	 * is, not compressed: a stored_pages record ends the zstd frame and
+	 * the data follows in a data frame, page-aligned in the output (spec
+	 * §3, 1.4).  What a fast disk takes faster than zstd compresses.
+	 */
+	bool store_bulk;
+	size_t :0;
+};
+
+/*
+ * Start a snapshot into @fd (or @opts->write_fn): writes the preamble and
+ * the header record.  The header's version fields are ignored (the writer
+ * always writes its own version).  NULL with *@err filled on failure,
+ * CRIB_E_INVAL for options this library does not know set.
+ */
+struct crib_writer *crib_writer_open(int fd, const struct crib_header *hdr,
+				     const struct crib_writer_opts *opts,
 				     struct crib_error *err);
-/*
- * The same, compressing in @threads worker threads while the caller goes
- * on (0: in the caller's thread).  The stream is the same frames, in
- * order; a libzstd built without threads compresses in the caller's
- * thread.
- */
-struct crib_writer *crib_writer_open_threads(int fd, int level, int threads,
-					     const struct crib_header *hdr,
-					     struct crib_error *err);
-struct crib_writer *crib_writer_open_sink(crib_write_fn write_fn, void *ctx, int level,
-					  const struct crib_header *hdr,
-					  struct crib_error *err);
-/*
- * From now on, store the data of every pages record of more than 128 KiB
- * as it is, not compressed: a stored_pages record ends the zstd frame and
- * the data follows in a data frame, page-aligned in the output (spec §3,
- * 1.4).  What a fast disk takes faster than zstd compresses.
- */
-void crib_writer_store_bulk(struct crib_writer *w);
-/* Whether crib_writer_store_bulk() was called. */
+/* Whether the writer was opened storing bulk data (crib_writer_opts.store_bulk). */
 bool crib_writer_stores_bulk(const struct crib_writer *w);
 
-/* Takes @len bytes of stored data that belong at @offset of the file: 0, or -1. */
-typedef int (*crib_data_fn)(void *ctx, const void *data, size_t len, uint64_t offset);
+/* Stored data the writer left a hole for: @len bytes at @data belong at @offset of the file. */
+struct crib_gap {
+	const void *data;	/* the caller's, as given to crib_write_pages() */
+	size_t len;
+	uint64_t offset;
+};
 /*
- * From now on (until called with @fn NULL), hand the data of each data
- * frame to @fn rather than write it: the writer writes everything else
- * around a hole of the data's length, and the caller writes the data
- * there (crib_writer_write_at()), in any thread, before it relies on the
+ * From now on (until called with @on false), leave the data of each data
+ * frame to the caller rather than write it: the writer writes everything
+ * else around a hole of the data's length, and the caller takes the holes
+ * (crib_writer_take_gaps()) and writes the data there
+ * (crib_writer_write_at()), in any thread, before it relies on the
  * snapshot; the data stays the caller's meanwhile.  For a writer storing
- * bulk data into a regular file opened with crib_writer_open*(); -1 for
+ * bulk data into a regular file opened with crib_writer_open(); -1 for
  * any other.
  */
-int crib_writer_defer_data(struct crib_writer *w, crib_data_fn fn, void *ctx);
+int crib_writer_leave_gaps(struct crib_writer *w, bool on);
+/*
+ * The holes left since the last call, in the order they were left: up to
+ * @max into @gaps, how many; those past @max come at the next call.
+ */
+size_t crib_writer_take_gaps(struct crib_writer *w, struct crib_gap *gaps, size_t max);
 /*
  * Write deferred data where it belongs, all of it: from one thread at a
  * time, while others use the writer.  0, or -1 with errno set.
