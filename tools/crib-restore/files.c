@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "descriptors.h"
 #include "events.h"
 #include "files.h"
 #include "filetime.h"
@@ -54,8 +55,6 @@
 /* Status flags open(2) takes back; the access mode is added separately. */
 #define REOPEN_FLAGS	(O_APPEND | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | \
 			 O_NOATIME | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_PATH)
-/* The status flags F_SETFL changes on a pipe or a socket. */
-#define SETFL_FLAGS	(O_NONBLOCK | O_APPEND | O_NOATIME)
 
 /* ---- the records, as the snapshot is read ---- */
 
@@ -405,24 +404,13 @@ int files_park_base(const struct restore_tree *tree)
 	return (max + 64) & ~63;
 }
 
-int files_park(int fd, int at)
-{
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = dup3(fd, at, O_CLOEXEC);
-	close(fd);
-	return ret;
-}
-
 static int open_file(const struct restore_tree *tree, const struct crib_file *f, int at,
 		     struct tool_error *err)
 {
 	int flags = (int)(f->flags & (O_ACCMODE | REOPEN_FLAGS));
 	int fd = f->ghost_id ? ghost_open(tree, f->ghost_id, flags) : open(f->path, flags);
 
-	if (files_park(fd, at) < 0)
+	if (desc_park(fd, at) < 0)
 		return tool_fail(err, errno, "cannot reopen fd %llu, %s", (unsigned long long)f->fd,
 				 f->path);
 	if ((f->type == CRIB_FILE_REGULAR || f->type == CRIB_FILE_MEMFD) &&
@@ -431,15 +419,6 @@ static int open_file(const struct restore_tree *tree, const struct crib_file *f,
 		return tool_fail(err, errno, "cannot seek fd %llu, %s, to %lld",
 				 (unsigned long long)f->fd, f->path, (long long)f->pos);
 	return 0;
-}
-
-int files_set_status_flags(int fd, const struct crib_file *f)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl < 0)
-		return -1;
-	return fcntl(fd, F_SETFL, (fl & ~SETFL_FLAGS) | ((int)f->flags & SETFL_FLAGS));
 }
 
 static int open_mode(uint64_t end)
@@ -487,19 +466,19 @@ static int make_pipe(const struct restore_tree *tree, size_t first, int base,
 		if (d->pipe != pp)
 			continue;
 		if (d->end == CRIB_PIPE_READ && !got_read) {
-			fd = files_park(p[0], base + (int)i);
+			fd = desc_park(p[0], base + (int)i);
 			got_read = fd >= 0;
 			p[0] = fd;
 		} else if (d->end == CRIB_PIPE_WRITE && !got_write) {
-			fd = files_park(p[1], base + (int)i);
+			fd = desc_park(p[1], base + (int)i);
 			got_write = fd >= 0;
 			p[1] = fd;
 		} else {
 			from = d->end == CRIB_PIPE_WRITE ? p[1] : p[0];
 			snprintf(path, sizeof(path), "/proc/self/fd/%d", from);
-			fd = files_park(open(path, open_mode(d->end)), base + (int)i);
+			fd = desc_park(open(path, open_mode(d->end)), base + (int)i);
 		}
-		if (fd < 0 || files_set_status_flags(fd, d->file))
+		if (fd < 0 || desc_set_status_flags(fd, d->file))
 			goto fail;
 	}
 	/* An end no one of the tree holds was closed by all: close it again. */
@@ -535,8 +514,8 @@ static int make_fifo(const struct restore_tree *tree, size_t first, int base,
 
 		if (d->pipe != pp)
 			continue;
-		fd = files_park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
-		if (fd < 0 || files_set_status_flags(fd, d->file))
+		fd = desc_park(open(path, open_mode(d->end) | O_NONBLOCK), base + (int)i);
+		if (fd < 0 || desc_set_status_flags(fd, d->file))
 			goto fail;
 	}
 	close(hold);
@@ -606,7 +585,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		if (d->file->type == CRIB_FILE_SOCKET) {
 			/* made blocking, as a new socket is: the description's own flags */
 			if (dup3(sockets[d->socket], base + (int)i, O_CLOEXEC) < 0 ||
-			    files_set_status_flags(base + (int)i, d->file)) {
+			    desc_set_status_flags(base + (int)i, d->file)) {
 				tool_fail(err, errno, "cannot park a socket");
 				goto out;
 			}

@@ -36,10 +36,6 @@ int files_open_own_proc(const struct restore_ctx *ctx, const struct restore_plan
 			struct tool_error *err);
 int files_open_proc(const struct restore_ctx *ctx, const struct restore_plan *plan,
 		    struct tool_error *err);
-/* @fd moved to @at, parked, and closed; -1 with errno when it cannot be. */
-int files_park(int fd, int at);
-/* The status flags of a description made by pipe(), socket() or open() with others. */
-int files_set_status_flags(int fd, const struct crib_file *f);
 /* The parked descriptor of @tree->sockets.items[@i]. */
 int files_socket_fd(const struct restore_tree *tree, int base, size_t i);
 

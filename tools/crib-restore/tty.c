@@ -34,7 +34,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "files.h"
+#include "descriptors.h"
 #include "tree.h"
 #include "tty.h"
 
@@ -207,7 +207,7 @@ static int reopen_slave(int slave, const struct crib_file *f, int at)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", slave);
-	return files_park(open(path, open_flags(f)), at);
+	return desc_park(open(path, open_flags(f)), at);
 }
 
 static int make_ends(const struct restore_tree *tree, size_t first, int base, int master,
@@ -231,7 +231,7 @@ static int make_ends(const struct restore_tree *tree, size_t first, int base, in
 			fd = reopen_slave(slave, d->file, base + (int)i);
 		if (d->tty->t.end == CRIB_TTY_SLAVE)
 			first_slave = false;
-		if (fd < 0 || files_set_status_flags(fd, d->file))
+		if (fd < 0 || desc_set_status_flags(fd, d->file))
 			return -1;
 	}
 	return 0;
@@ -321,8 +321,8 @@ static int open_dev_tty(const struct restore_ctx *ctx, const struct restore_plan
 		at = ctx->park_base + (int)i;
 		if (!tty_is_dev_tty(d) || d->owner != plan)
 			continue;
-		if (files_park(open("/dev/tty", open_flags(d->file)), at) < 0 ||
-		    files_set_status_flags(at, d->file))
+		if (desc_park(open("/dev/tty", open_flags(d->file)), at) < 0 ||
+		    desc_set_status_flags(at, d->file))
 			return tool_fail(err, errno, "fd %llu: cannot open /dev/tty, the controlling "
 					 "terminal of session %llu", (unsigned long long)d->file->fd,
 					 (unsigned long long)plan->proc.sid);
@@ -351,8 +351,8 @@ int tty_open_late(const struct restore_ctx *ctx, const struct restore_plan *plan
 		at = ctx->park_base + (int)plan->fds.items[i].desc;
 		if (!tty_is_dev_tty(d) || fcntl(at, F_GETFD) >= 0)
 			continue;
-		if (files_park(open("/dev/tty", open_flags(d->file)), at) < 0 ||
-		    files_set_status_flags(at, d->file))
+		if (desc_park(open("/dev/tty", open_flags(d->file)), at) < 0 ||
+		    desc_set_status_flags(at, d->file))
 			return tool_fail(err, errno, "fd %llu: cannot open /dev/tty",
 					 (unsigned long long)plan->fds.items[i].fd);
 	}
