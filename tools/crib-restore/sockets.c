@@ -4,12 +4,13 @@
  * which crib-restore creates them, once for the whole tree, before the
  * tree is forked (files.c parks them for the processes to take).
  *
- * Every socket is created first, with its options, bound, listening or
- * (UDP) connected; TCP listeners before any connection, whose local port
- * they share.  Then UNIX sockets connect to each other, by name where
- * they have one, and every queue is filled again: UNIX data sent by the
- * peer or the named sender it came from, UDP packets through the CRIB
- * program, a pending UDP datagram sent again corked.  TCP connections are
+ * Every socket is created first, with its options, bound or listening;
+ * TCP listeners before any connection, whose local port they share.  Then
+ * UNIX sockets connect to each other, by name where they have one, and
+ * every queue is filled again: UNIX data sent by the peer or the named
+ * sender it came from, UDP packets through the CRIB program before the
+ * socket connects to its peer, a pending UDP datagram sent again corked
+ * after.  TCP connections are
  * rebuilt in repair mode, all of them, and stay in it (silent: a restore
  * that fails from here on closes them without a FIN or a reset) until
  * every process of the tree is in place, when sockets_resume() takes them

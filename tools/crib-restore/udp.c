@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * UDP sockets: options (IPV6_V6ONLY among them, before the bind), the
- * local address, the peer of a connected socket; then the receive queue,
- * through the CRIB program (udp_queue.c), and a pending datagram, sent
- * again corked so it stays pending: with UDP_CORK on when the process had
- * it on, with MSG_MORE otherwise.
+ * UDP sockets: options (IPV6_V6ONLY among them, before the bind) and the
+ * local address; then the receive queue, through the CRIB program
+ * (udp_queue.c); then the peer of a connected socket, and a pending
+ * datagram, sent again corked so it stays pending: with UDP_CORK on when
+ * the process had it on, with MSG_MORE otherwise.  The queue comes before
+ * the peer because the kernel takes a restored packet only from where the
+ * socket would take one, and a connected socket keeps what other senders
+ * queued before it connected.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -67,19 +70,20 @@ int udp_check(const struct restore_tree *tree, const struct plan_socket *ps,
 
 int udp_create(struct sock_job *j, const struct plan_socket *ps)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
 	int fd;
 
-	if (sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd))
-		return -1;
-	if (ps->s.state == CRIB_SK_ESTABLISHED) {
-		len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
-		if (connect(fd, (struct sockaddr *)&ss, len))
-			return sock_fail(j, ps, "connect", errno);
-		return sock_check_local(j, ps, fd);
-	}
-	return 0;
+	return sock_new(j, ps, &fd) || sockopts_apply(j, ps, fd) || sock_bind(j, ps, fd) ? -1 : 0;
+}
+
+static int udp_connect(struct sock_job *j, const struct plan_socket *ps, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	len = plan_sockaddr(&ps->peer, (int)ps->s.family, &ss);
+	if (connect(fd, (struct sockaddr *)&ss, len))
+		return sock_fail(j, ps, "connect", errno);
+	return sock_check_local(j, ps, fd);
 }
 
 /* The corked datagram: UDP_CORK is already on if it was; else MSG_MORE. */
@@ -102,6 +106,8 @@ int udp_fill(struct sock_job *j, const struct plan_socket *ps)
 	int fd = j->fds[sock_index(j, ps)];
 
 	if (ps->recv.n && udp_queue_restore(j, ps, fd))
+		return -1;
+	if (ps->s.state == CRIB_SK_ESTABLISHED && udp_connect(j, ps, fd))
 		return -1;
 	if (ps->send.n && send_pending(j, ps, fd))
 		return -1;
