@@ -13,7 +13,8 @@
  * TCP connection to a process it started and handed away, out of its
  * tree, a peer that outlives the workload (not with --no-child); UDP sockets (IPv4, dual-stack IPv6,
  * IPv6-only) with datagrams queued from several senders, in both UDP
- * receive queues; a corked UDP datagram and an IPv6 one pending with
+ * receive queues, one connected after another sender's datagram was
+ * queued; a corked UDP datagram and an IPv6 one pending with
  * MSG_MORE; UNIX stream, datagram and seqpacket pairs with queued data; an
  * abstract-named UNIX socket with datagrams from named and unnamed
  * senders; named UNIX datagram sockets connected to each other; a UNIX
@@ -661,6 +662,17 @@ static void setup_udp(void)
 	send_all(find("udp-corked")->fd, (const unsigned char *)"part2", 5);
 	msgs[n_msgs++] = (struct msg){ .to = "udp-corked", .src = "udp4", .data = "part1,part2",
 				       .len = 11, .pending = 1 };
+
+	/*
+	 * connected once a datagram from another sender was queued: it keeps
+	 * that one, which its peer did not send
+	 */
+	udp_socket("udp4-connected", AF_INET);
+	bind_loopback(find("udp4-connected"));
+	msg("udp4-sender-a", "udp4-connected", "f0 from a, before it connected", 0);
+	connect_to(find("udp4-connected"), find("udp4-sender-b"));
+	find("udp4-connected")->state = 1;
+	msg("udp4-sender-b", "udp4-connected", "f1 from b, its peer", 0);
 
 	/* an IPv6 datagram pending with MSG_MORE, unconnected, to udp6 */
 	udp_socket("udp6-more", AF_INET6);
