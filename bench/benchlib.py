@@ -66,6 +66,9 @@ def context(quick_note, clock_lines=()):
                      "and times taken with it are not to be trusted.**")
     if os.environ.get("CRIB_BENCH_HOST"):
         lines.append("Host: %s." % os.environ["CRIB_BENCH_HOST"])
+    if os.environ.get("CRIB_BENCH_TOOLS"):
+        lines.append("Tools: crib-dump, crib-restore and crib-inspect of the build in %s, "
+                     "not the installed ones." % os.environ["CRIB_BENCH_TOOLS"])
     if quick_note:
         lines.append("**Quick run: %s; a functional check, not a measurement.**" % quick_note)
     lines.append("Times are medians under emulation: only the ratios within this run mean "
@@ -73,17 +76,39 @@ def context(quick_note, clock_lines=()):
     return lines
 
 
-def parse_args(msgs, description, quick_help, large_help=None):
-    """The drivers' command line (--quick, --large if @large_help, --output
-    FILE); they run as root."""
+TOOLS = ("crib-dump", "crib-restore", "crib-inspect")
+
+
+def use_build_tools(msgs, build):
+    """Run the tools of the meson build directory @build instead of the
+    installed ones: two builds' tools, each in a run of its own, compare in
+    one boot (the guest sees a build under /work at the same path)."""
+    build = os.path.abspath(build)
+    dirs = [os.path.join(build, "tools", name) for name in TOOLS]
+    for d, name in zip(dirs, TOOLS):
+        if not os.access(os.path.join(d, name), os.X_OK):
+            msgs.fail("--tools %s: no %s in %s" % (build, name, d))
+    os.environ["PATH"] = os.pathsep.join(dirs + [os.environ.get("PATH", "")])
+    os.environ["CRIB_BENCH_TOOLS"] = build
+
+
+def parse_args(msgs, description, quick_help, large_help=None, build_tools=False):
+    """The drivers' command line (--quick, --large if @large_help, --tools
+    BUILD if @build_tools, --output FILE); they run as root."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--quick", action="store_true", help=quick_help)
     if large_help:
         ap.add_argument("--large", action="store_true", help=large_help)
+    if build_tools:
+        ap.add_argument("--tools", metavar="BUILD",
+                        help="run crib-dump, crib-restore and crib-inspect of this meson "
+                        "build directory, not the installed ones")
     ap.add_argument("--output", help="write the markdown results here too")
     args = ap.parse_args()
     if os.geteuid():
         msgs.fail("run me as root in the CRIB guest")
+    if build_tools and args.tools:
+        use_build_tools(msgs, args.tools)
     return args
 
 

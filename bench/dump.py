@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The dump benchmark, run in the guest (./crib-dev bench dump boots it).
 
-  dump.py [--quick | --large] [--output FILE]
+  dump.py [--quick | --large] [--tools BUILD] [--output FILE]
 
 (a) Reading what a dump needs to know about a process (its task, VMAs and
     descriptors) through the CRIB programs and through procfs, on
@@ -521,7 +521,8 @@ def report(fact_rows, dump_rows, quick):
 def main():
     args = benchlib.parse_args(MSGS, "the dump benchmark (in the guest)",
                                "tiny cases, once: a functional check",
-                               "4 GiB alone, crib --fast (--pre-copy) and criu")
+                               "4 GiB alone, crib --fast (--pre-copy) and criu",
+                               build_tools=True)
     if args.large:
         rows = [measure_dumps(c, LARGE_TOOLS if c[0] else None) for c in LARGE_MEM_CASES]
         log("done")

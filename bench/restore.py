@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The restore benchmark, run in the guest (./crib-dev bench restore boots it).
 
-  restore.py [--quick] [--output FILE]
+  restore.py [--quick] [--tools BUILD] [--output FILE]
 
 crib-restore against criu restore of the process the dump benchmark's
 part (b) dumps: a bench-target with 64 MiB and 512 MiB of touched memory.
@@ -299,7 +299,8 @@ def report(rows, quick):
 
 
 def main():
-    args = benchlib.parse_args(MSGS, "the restore benchmark (in the guest)", "a tiny case, once: a functional check")
+    args = benchlib.parse_args(MSGS, "the restore benchmark (in the guest)",
+                               "a tiny case, once: a functional check", build_tools=True)
     # Restored processes run on detached: this driver adopts them, to check
     # and reap them.
     libc = ctypes.CDLL(None, use_errno=True)

@@ -237,6 +237,11 @@ struct dump_job *tree_root(const struct dump_tree *tree);
  * several processes, as "process PID: ...".  Returns -1.
  */
 int tree_fail_in(struct dump_tree *tree, const struct dump_job *job);
+/*
+ * Whether @id names a thread (@type PIDTYPE_PID), a process (PIDTYPE_TGID)
+ * or a process group (PIDTYPE_PGID) of the tree (tree_ids.c).
+ */
+bool tree_holds(const struct dump_tree *tree, uint32_t type, pid_t id);
 /* Run @step on every process of the tree, zombies skipped; 0 or -1 with tree->err set. */
 int tree_each(struct dump_tree *tree, int (*step)(struct dump_job *job));
 /* Some process of the tree is gone or on its way out: the dump's failure is its. */

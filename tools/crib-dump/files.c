@@ -181,23 +181,6 @@ static int share_one(struct dump_tree *tree, pid_t job_pid, struct shared_files 
 	return 0;
 }
 
-/* Whether @id names a thread (@type PIDTYPE_PID), a process or a process group of the tree. */
-static bool owner_in_tree(const struct dump_tree *tree, uint32_t type, pid_t id)
-{
-	const struct dump_job *job;
-	size_t i, j;
-
-	for (i = 0; i < tree->procs.n; i++) {
-		job = tree->procs.items[i];
-		if (type == PIDTYPE_PGID ? job->task.pgid == id : job->pid == id)
-			return true;
-		for (j = 0; type == PIDTYPE_PID && j < job->threads.n; j++)
-			if (job->threads.items[j].tid == id)
-				return true;
-	}
-	return false;
-}
-
 /* A restore gives a file's SIGIO to the same thread, process or group: one of the tree. */
 static int check_owner(struct dump_tree *tree, const struct dump_job *job,
 		       const struct file_entry *e)
@@ -210,7 +193,7 @@ static int check_owner(struct dump_tree *tree, const struct dump_job *job,
 	if (k->owner_type > PIDTYPE_PGID)
 		return tool_fail(&tree->err, 0, "process %d, fd %d: its SIGIO goes to a session, "
 				 "which a snapshot does not carry", (int)job->pid, k->fd);
-	if (!owner_in_tree(tree, k->owner_type, k->owner_pid))
+	if (!tree_holds(tree, k->owner_type, k->owner_pid))
 		return tool_fail(&tree->err, 0, "process %d, fd %d (%s): its SIGIO goes to %s %d "
 				 "(F_SETOWN), outside the tree: that cannot be restored",
 				 (int)job->pid, k->fd, e->path, kind[k->owner_type], k->owner_pid);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "crib-dump.h"
+#include "kabi.h"
 
 #define PIDFD_THREAD_FLAG	O_EXCL	/* PIDFD_THREAD, as the file's flags keep it */
 
@@ -84,23 +85,6 @@ int pidfd_read(struct dump_job *job, const struct dump_file_rec *k)
 	return 0;
 }
 
-/* Whether @id is a process of the tree, or with @thread, one of its threads. */
-static bool in_tree(const struct dump_tree *tree, pid_t id, bool thread)
-{
-	const struct dump_job *job;
-	size_t i, j;
-
-	for (i = 0; i < tree->procs.n; i++) {
-		job = tree->procs.items[i];
-		if (job->pid == id)
-			return true;
-		for (j = 0; thread && j < job->threads.n; j++)
-			if ((pid_t)job->threads.items[j].tid == id)
-				return true;
-	}
-	return false;
-}
-
 int pidfd_check(struct dump_tree *tree)
 {
 	const struct held_pidfd *h;
@@ -111,7 +95,8 @@ int pidfd_check(struct dump_tree *tree)
 		job = tree->procs.items[i];
 		for (j = 0; job->pidfds && j < job->pidfds->items.n; j++) {
 			h = &job->pidfds->items.items[j];
-			if (h->target == -1 || in_tree(tree, h->target, h->thread))
+			if (h->target == -1 ||
+			    tree_holds(tree, h->thread ? PIDTYPE_PID : PIDTYPE_TGID, h->target))
 				continue;
 			return tool_fail(&tree->err, 0, "process %d, fd %d (pidfd): it refers to "
 					 "%s %d, which is outside the tree and has not exited: "

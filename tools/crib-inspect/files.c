@@ -31,8 +31,7 @@ struct file_row {
 };
 
 struct files {
-	const struct options *o;
-	struct view_out *out;
+	struct view v;
 	struct desc_map descs;
 	ARRAY(struct file_row) pending;	/* one process's */
 };
@@ -69,22 +68,6 @@ void open_flags_str(uint64_t flags, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, ",%s", names[i].name);
 			flags &= ~names[i].bit;
 		}
-}
-
-static void *files_start(const struct options *o, const struct crib_header *h,
-			 struct view_out *out)
-{
-	struct files *s = calloc(1, sizeof(*s));
-
-	(void)h;
-	if (!s)
-		return NULL;
-	s->o = o;
-	s->out = out;
-	if (!out->json)
-		printf("%-8s %-5s %-10s %-22s %10s %5s  %s\n", "PID", "FD", "KIND", "FLAGS",
-		       "OFFSET", "DESC", "PATH");
-	return s;
 }
 
 /* What a pidfd refers to, as the summary says it. */
@@ -147,13 +130,13 @@ static void flush(struct files *s)
 
 	for (i = 0; i < s->pending.n; i++) {
 		row = &s->pending.items[i];
-		if (s->out->json)
-			print_json(s->out, &row->f, row->shared ? &row->first : NULL,
+		if (s->v.out->json)
+			print_json(s->v.out, &row->f, row->shared ? &row->first : NULL,
 				   row->have_pidfd ? &row->pidfd : NULL);
 		else
 			print_line(&row->f, row->shared ? &row->first : NULL,
 				   row->have_pidfd ? &row->pidfd : NULL);
-		view_row(s->out);
+		view_row(s->v.out);
 		free((char *)row->f.path);
 	}
 	s->pending.n = 0;
@@ -214,13 +197,13 @@ static void print_tty_json(struct view_out *out, const struct crib_tty *t)
 /* The second line of a pseudo-terminal end. */
 static void tty_record(struct files *s, const struct crib_record *rec)
 {
-	if (record_filtered_out(s->o, rec))
+	if (record_filtered_out(s->v.o, rec))
 		return;
-	if (s->out->json)
-		print_tty_json(s->out, &rec->u.tty);
+	if (s->v.out->json)
+		print_tty_json(s->v.out, &rec->u.tty);
 	else
 		print_tty_line(&rec->u.tty);
-	view_row(s->out);
+	view_row(s->v.out);
 }
 
 static void files_record(void *state, const struct crib_record *rec)
@@ -245,7 +228,7 @@ static void files_record(void *state, const struct crib_record *rec)
 	}
 	/* Every process's count, so that the numbering is followed with --pid too. */
 	first = desc_map_note(&s->descs, f->desc, f->pid, f->fd);
-	if (record_filtered_out(s->o, rec))
+	if (record_filtered_out(s->v.o, rec))
 		return;
 	add_row(s, f, first);
 }
@@ -256,7 +239,7 @@ static int files_finish(void *state)
 	return EXIT_OK;
 }
 
-static void files_free(void *state)
+static void files_release(void *state)
 {
 	struct files *s = state;
 
@@ -264,11 +247,11 @@ static void files_free(void *state)
 		free((char *)s->pending.items[i].f.path);
 	array_free(&s->pending);
 	array_free(&s->descs.holders);
-	free(s);
 }
 
 const struct view_ops files_view = {
 	.name = "files", .items = "files", .none = "descriptors",
-	.start = files_start, .record = files_record, .finish = files_finish,
-	.free = files_free,
+	.header = "PID      FD    KIND       FLAGS                      OFFSET  DESC  PATH",
+	.size = sizeof(struct files),
+	.record = files_record, .finish = files_finish, .release = files_release,
 };

@@ -48,11 +48,11 @@ struct crib_reader *open_snapshot(const char *path, const struct options *o, int
 void close_snapshot(struct crib_reader *r, int fd);
 
 /*
- * A view (view.c): started with @out, where it prints, every record
- * handed to record() as the stream goes by, and finish() to print what it
- * kept; as text or, with --json, as the items of one JSON array, each
- * after view_json_item().  finish() returns the exit code of a stream
- * read whole.
+ * A view (view.c): its state made by run_view(), zeroed, with the options
+ * and @out, where it prints; every record handed to record() as the
+ * stream goes by, and finish() to print what it kept; as text or, with
+ * --json, as the items of one JSON array, each after view_json_item().
+ * finish() returns the exit code of a stream read whole.
  */
 struct view_out {
 	bool json;
@@ -62,15 +62,24 @@ struct view_out {
 	bool failed;		/* the stream broke off: finish() has part of it */
 };
 
+/* What every view's state begins with. */
+struct view {
+	const struct options *o;
+	struct view_out *out;
+};
+
 struct view_ops {
 	const char *name;	/* the view, as the JSON document names it */
 	const char *items;	/* the name of its JSON array */
 	const char *none;	/* the text when no row was shown ("descriptors"); NULL: none */
-	void *(*start)(const struct options *o, const struct crib_header *h,
-		       struct view_out *out);
+	const char *header;	/* the text's first line, above the rows; NULL: none */
+	size_t size;		/* of its state, a struct beginning with a struct view */
+	/* The rest of the state, from the stream's header; NULL: none; -1: out of memory. */
+	int (*start)(void *state, const struct crib_header *h);
 	void (*record)(void *state, const struct crib_record *rec);
 	int (*finish)(void *state);	/* NULL: EXIT_OK */
-	void (*free)(void *state);
+	/* What the state holds, also when start() failed (not the state); NULL: nothing. */
+	void (*release)(void *state);
 };
 
 int run_view(const char *path, const struct options *o, const struct view_ops *v);

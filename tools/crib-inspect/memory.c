@@ -30,8 +30,7 @@ struct mem_row {
 };
 
 struct memory {
-	const struct options *o;
-	struct view_out *out;
+	struct view v;
 	uint64_t page_size;
 	ARRAY(struct mem_row) rows;
 	size_t *slots;		/* index + 1 of a row by pid hash; 0 is empty */
@@ -92,17 +91,12 @@ static struct mem_row *row_of(struct memory *m, uint64_t pid)
 	return row;
 }
 
-static void *memory_start(const struct options *o, const struct crib_header *h,
-			  struct view_out *out)
+static int memory_start(void *state, const struct crib_header *h)
 {
-	struct memory *m = calloc(1, sizeof(*m));
+	struct memory *m = state;
 
-	if (!m)
-		return NULL;
-	m->o = o;
-	m->out = out;
 	m->page_size = h->page_size;
-	return m;
+	return 0;
 }
 
 static void memory_record(void *state, const struct crib_record *rec)
@@ -114,7 +108,7 @@ static void memory_record(void *state, const struct crib_record *rec)
 		m->stored_bytes += rec->u.pages.data.len;
 	else
 		m->stream_bytes += rec->raw_len;
-	if (record_filtered_out(m->o, rec))
+	if (record_filtered_out(m->v.o, rec))
 		return;
 	switch (rec->type) {
 	case CRIB_REC_PROCESS:
@@ -169,10 +163,10 @@ static int memory_finish(void *state)
 	char pid[24];
 
 	uint64_t outside = CRIB_PREAMBLE_LEN + m->stored_bytes;
-	uint64_t file_bytes = m->out->input_bytes > outside ? m->out->input_bytes - outside : 0;
+	uint64_t file_bytes = m->v.out->input_bytes > outside ? m->v.out->input_bytes - outside : 0;
 	double ratio = m->stream_bytes ? (double)file_bytes / (double)m->stream_bytes : 0;
 
-	if (!m->out->json)
+	if (!m->v.out->json)
 		printf("%-8s %8s %10s %10s %10s %10s %10s\n", "PID", "VMAS", "MAPPED", "DUMPED",
 		       "ZERO", "STORED", "COMPRESSED");
 	for (size_t i = 0; i < m->rows.n; i++) {
@@ -180,8 +174,8 @@ static int memory_finish(void *state)
 
 		r->compressed = (uint64_t)((double)r->compressed * ratio + 0.5);
 
-		if (m->out->json) {
-			print_json(m->out, r);
+		if (m->v.out->json) {
+			print_json(m->v.out, r);
 			continue;
 		}
 		snprintf(pid, sizeof(pid), "%" PRIu64, r->pid);
@@ -193,37 +187,36 @@ static int memory_finish(void *state)
 		total.stored += r->stored;
 		total.compressed += r->compressed;
 	}
-	if (!m->out->json && m->rows.n > 1)
+	if (!m->v.out->json && m->rows.n > 1)
 		print_line("total", &total);
 	if (m->dropped)
 		fprintf(stderr, "crib-inspect: out of memory: some processes not counted\n");
-	if (m->o->have_pid && !m->rows.n) {
+	if (m->v.o->have_pid && !m->rows.n) {
 		fprintf(stderr, "crib-inspect: no memory of process %" PRIu64 " in the snapshot\n",
-			m->o->pid);
+			m->v.o->pid);
 		return EXIT_NEGATIVE;
 	}
 	return EXIT_OK;
 }
 
-static void memory_free(void *state)
+static void memory_release(void *state)
 {
 	struct memory *m = state;
 
 	array_free(&m->rows);
 	free(m->slots);
-	free(m);
 }
 
 const struct view_ops memory_view = {
 	.name = "memory", .items = "processes",
+	.size = sizeof(struct memory),
 	.start = memory_start, .record = memory_record, .finish = memory_finish,
-	.free = memory_free,
+	.release = memory_release,
 };
 
 /* --search: the needle, and the end of the last run, for a match across two. */
 struct search {
-	const struct options *o;
-	struct view_out *out;
+	struct view v;
 	const uint8_t *needle;
 	size_t len;
 	uint64_t pid, end;		/* of the last run with data */
@@ -232,27 +225,22 @@ struct search {
 	uint64_t found;
 };
 
-static void *search_start(const struct options *o, const struct crib_header *h,
-			  struct view_out *out)
+static int search_start(void *state, const struct crib_header *h)
 {
-	struct search *s = calloc(1, sizeof(*s));
+	struct search *s = state;
 
 	(void)h;
-	if (!s)
-		return NULL;
-	s->o = o;
-	s->out = out;
-	s->needle = (const uint8_t *)o->search;
-	s->len = strlen(o->search);
-	return s;
+	s->needle = (const uint8_t *)s->v.o->search;
+	s->len = strlen(s->v.o->search);
+	return 0;
 }
 
 /* A match: its address, and the bytes from there as the line shows them. */
 static void report(struct search *s, uint64_t pid, uint64_t addr)
 {
 	s->found++;
-	if (s->out->json) {
-		view_json_item(s->out);
+	if (s->v.out->json) {
+		view_json_item(s->v.out);
 		printf("{\"pid\":%" PRIu64 ",\"addr\":%" PRIu64 "}", pid, addr);
 		return;
 	}
@@ -295,7 +283,7 @@ static void search_record(void *state, const struct crib_record *rec)
 	const uint8_t *p, *hit;
 	size_t n;
 
-	if (rec->type != CRIB_REC_PAGES || record_filtered_out(s->o, rec))
+	if (rec->type != CRIB_REC_PAGES || record_filtered_out(s->v.o, rec))
 		return;
 	p = pg->data.data;
 	n = pg->data.len;
@@ -324,21 +312,20 @@ static int search_finish(void *state)
 
 	if (s->found)
 		return EXIT_OK;
-	if (!s->out->json)
+	if (!s->v.out->json)
 		fprintf(stderr, "crib-inspect: not found in the dumped memory\n");
 	return EXIT_NEGATIVE;
 }
 
 const struct view_ops memory_search_view = {
 	.name = "memory-search", .items = "matches",
+	.size = sizeof(struct search),
 	.start = search_start, .record = search_record, .finish = search_finish,
-	.free = free,
 };
 
 /* --extract: the range, its bytes, and which of its pages were found. */
 struct extract {
-	const struct options *o;
-	const struct view_out *out;
+	struct view v;
 	uint64_t addr, len, page_size;
 	uint8_t *buf;
 	uint8_t *have;		/* a byte per page of the range: found */
@@ -361,27 +348,16 @@ int parse_range(const char *spec, uint64_t default_len, uint64_t *addr, uint64_t
 	return 0;
 }
 
-static void *extract_start(const struct options *o, const struct crib_header *h,
-			   struct view_out *out)
+static int extract_start(void *state, const struct crib_header *h)
 {
-	struct extract *x = calloc(1, sizeof(*x));
+	struct extract *x = state;
 
-	if (!x)
-		return NULL;
-	x->o = o;
-	x->out = out;
 	x->page_size = h->page_size;
-	parse_range(o->extract, h->page_size, &x->addr, &x->len);	/* checked by main.c */
+	parse_range(x->v.o->extract, h->page_size, &x->addr, &x->len);	/* checked by main.c */
 	x->pages = (x->addr + x->len - 1) / x->page_size - x->addr / x->page_size + 1;
 	x->buf = calloc(1, x->len);
 	x->have = calloc(1, x->pages);
-	if (!x->buf || !x->have) {
-		free(x->buf);
-		free(x->have);
-		free(x);
-		return NULL;
-	}
-	return x;
+	return x->buf && x->have ? 0 : -1;
 }
 
 static void extract_record(void *state, const struct crib_record *rec)
@@ -390,7 +366,7 @@ static void extract_record(void *state, const struct crib_record *rec)
 	const struct crib_pages *p = &rec->u.pages;
 	uint64_t run_end, from, to, first = x->addr / x->page_size;
 
-	if (rec->type != CRIB_REC_PAGES || record_filtered_out(x->o, rec))
+	if (rec->type != CRIB_REC_PAGES || record_filtered_out(x->v.o, rec))
 		return;
 	run_end = p->addr + p->npages * x->page_size;
 	from = x->addr > p->addr ? x->addr : p->addr;
@@ -424,7 +400,7 @@ static int write_all(int fd, const uint8_t *p, uint64_t len)
 /* The bytes to -o: a new file (never one that exists), or standard output. */
 static int write_out(const struct extract *x)
 {
-	bool to_stdout = !strcmp(x->o->output, "-");
+	bool to_stdout = !strcmp(x->v.o->output, "-");
 	int fd = STDOUT_FILENO;
 
 	if (to_stdout && isatty(fd)) {
@@ -433,17 +409,17 @@ static int write_out(const struct extract *x)
 		return EXIT_USAGE;
 	}
 	if (!to_stdout) {
-		fd = open(x->o->output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = open(x->v.o->output, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			fprintf(stderr, "crib-inspect: %s: %s\n", x->o->output, strerror(errno));
+			fprintf(stderr, "crib-inspect: %s: %s\n", x->v.o->output, strerror(errno));
 			return EXIT_NEGATIVE;
 		}
 	}
 	if (write_all(fd, x->buf, x->len) || (!to_stdout && close(fd))) {
-		fprintf(stderr, "crib-inspect: writing %s: %s\n", x->o->output, strerror(errno));
+		fprintf(stderr, "crib-inspect: writing %s: %s\n", x->v.o->output, strerror(errno));
 		if (!to_stdout) {
 			close(fd);
-			unlink(x->o->output);
+			unlink(x->v.o->output);
 		}
 		return EXIT_NEGATIVE;
 	}
@@ -455,7 +431,7 @@ static int extract_finish(void *state)
 	struct extract *x = state;
 	uint64_t first = x->addr / x->page_size;
 
-	if (x->out->failed)
+	if (x->v.out->failed)
 		return EXIT_OK;		/* nothing from a damaged snapshot: its error says why */
 	for (uint64_t i = 0; i < x->pages; i++) {
 		uint64_t at = (first + i) * x->page_size;
@@ -463,24 +439,24 @@ static int extract_finish(void *state)
 		if (x->have[i])
 			continue;
 		fprintf(stderr, "crib-inspect: pid %" PRIu64 ": nothing dumped at 0x%" PRIx64
-			" (of 0x%" PRIx64 ":%" PRIu64 "): nothing written\n", x->o->pid,
+			" (of 0x%" PRIx64 ":%" PRIu64 "): nothing written\n", x->v.o->pid,
 			at > x->addr ? at : x->addr, x->addr, x->len);
 		return EXIT_NEGATIVE;
 	}
 	return write_out(x);
 }
 
-static void extract_free(void *state)
+static void extract_release(void *state)
 {
 	struct extract *x = state;
 
 	free(x->buf);
 	free(x->have);
-	free(x);
 }
 
 const struct view_ops memory_extract_view = {
 	.name = "memory-extract", .items = "none",
+	.size = sizeof(struct extract),
 	.start = extract_start, .record = extract_record, .finish = extract_finish,
-	.free = extract_free,
+	.release = extract_release,
 };

@@ -12,27 +12,17 @@
 #include "inspect.h"
 
 struct ps_tree {
-	const struct options *o;
+	struct view v;
 	struct proctree *tree;
-	struct view_out *out;
 };
 
-static void *ps_tree_start(const struct options *o, const struct crib_header *h,
-			   struct view_out *out)
+static int ps_tree_start(void *state, const struct crib_header *h)
 {
-	struct ps_tree *s = calloc(1, sizeof(*s));
+	struct ps_tree *s = state;
 
 	(void)h;
-	if (!s)
-		return NULL;
-	s->o = o;
-	s->out = out;
 	s->tree = proctree_new();
-	if (!s->tree) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return s->tree ? 0 : -1;
 }
 
 static void ps_tree_record(void *state, const struct crib_record *rec)
@@ -102,12 +92,12 @@ static void visit(const struct proc_entry *e, size_t depth, bool cycle, void *ct
 	struct ps_tree *s = ctx;
 
 	if (!e) {
-		if (!s->out->json)
+		if (!s->v.out->json)
 			printf("(a cycle of parents:)\n");
 		return;
 	}
-	if (s->out->json)
-		print_json(s->out, e, depth, cycle);
+	if (s->v.out->json)
+		print_json(s->v.out, e, depth, cycle);
 	else
 		print_line(e, depth, cycle);
 }
@@ -117,10 +107,10 @@ static int ps_tree_finish(void *state)
 	struct ps_tree *s = state;
 	int ret;
 
-	if (!s->out->json)
+	if (!s->v.out->json)
 		printf("%-8s %-8s %-8s %-8s %-16s %7s  %s\n", "PID", "PPID", "PGID", "SID", "STATE",
 		       "THREADS", "COMMAND");
-	ret = proctree_walk(s->tree, s->o->have_pid ? &s->o->pid : NULL, visit, s);
+	ret = proctree_walk(s->tree, s->v.o->have_pid ? &s->v.o->pid : NULL, visit, s);
 	if (ret < 0) {
 		fprintf(stderr, "crib-inspect: out of memory: the tree not shown\n");
 		return EXIT_IO;
@@ -128,22 +118,23 @@ static int ps_tree_finish(void *state)
 	if (proctree_dropped(s->tree))
 		fprintf(stderr, "crib-inspect: out of memory: some processes not shown\n");
 	if (ret > 0) {
-		fprintf(stderr, "crib-inspect: no process %" PRIu64 " in the snapshot\n", s->o->pid);
+		fprintf(stderr, "crib-inspect: no process %" PRIu64 " in the snapshot\n",
+			s->v.o->pid);
 		return EXIT_NEGATIVE;
 	}
 	return EXIT_OK;
 }
 
-static void ps_tree_free(void *state)
+static void ps_tree_release(void *state)
 {
 	struct ps_tree *s = state;
 
 	proctree_free(s->tree);
-	free(s);
 }
 
 const struct view_ops ps_tree_view = {
 	.name = "ps-tree", .items = "processes",
+	.size = sizeof(struct ps_tree),
 	.start = ps_tree_start, .record = ps_tree_record, .finish = ps_tree_finish,
-	.free = ps_tree_free,
+	.release = ps_tree_release,
 };

@@ -20,8 +20,7 @@ struct sock_fd {
 };
 
 struct sockets {
-	const struct options *o;
-	struct view_out *out;
+	struct view v;
 	ARRAY(struct sock_fd) fds;	/* of the current process */
 	struct desc_map descs;
 	bool unsorted;
@@ -82,22 +81,6 @@ static const char *proto_str(const struct crib_socket *s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "family%" PRIu64 "/%s", s->family, type);
 	return buf;
-}
-
-static void *sockets_start(const struct options *o, const struct crib_header *h,
-			   struct view_out *out)
-{
-	struct sockets *s = calloc(1, sizeof(*s));
-
-	(void)h;
-	if (!s)
-		return NULL;
-	s->o = o;
-	s->out = out;
-	if (!out->json)
-		printf("%-8s %-5s %-12s %-12s %-26s %-26s %8s %8s  %s\n", "PID", "FD", "PROTO",
-		       "STATE", "LOCAL", "PEER", "RECV-Q", "SEND-Q", "FLAGS");
-	return s;
 }
 
 static int fd_cmp(const void *a, const void *b)
@@ -187,32 +170,34 @@ static void sockets_record(void *state, const struct crib_record *rec)
 	}
 	if (rec->type == CRIB_REC_FILE) {
 		first = desc_map_note(&s->descs, rec->u.file.desc, rec->u.file.pid, rec->u.file.fd);
-		if (rec->u.file.type == CRIB_FILE_SOCKET && !record_filtered_out(s->o, rec))
+		if (rec->u.file.type == CRIB_FILE_SOCKET && !record_filtered_out(s->v.o, rec))
 			keep_fd(s, &rec->u.file, first);
 		return;
 	}
-	if (record_filtered_out(s->o, rec))
+	if (record_filtered_out(s->v.o, rec))
 		return;
 	if (rec->type != CRIB_REC_SOCKET)
 		return;
 	f = find_fd(s, rec->u.socket.pid, rec->u.socket.fd);
-	if (s->out->json)
-		print_json(s->out, &rec->u.socket, f);
+	if (s->v.out->json)
+		print_json(s->v.out, &rec->u.socket, f);
 	else
 		print_line(&rec->u.socket, f);
-	view_row(s->out);
+	view_row(s->v.out);
 }
 
-static void sockets_free(void *state)
+static void sockets_release(void *state)
 {
 	struct sockets *s = state;
 
 	array_free(&s->fds);
 	array_free(&s->descs.holders);
-	free(s);
 }
 
 const struct view_ops sockets_view = {
 	.name = "sockets", .items = "sockets", .none = "sockets",
-	.start = sockets_start, .record = sockets_record, .free = sockets_free,
+	.header = "PID      FD    PROTO        STATE        LOCAL                      "
+		  "PEER                         RECV-Q   SEND-Q  FLAGS",
+	.size = sizeof(struct sockets),
+	.record = sockets_record, .release = sockets_release,
 };

@@ -13,24 +13,12 @@
 #include "inspect.h"
 
 struct stats {
-	struct view_out *out;
+	struct view v;
 	bool found;
 	struct crib_dump_stats rec;
 	struct crib_dump_phase phases[CRIB_DUMP_PHASES_MAX];
 	char names[CRIB_DUMP_PHASES_MAX][65];
 };
-
-static void *stats_start(const struct options *o, const struct crib_header *h,
-			 struct view_out *out)
-{
-	struct stats *s = calloc(1, sizeof(*s));
-
-	(void)o;
-	(void)h;
-	if (s)
-		s->out = out;
-	return s;
-}
 
 /* The last record wins: a writer writes one. */
 static void stats_record(void *state, const struct crib_record *rec)
@@ -81,8 +69,8 @@ static int stats_finish(void *state)
 			"writes them since format 1.8)\n");
 		return EXIT_NEGATIVE;
 	}
-	if (s->out->json) {
-		print_json(s->out, d);
+	if (s->v.out->json) {
+		print_json(s->v.out, d);
 		return EXIT_OK;
 	}
 	printf("dump of %" PRIu64 " process%s, %" PRIu64 " thread%s\n", d->processes,
@@ -97,6 +85,6 @@ static int stats_finish(void *state)
 
 const struct view_ops stats_view = {
 	.name = "stats", .items = "dump_stats",
-	.start = stats_start, .record = stats_record, .finish = stats_finish,
-	.free = free,
+	.size = sizeof(struct stats),
+	.record = stats_record, .finish = stats_finish,
 };

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the views (--ps-tree, --files, --sockets, --memory, --stats) share:
- * the stream read once, each record handed to the view, what it kept
- * printed at the end, as text or as one JSON document with the verdict on
- * the stream; and the --pid filter, by the record's own pid field.
+ * their state made, with the options and where they print, and their
+ * header line printed; the stream read once, each record handed to the
+ * view, what it kept printed at the end, as text or as one JSON document
+ * with the verdict on the stream; and the --pid filter, by the record's
+ * own pid field.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "inspect.h"
@@ -59,6 +62,32 @@ static void print_status(const struct crib_error *err)
 	printf(",\"file_offset\":%" PRIu64 "}}\n", err->file_offset);
 }
 
+static void view_free(const struct view_ops *v, void *state)
+{
+	if (v->release)
+		v->release(state);
+	free(state);
+}
+
+/* @v's state, its header printed unless as JSON; NULL when out of memory. */
+static void *view_start(const struct view_ops *v, const struct options *o,
+			const struct crib_header *h, struct view_out *out)
+{
+	struct view *state = calloc(1, v->size);
+
+	if (!state)
+		return NULL;
+	state->o = o;
+	state->out = out;
+	if (v->start && v->start(state, h)) {
+		view_free(v, state);
+		return NULL;
+	}
+	if (!out->json && v->header)
+		printf("%s\n", v->header);
+	return state;
+}
+
 int run_view(const char *path, const struct options *o, const struct view_ops *v)
 {
 	struct view_out out = { .json = o->json };
@@ -79,7 +108,7 @@ int run_view(const char *path, const struct options *o, const struct view_ops *v
 		}
 		return code;
 	}
-	state = v->start(o, crib_reader_header(r), &out);
+	state = view_start(v, o, crib_reader_header(r), &out);
 	if (!state) {
 		fprintf(stderr, "crib-inspect: out of memory\n");
 		close_snapshot(r, fd);
@@ -105,7 +134,7 @@ int run_view(const char *path, const struct options *o, const struct view_ops *v
 		report_error(path, err);
 		code = exit_code_for(err->code);
 	}
-	v->free(state);
+	view_free(v, state);
 	close_snapshot(r, fd);
 	return code;
 }
