@@ -42,6 +42,11 @@ const char *sockaddr_str(const struct crib_sockaddr *a, char *buf, size_t len)
 					      p[i] << 8 | p[i + 1]);
 		if (n < len)
 			snprintf(buf + n, len - n, "]:%" PRIu64, a->port);
+	} else if (a->family == 16) {
+		/* netlink: the port id, and the group a socket is connected to */
+		n = (size_t)snprintf(buf, len, "portid:%" PRIu64, a->port);
+		if (a->group && n < len)
+			snprintf(buf + n, len - n, ",group:%" PRIu64, a->group);
 	} else if (a->family == 1) {
 		if (!a->addr.len) {
 			snprintf(buf, len, "(unnamed)");
