@@ -29,6 +29,8 @@ const char *socket_kind_name(const struct crib_socket *s)
 	if (s->family == AF_INET6)
 		return s->type == SOCK_STREAM ? "inet6 tcp" :
 		       s->type == SOCK_DGRAM ? "inet6 udp" : "inet6";
+	if (s->family == AF_NETLINK)
+		return "netlink";
 	return "socket";
 }
 
@@ -52,7 +54,7 @@ size_t sock_index(const struct sock_job *j, const struct plan_socket *ps)
 static socklen_t inet6_sockaddr(const struct plan_addr *a, struct sockaddr_in6 *in6)
 {
 	in6->sin6_family = AF_INET6;
-	in6->sin6_port = htons(a->port);
+	in6->sin6_port = htons((uint16_t)a->port);
 	if (a->family == AF_INET) {
 		/* an IPv4 address on an IPv6 socket: v4-mapped */
 		in6->sin6_addr.s6_addr[10] = 0xff;
@@ -82,7 +84,7 @@ socklen_t plan_sockaddr(const struct plan_addr *a, int family, struct sockaddr_s
 	if (family == AF_INET6)
 		return inet6_sockaddr(a, (struct sockaddr_in6 *)ss);
 	in->sin_family = AF_INET;
-	in->sin_port = htons(a->port);
+	in->sin_port = htons((uint16_t)a->port);
 	memcpy(&in->sin_addr, a->addr, 4);
 	return sizeof(*in);
 }

@@ -20,6 +20,7 @@
  */
 #include <stdlib.h>
 
+#include "netlink.h"
 #include "plan.h"
 #include "socket_filter.h"
 #include "socket_ops.h"
@@ -58,6 +59,8 @@ static int check_socket(const struct restore_tree *tree, const struct plan_socke
 		return udp_check(tree, ps, err);
 	if (ps->s.family == AF_UNIX)
 		return unix_check(tree, ps, err);
+	if (netlink_is(&ps->s))
+		return netlink_check(tree, ps, err);
 	return tool_fail(err, 0, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
 			 "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
 			 (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
@@ -99,7 +102,12 @@ static int create_pass(struct sock_job *j)
 		ps = &j->tree->sockets.items[i];
 		if (!first_of(j, i) || crib_socket_is_tcp(&ps->s))
 			continue;
-		ret = is_udp(&ps->s) ? udp_create(j, ps) : unix_create(j, ps);
+		if (is_udp(&ps->s))
+			ret = udp_create(j, ps);
+		else if (netlink_is(&ps->s))
+			ret = netlink_create(j, ps);
+		else
+			ret = unix_create(j, ps);
 		if (ret)
 			return -1;
 	}
@@ -165,8 +173,9 @@ static int tcp_pass(struct sock_job *j)
 	return 0;
 }
 
-int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, int temp_base,
-		   int *fds, struct tool_error *err)
+int sockets_create(const struct restore_tree *tree, struct udp_refill *refill,
+		   const struct restore_fault *fault, int temp_base, int *fds,
+		   struct tool_error *err)
 {
 	struct sock_job j = {
 		.tree = tree, .refill = refill, .temp_base = temp_base, .fds = fds, .err = err,
@@ -177,6 +186,9 @@ int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, i
 		fds[i] = -1;
 	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j) || filter_pass(&j))
 		return -1;
+	if (fault && fault->site == FAULT_SOCKETS)
+		return tool_fail(err, 0, "injected fault (CRIB_RESTORE_FAULT=%s) once every "
+				 "socket was made", fault->name);
 	return 0;
 }
 
