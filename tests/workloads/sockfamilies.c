@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A workload holding a socket of each family crib carries besides TCP,
+ * UDP and UNIX:
+ *
+ *   sockfamilies DIR
+ *
+ * ROUTEFD, a NETLINK_ROUTE socket bound to port id ROUTEID (chosen: its
+ * PID + 1000000), a member of RTNLGRP_LINK (through bind()),
+ * RTNLGRP_IPV4_IFADDR and RTNLGRP_BRVLAN (33, past the 32 that bind()
+ * names), with NETLINK_EXT_ACK and NETLINK_NO_ENOBUFS on; UEVENTFD, a
+ * NETLINK_KOBJECT_UEVENT datagram socket in group 1 whose port id UEVENTID
+ * the kernel chose; PEERFD, a NETLINK_ROUTE datagram socket connected to
+ * ROUTEID.  Writes "ROUTEFD UEVENTFD PEERFD ROUTEID UEVENTID" to
+ * DIR/ready.
+ *
+ * SIGUSR1: it checks each: its type and protocol, its port id, the groups
+ * it is in and its flags, PEERFD's peer; the route socket answers an
+ * RTM_GETLINK dump that lists the loopback interface.  Writes the verdict
+ * to DIR/check.
+ */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "selfcheck.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+#define ROUTE_EXTRA_GROUP	33	/* RTNLGRP_BRVLAN: past nl_groups' 32 */
+
+struct held {
+	int route, uevent, peer;
+	unsigned int route_id, uevent_id;
+};
+
+static int die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static int set_int(int fd, int level, int name, int val)
+{
+	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+static unsigned int port_id(int fd)
+{
+	struct sockaddr_nl nl;
+	socklen_t len = sizeof(nl);
+
+	if (getsockname(fd, (struct sockaddr *)&nl, &len))
+		return 0;
+	return nl.nl_pid;
+}
+
+static void open_netlink(struct held *h)
+{
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+
+	h->route = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	if (h->route < 0)
+		die("route socket");
+	h->route_id = (unsigned int)getpid() + 1000000;
+	nl.nl_pid = h->route_id;
+	nl.nl_groups = RTMGRP_LINK;
+	if (bind(h->route, (struct sockaddr *)&nl, sizeof(nl)) ||
+	    set_int(h->route, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, RTNLGRP_IPV4_IFADDR) ||
+	    set_int(h->route, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, ROUTE_EXTRA_GROUP) ||
+	    set_int(h->route, SOL_NETLINK, NETLINK_EXT_ACK, 1) ||
+	    set_int(h->route, SOL_NETLINK, NETLINK_NO_ENOBUFS, 1))
+		die("route socket setup");
+
+	h->uevent = socket(AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT);
+	if (h->uevent < 0)
+		die("uevent socket");
+	nl.nl_pid = 0;		/* the kernel's choice */
+	nl.nl_groups = 1;
+	if (bind(h->uevent, (struct sockaddr *)&nl, sizeof(nl)))
+		die("uevent bind");
+	h->uevent_id = port_id(h->uevent);
+
+	h->peer = socket(AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE);
+	if (h->peer < 0)
+		die("peer socket");
+	nl.nl_pid = h->route_id;
+	nl.nl_groups = 0;
+	if (connect(h->peer, (struct sockaddr *)&nl, sizeof(nl)))
+		die("peer connect");
+}
+
+static void check_kind(struct check_report *r, const char *name, int fd, int type, int proto)
+{
+	int got_type = -1, got_proto = -1;
+	socklen_t len = sizeof(int);
+
+	getsockopt(fd, SOL_SOCKET, SO_TYPE, &got_type, &len);
+	len = sizeof(int);
+	getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &got_proto, &len);
+	if (got_type != type || got_proto != proto)
+		check_fail(r, "%s: type %d protocol %d, not %d %d", name, got_type, got_proto,
+			   type, proto);
+}
+
+/* The groups @fd is in, as a bitmap of the first 64. */
+static unsigned long long groups_of(int fd)
+{
+	uint32_t words[32] = { 0 };
+	socklen_t len = sizeof(words);
+
+	if (getsockopt(fd, SOL_NETLINK, NETLINK_LIST_MEMBERSHIPS, words, &len))
+		return ~0ull;
+	return words[0] | (unsigned long long)words[1] << 32;
+}
+
+static int flag_of(int fd, int name)
+{
+	socklen_t len = sizeof(int);
+	int v = -1;
+
+	getsockopt(fd, SOL_NETLINK, name, &v, &len);
+	return v;
+}
+
+/* An RTM_GETLINK dump on @fd: whether its answer names "lo". */
+static int link_dump_has_lo(int fd)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 7 },
+		.i = { .ifi_family = AF_UNSPEC },
+	};
+	static char buf[65536];
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct nlmsghdr *h;
+	int found = 0, len;
+	ssize_t n;
+
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return -1;
+	for (;;) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0)
+			return -1;
+		len = (int)n;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return found;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return -1;
+			if (h->nlmsg_type == RTM_NEWLINK &&
+			    memmem(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, "lo", 3))
+				found = 1;
+		}
+	}
+}
+
+static void check_netlink(struct check_report *r, const struct held *h)
+{
+	unsigned long long want = 1ull << (RTNLGRP_LINK - 1) |
+				  1ull << (RTNLGRP_IPV4_IFADDR - 1) |
+				  1ull << (ROUTE_EXTRA_GROUP - 1);
+	struct sockaddr_nl nl;
+	socklen_t len = sizeof(nl);
+
+	check_kind(r, "route", h->route, SOCK_RAW, NETLINK_ROUTE);
+	check_kind(r, "uevent", h->uevent, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT);
+	check_kind(r, "peer", h->peer, SOCK_DGRAM, NETLINK_ROUTE);
+	if (port_id(h->route) != h->route_id)
+		check_fail(r, "route: port id %u, not %u", port_id(h->route), h->route_id);
+	if (port_id(h->uevent) != h->uevent_id)
+		check_fail(r, "uevent: port id %u, not %u", port_id(h->uevent), h->uevent_id);
+	if (groups_of(h->route) != want)
+		check_fail(r, "route: groups %#llx, not %#llx", groups_of(h->route), want);
+	if (groups_of(h->uevent) != 1)
+		check_fail(r, "uevent: groups %#llx, not 0x1", groups_of(h->uevent));
+	if (flag_of(h->route, NETLINK_EXT_ACK) != 1 || flag_of(h->route, NETLINK_NO_ENOBUFS) != 1 ||
+	    flag_of(h->route, NETLINK_CAP_ACK) != 0)
+		check_fail(r, "route: NETLINK_EXT_ACK %d, NETLINK_NO_ENOBUFS %d, NETLINK_CAP_ACK %d",
+			   flag_of(h->route, NETLINK_EXT_ACK), flag_of(h->route, NETLINK_NO_ENOBUFS),
+			   flag_of(h->route, NETLINK_CAP_ACK));
+	if (getpeername(h->peer, (struct sockaddr *)&nl, &len) || nl.nl_pid != h->route_id)
+		check_fail(r, "peer: not connected to port id %u (%s)", h->route_id,
+			   strerror(errno));
+	if (link_dump_has_lo(h->route) != 1)
+		check_fail(r, "route: an RTM_GETLINK dump does not list lo");
+}
+
+int main(int argc, char **argv)
+{
+	struct check_report report = { { 0 } };
+	struct held h;
+	char text[256], path[4096];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: sockfamilies DIR\n");
+		return 2;
+	}
+	check_on_request();
+	open_netlink(&h);
+	snprintf(text, sizeof(text), "%d %d %d %u %u\n", h.route, h.uevent, h.peer, h.route_id,
+		 h.uevent_id);
+	snprintf(path, sizeof(path), "%s/ready", argv[1]);
+	if (write_ready(path, text))
+		die("ready");
+	for (;;) {
+		check_wait_for_request();
+		check_requested = 0;
+		memset(&report, 0, sizeof(report));
+		check_netlink(&report, &h);
+		check_write(&report, argv[1]);
+	}
+}
