@@ -37,10 +37,15 @@ static const int netlink_flags[] = {
 	NETLINK_GET_STRICT_CHK,
 };
 
-const char *netlink_unsupported(const struct socket_entry *e)
+/* Queued messages, counted by dump_sockets: the kernel sent them. */
+static int refuse_queued(struct dump_job *job, const struct socket_entry *e)
 {
-	return e->k.receive_qlen || e->k.rmem_alloc ? "a netlink socket with queued messages" :
-						      NULL;
+	if (!e->k.receive_qlen && !e->k.rmem_alloc)
+		return 0;
+	return tool_fail(&job->err, 0, "process %d, fd %d: netlink messages are queued "
+			 "(%u packets, %u bytes of receive buffer), which the kernel sent and a "
+			 "restore could not send again: that cannot be restored", (int)job->pid,
+			 e->k.fd, e->k.receive_qlen, e->k.rmem_alloc);
 }
 
 /* The flags and the groups joined, on @sock, a copy of the socket's descriptor. */
@@ -163,7 +168,7 @@ int netlink_read(struct dump_job *job, struct socket_entry *e)
 	int sock, ret;
 
 	memset(nl, 0, sizeof(*nl));
-	if (read_diag(job, e, nl))
+	if (refuse_queued(job, e) || read_diag(job, e, nl))
 		return -1;
 	if (nl->dump_running)
 		return tool_fail(&job->err, 0, "process %d, fd %d: a netlink dump is in "

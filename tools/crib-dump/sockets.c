@@ -205,8 +205,6 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 		why = tcp_unsupported(e);
 	else if (e->kind == SOCKET_UDP)
 		why = udp_unsupported(e);
-	else if (e->kind == SOCKET_NETLINK)
-		why = netlink_unsupported(e);
 	else
 		why = unix_unsupported(e);
 	if (why)
@@ -288,7 +286,7 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			return -1;
 		if (e->kind == SOCKET_TCP && tcp_wait_acked(job, e))
 			return -1;
-		/* nothing queued: refused above */
+		/* no queue to walk: queued messages are refused */
 		if (e->kind == SOCKET_NETLINK)
 			return netlink_read(job, e);
 		ret = read_queues(job, e);

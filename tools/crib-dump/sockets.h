@@ -171,8 +171,10 @@ int unix_queues(struct dump_job *job, struct socket_entry *e, const struct skb_l
 /* A UNIX name as the record holds it. */
 void unix_sockaddr(const struct dump_unix_addr *u, struct crib_sockaddr *a);
 
-const char *netlink_unsupported(const struct socket_entry *e);
-/* What dump_sockets does not read of a netlink socket: 0, or -1 with the job's error set. */
+/*
+ * What dump_sockets does not read of a netlink socket, refusing queued
+ * messages and a dump in progress: 0, or -1 with the job's error set.
+ */
 int netlink_read(struct dump_job *job, struct socket_entry *e);
 /* The netlink level of @e's options (after socket_options_build()). */
 void netlink_options(struct socket_entry *e);
