@@ -122,8 +122,13 @@ REFUSED_FILES = {
         "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [1]))])\n",
         "fd 4: descriptors in flight (SCM_RIGHTS)"),
     "a socket of an unsupported family": (
-        "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n",
-        "fd 3: AF_NETLINK sockets of type 3, protocol 0 are not supported"),
+        "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)\n",
+        "fd 3: AF_PACKET sockets of type 3, protocol 0 are not supported"),
+    "a netlink socket with messages queued": (
+        "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n"
+        "s.send(struct.pack('=LHHLLBxxxiII', 32, 18, 0x301, 1, 0, 0, 0, 0, 0))\n"
+        "time.sleep(0.5)\n",
+        "fd 3: netlink messages are queued ("),
     "a listening socket with a connection waiting to be accepted": (
         "l = socket.socket()\n"
         "l.bind(('127.0.0.1', 0))\n"

@@ -584,8 +584,59 @@ def test_pty():
                 pass
 
 
+def proc_net_netlink():
+    """/proc/net/netlink by socket inode: protocol, port id, the first
+    32 groups, whether a dump runs."""
+    rows = {}
+    for line in read("/proc/net/netlink").splitlines()[1:]:
+        f = line.split()
+        rows[int(f[9])] = {"protocol": int(f[1]), "portid": int(f[2]),
+                           "groups": int(f[3], 16), "dump": int(f[6])}
+    return rows
+
+
+def netlink_groups(sock):
+    """The first 32 groups of a record's NETLINK_LIST_MEMBERSHIPS option."""
+    for o in sock.get("options", []):
+        if o["level"] == 270 and o["name"] == 9:
+            return int.from_bytes(bytes.fromhex(o["value"])[:4], "little")
+    return None
+
+
+def test_sockfamilies():
+    """The sockfamilies workload's netlink sockets: type, protocol, port
+    id and groups as /proc/net/netlink shows them, the peer's port id."""
+    w = Workload("sockfamilies", "@DIR@")
+    route, uevent, peer, route_id, uevent_id = (int(x) for x in w.ready.split()[:5])
+    try:
+        pid = w.pid
+        rc, err = dump(pid, w.path("snap"), "--leave-running")
+        if not t.eq(rc, 0, "sockfamilies: crib-dump --leave-running exits 0"):
+            t.diag(err)
+            return
+        doc = inspect_json(w.path("snap"))
+        socks = {s["fd"]: s for s in records(doc, "socket")}
+        proc = proc_net_netlink()
+        fds = (route, uevent, peer)
+        got = {fd: {"protocol": socks[fd]["protocol"], "portid": socks[fd]["local"]["port"],
+                    "groups": netlink_groups(socks[fd]), "dump": 0} for fd in fds}
+        want = {fd: proc[os.stat("/proc/%d/fd/%d" % (pid, fd)).st_ino] for fd in fds}
+        t.eq(got, want, "sockfamilies: protocol, port id and groups as /proc/net/netlink "
+             "shows them, no dump running")
+        t.eq([(socks[fd]["family"], socks[fd]["type"]) for fd in fds],
+             [(16, 3), (16, 2), (16, 2)], "sockfamilies: AF_NETLINK, raw and datagram")
+        t.eq((socks[route]["local"]["port"], socks[uevent]["local"]["port"]),
+             (route_id, uevent_id), "sockfamilies: the port ids the workload saw")
+        t.eq((socks[peer]["state"], socks[peer]["peer"]["family"], socks[peer]["peer"]["port"]),
+             (1, 16, route_id), "sockfamilies: the connected socket's peer")
+        t.check(w.alive() and not_traced(pid), "sockfamilies: left running, not traced")
+    finally:
+        w.stop()
+
+
 for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-             test_seccomp, test_threadattrs, test_locks, test_pidfds, test_pty):
+             test_seccomp, test_threadattrs, test_locks, test_pidfds, test_pty,
+             test_sockfamilies):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run
