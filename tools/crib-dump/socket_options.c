@@ -73,11 +73,12 @@ static void put_timeout(struct socket_entry *e, int name, uint64_t timeo, unsign
 
 /*
  * SO_PEEK_OFF exists only where the family's ops have set_peek_off: UNIX,
- * TCP and UDP; on others getsockopt() fails with EOPNOTSUPP.
+ * TCP, UDP and UDP-Lite; on others (netlink, ping's raw socket ops)
+ * getsockopt() fails with EOPNOTSUPP.
  */
 static bool has_peek_off(const struct socket_entry *e)
 {
-	return e->kind != SOCKET_NETLINK;
+	return e->kind != SOCKET_NETLINK && e->kind != SOCKET_PING;
 }
 
 static void socket_level(struct socket_entry *e, unsigned int hz)

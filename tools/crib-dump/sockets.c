@@ -8,7 +8,8 @@
  * records of each.
  *
  * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
- * seqpacket sockets, netlink sockets of any protocol (netlink.c).  Refused, each with its reason: other families and
+ * seqpacket sockets, netlink sockets of any protocol (netlink.c), ICMP
+ * echo and UDP-Lite sockets (inet_dgram.c).  Refused, each with its reason: other families and
  * protocols, connections waiting to be accepted, TCP data sent but not
  * yet acknowledged (CRIB programs cannot read the retransmit queue), UNIX
  * descriptors in flight, urgent or out-of-band data, queued socket errors.
@@ -150,6 +151,15 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			e->kind = SOCKET_UDP;
 			return 0;
 		}
+		if (k->type == SOCK_DGRAM && k->protocol == IPPROTO_UDPLITE && k->is_udp) {
+			e->kind = SOCKET_UDPLITE;
+			return 0;
+		}
+		if (k->type == SOCK_DGRAM && (k->protocol == IPPROTO_ICMP ||
+					      k->protocol == IPPROTO_ICMPV6)) {
+			e->kind = SOCKET_PING;
+			return 0;
+		}
 	} else if (k->family == AF_NETLINK && (k->type == SOCK_RAW || k->type == SOCK_DGRAM)) {
 		e->kind = SOCKET_NETLINK;
 		return 0;
@@ -205,6 +215,8 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 		why = tcp_unsupported(e);
 	else if (e->kind == SOCKET_UDP)
 		why = udp_unsupported(e);
+	else if (inet_dgram_is(e))
+		why = inet_dgram_unsupported(e);
 	else
 		why = unix_unsupported(e);
 	if (why)
@@ -289,6 +301,8 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 		/* no queue to walk: queued messages are refused */
 		if (e->kind == SOCKET_NETLINK)
 			return netlink_read(job, e);
+		if (inet_dgram_is(e))
+			return inet_dgram_read(job, e);
 		ret = read_queues(job, e);
 		if (ret <= 0)
 			return ret;
@@ -307,6 +321,8 @@ static void read_options(struct socket_entry *e, unsigned int hz)
 		udp_options(e);
 	else if (e->kind == SOCKET_NETLINK)
 		netlink_options(e);
+	else if (inet_dgram_is(e))
+		inet_dgram_options(e);
 }
 
 /*

@@ -5,8 +5,8 @@
  * socket_records.c collects what dump_sockets sends, socket_options.c
  * turns it into the options as getsockopt() returns them, socket_walk.c
  * walks the queues, socket_queues.c holds their data, which each protocol
- * builds from the walks and checks: tcp.c, udp.c, unix.c; netlink.c reads
- * what a netlink socket has besides.  network.c locks the TCP
+ * builds from the walks and checks: tcp.c, udp.c, unix.c; netlink.c and
+ * inet_dgram.c (ping, UDP-Lite) read what those sockets have besides.  network.c locks the TCP
  * connections of a process the dump kills.
  */
 #ifndef CRIB_DUMP_SOCKETS_TOOL_H
@@ -31,6 +31,8 @@ enum socket_kind {
 	SOCKET_UNIX_DGRAM,
 	SOCKET_UNIX_SEQPACKET,
 	SOCKET_NETLINK,
+	SOCKET_PING,			/* ICMP echo: SOCK_DGRAM, IPPROTO_ICMP(V6) */
+	SOCKET_UDPLITE,
 };
 
 /* One message of a datagram queue, or all bytes of a stream queue. */
@@ -82,6 +84,8 @@ struct socket_entry {
 	size_t n_filter;
 	bool filter_locked;		/* SO_LOCK_FILTER */
 	struct netlink_state nl;	/* SOCKET_NETLINK */
+	int udplite_send_cscov;		/* SOCKET_UDPLITE */
+	int udplite_recv_cscov;
 };
 
 /*
@@ -181,6 +185,13 @@ void netlink_options(struct socket_entry *e);
 /* The port id bound and the port id and group connected to, as the record holds them. */
 void netlink_sockaddrs(const struct socket_entry *e, struct crib_sockaddr *local,
 		       struct crib_sockaddr *peer);
+
+/* Ping and UDP-Lite sockets (inet_dgram.c), as netlink's above. */
+bool inet_dgram_is(const struct socket_entry *e);
+const char *inet_dgram_name(const struct socket_entry *e);
+const char *inet_dgram_unsupported(const struct socket_entry *e);
+int inet_dgram_read(struct dump_job *job, struct socket_entry *e);
+void inet_dgram_options(struct socket_entry *e);
 
 /* A TCP connection, which the network lock holds (network.c). */
 bool network_lockable(const struct socket_entry *e);

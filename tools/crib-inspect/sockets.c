@@ -74,6 +74,11 @@ static const char *proto_str(const struct crib_socket *s, char *buf, size_t len)
 
 	if ((s->family == 2 || s->family == 10) && s->type == 1 && s->protocol == 6)
 		snprintf(buf, len, "tcp%s", v6);
+	else if ((s->family == 2 || s->family == 10) && s->type == 2 && s->protocol == 136)
+		snprintf(buf, len, "udplite%s", v6);
+	else if ((s->family == 2 || s->family == 10) && s->type == 2 &&
+		 (s->protocol == 1 || s->protocol == 58))
+		snprintf(buf, len, "ping%s", v6);
 	else if ((s->family == 2 || s->family == 10) && s->type == 2)
 		snprintf(buf, len, "udp%s", v6);
 	else if (s->family == 2 || s->family == 10)

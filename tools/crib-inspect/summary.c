@@ -375,6 +375,7 @@ static const char *sockopt_name(uint64_t level, uint64_t name)
 		{ 6, 18, "TCP_USER_TIMEOUT" }, { 6, 25, "TCP_NOTSENT_LOWAT" },
 		{ 6, 16, "TCP_THIN_LINEAR_TIMEOUTS" }, { 6, 13, "TCP_CONGESTION" },
 		{ 17, 1, "UDP_CORK" }, { 17, 103, "UDP_SEGMENT" }, { 17, 104, "UDP_GRO" },
+		{ 136, 10, "UDPLITE_SEND_CSCOV" }, { 136, 11, "UDPLITE_RECV_CSCOV" },
 		{ 270, 3, "NETLINK_PKTINFO" }, { 270, 4, "NETLINK_BROADCAST_ERROR" },
 		{ 270, 5, "NETLINK_NO_ENOBUFS" }, { 270, 8, "NETLINK_LISTEN_ALL_NSID" },
 		{ 270, 9, "NETLINK_LIST_MEMBERSHIPS" }, { 270, 10, "NETLINK_CAP_ACK" },

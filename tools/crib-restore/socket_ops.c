@@ -17,18 +17,31 @@
 #include "socket_ops.h"
 #include "socket_plan.h"
 
+/* An IP datagram socket by its family and protocol. */
+static const char *dgram_name(const struct crib_socket *s)
+{
+	bool v6 = s->family == AF_INET6;
+
+	if (s->protocol == IPPROTO_UDPLITE)
+		return v6 ? "inet6 udplite" : "inet udplite";
+	if (s->protocol == IPPROTO_ICMP || s->protocol == IPPROTO_ICMPV6)
+		return v6 ? "inet6 ping" : "inet ping";
+	return v6 ? "inet6 udp" : "inet udp";
+}
+
 const char *socket_kind_name(const struct crib_socket *s)
 {
+
 	if (s->family == AF_UNIX)
 		return s->type == SOCK_STREAM ? "unix stream" :
 		       s->type == SOCK_DGRAM ? "unix dgram" :
 		       s->type == SOCK_SEQPACKET ? "unix seqpacket" : "unix";
+	if ((s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM)
+		return dgram_name(s);
 	if (s->family == AF_INET)
-		return s->type == SOCK_STREAM ? "inet tcp" :
-		       s->type == SOCK_DGRAM ? "inet udp" : "inet";
+		return s->type == SOCK_STREAM ? "inet tcp" : "inet";
 	if (s->family == AF_INET6)
-		return s->type == SOCK_STREAM ? "inet6 tcp" :
-		       s->type == SOCK_DGRAM ? "inet6 udp" : "inet6";
+		return s->type == SOCK_STREAM ? "inet6 tcp" : "inet6";
 	if (s->family == AF_NETLINK)
 		return "netlink";
 	return "socket";

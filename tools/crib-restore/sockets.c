@@ -20,6 +20,7 @@
  */
 #include <stdlib.h>
 
+#include "inet_dgram.h"
 #include "netlink.h"
 #include "plan.h"
 #include "socket_filter.h"
@@ -32,7 +33,8 @@
 
 static bool is_udp(const struct crib_socket *s)
 {
-	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM;
+	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM &&
+	       !inet_dgram_is(s);
 }
 
 static int check_socket(const struct restore_tree *tree, const struct plan_socket *ps,
@@ -61,6 +63,8 @@ static int check_socket(const struct restore_tree *tree, const struct plan_socke
 		return unix_check(tree, ps, err);
 	if (netlink_is(&ps->s))
 		return netlink_check(tree, ps, err);
+	if (inet_dgram_is(&ps->s))
+		return inet_dgram_check(tree, ps, err);
 	return tool_fail(err, 0, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
 			 "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
 			 (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
@@ -106,6 +110,8 @@ static int create_pass(struct sock_job *j)
 			ret = udp_create(j, ps);
 		else if (netlink_is(&ps->s))
 			ret = netlink_create(j, ps);
+		else if (inet_dgram_is(&ps->s))
+			ret = inet_dgram_create(j, ps);
 		else
 			ret = unix_create(j, ps);
 		if (ret)
