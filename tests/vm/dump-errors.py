@@ -129,6 +129,12 @@ REFUSED_FILES = {
         "s.send(struct.pack('=LHHLLBxxxiII', 32, 18, 0x301, 1, 0, 0, 0, 0, 0))\n"
         "time.sleep(0.5)\n",
         "fd 3: netlink messages are queued ("),
+    "a UDP-Lite socket with a datagram queued": (
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, 136)\n"
+        "s.bind(('127.0.0.1', 0))\n"
+        "s.sendto(b'lite', s.getsockname())\n"
+        "time.sleep(0.5)\n",
+        "fd 3: the UDP-Lite socket has data queued (1 packets received"),
     "a listening socket with a connection waiting to be accepted": (
         "l = socket.socket()\n"
         "l.bind(('127.0.0.1', 0))\n"

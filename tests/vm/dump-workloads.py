@@ -603,11 +603,38 @@ def netlink_groups(sock):
     return None
 
 
+def proc_net_row(name, pid, fd):
+    """The row of /proc/net/NAME of the socket at pid's fd: local and remote
+    address as "hex:port" strings, and the state."""
+    ino = os.stat("/proc/%d/fd/%d" % (pid, fd)).st_ino
+    for line in read("/proc/net/" + name).splitlines()[1:]:
+        f = line.split()
+        if int(f[9]) == ino:
+            return f[1], f[2], int(f[3], 16)
+    return None
+
+
+def check_inet_dgram(pid, sock, name, protocol):
+    """A ping or UDP-Lite socket's record against /proc/net/icmp or
+    /proc/net/udplite: addresses, port (a ping socket's identifier), state."""
+    def hexaddr(a):
+        return "%08X:%04X" % (int.from_bytes(bytes.fromhex(a["addr"]), "little"),
+                              a.get("port", 0))
+    row = proc_net_row(name, pid, sock["fd"])
+    t.eq((sock["family"], sock["type"], sock["protocol"]), (2, 2, protocol),
+         "sockfamilies: %s socket, AF_INET SOCK_DGRAM protocol %d" % (name, protocol))
+    t.eq((hexaddr(sock["local"]), hexaddr(sock["peer"]), sock["state"]), row,
+         "sockfamilies: %s socket's addresses and state as /proc/net/%s shows them"
+         % (name, name))
+
+
 def test_sockfamilies():
     """The sockfamilies workload's netlink sockets: type, protocol, port
     id and groups as /proc/net/netlink shows them, the peer's port id."""
+    with open("/proc/sys/net/ipv4/ping_group_range", "w") as f:
+        f.write("0 2147483647")
     w = Workload("sockfamilies", "@DIR@")
-    route, uevent, peer, route_id, uevent_id = (int(x) for x in w.ready.split()[:5])
+    route, uevent, peer, route_id, uevent_id, ping, lite = (int(x) for x in w.ready.split())
     try:
         pid = w.pid
         rc, err = dump(pid, w.path("snap"), "--leave-running")
@@ -629,6 +656,12 @@ def test_sockfamilies():
              (route_id, uevent_id), "sockfamilies: the port ids the workload saw")
         t.eq((socks[peer]["state"], socks[peer]["peer"]["family"], socks[peer]["peer"]["port"]),
              (1, 16, route_id), "sockfamilies: the connected socket's peer")
+        check_inet_dgram(pid, socks[ping], "icmp", 1)
+        check_inet_dgram(pid, socks[lite], "udplite", 136)
+        coverage = {o["name"]: int.from_bytes(bytes.fromhex(o["value"]), "little")
+                    for o in socks[lite]["options"] if o["level"] == 136}
+        t.eq(coverage, {10: 12, 11: 12}, "sockfamilies: UDP-Lite's checksum coverage, "
+             "sent and received")
         t.check(w.alive() and not_traced(pid), "sockfamilies: left running, not traced")
     finally:
         w.stop()

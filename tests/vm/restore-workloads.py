@@ -672,12 +672,27 @@ class Pty(Case):
             reap(child)
 
 
+def allow_ping():
+    """ICMP echo sockets for every group: the workload's, and
+    crib-restore's, which makes the socket again."""
+    with open("/proc/sys/net/ipv4/ping_group_range", "w") as f:
+        f.write("0 2147483647")
+
+
 class SockFamilies(Case):
     """Netlink sockets: a route socket bound to a chosen port id in three
     groups (one past 32) with flags on, a uevent socket whose port id the
-    kernel chose, a route socket connected to the first."""
+    kernel chose, a route socket connected to the first; an ICMP echo
+    socket and a UDP-Lite one with its checksum coverage."""
     workload = ("sockfamilies", "@DIR@")
     checks_original = True
+
+    def start(self, parent=None):
+        allow_ping()
+        return super().start(parent)
+
+    def prepare(self, notes):
+        allow_ping()
 
     def notes(self, w):
         fds = [int(x) for x in w.ready.split()[:3]]
@@ -690,7 +705,8 @@ class SockFamilies(Case):
         redump("sockfamilies", pid, in_dir(notes, "snap.crib"))
         t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
              "sockfamilies: its own check passes (type, protocol, port ids, groups, "
-             "flags, peer, an RTM_GETLINK dump)")
+             "flags, peer, an RTM_GETLINK dump; the ping socket's identifier and an "
+             "echo reply; UDP-Lite's coverage and a datagram to itself)")
 
 
 def netlink_lines(pid, fds):
@@ -884,6 +900,7 @@ def test_sockets_fault():
     """A restore made to fail once every socket is made (netlink ones
     among them) leaves no process and no socket bound to their port ids;
     the snapshot restores afterwards."""
+    allow_ping()
     w = Workload("sockfamilies", "@DIR@")
     pid = w.pid
     route_id = int(w.ready.split()[3])

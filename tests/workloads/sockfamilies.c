@@ -11,16 +11,27 @@
  * names), with NETLINK_EXT_ACK and NETLINK_NO_ENOBUFS on; UEVENTFD, a
  * NETLINK_KOBJECT_UEVENT datagram socket in group 1 whose port id UEVENTID
  * the kernel chose; PEERFD, a NETLINK_ROUTE datagram socket connected to
- * ROUTEID.  Writes "ROUTEFD UEVENTFD PEERFD ROUTEID UEVENTID" to
- * DIR/ready.
+ * ROUTEID.  PINGFD, an ICMP echo socket on 127.0.0.1 connected to it
+ * (net.ipv4.ping_group_range must hold the workload's group); LITEFD, a
+ * UDP-Lite socket on 127.0.0.1 connected to itself, with a checksum
+ * coverage of LITE_COVERAGE bytes both ways.  Writes "ROUTEFD UEVENTFD
+ * PEERFD ROUTEID UEVENTID PINGFD LITEFD" to DIR/ready.
  *
  * SIGUSR1: it checks each: its type and protocol, its port id, the groups
  * it is in and its flags, PEERFD's peer; the route socket answers an
- * RTM_GETLINK dump that lists the loopback interface.  Writes the verdict
- * to DIR/check.
+ * RTM_GETLINK dump that lists the loopback interface.  The ping socket
+ * has its echo identifier, and an echo request send() sends without an
+ * address (the peer's, 127.0.0.1) gets its reply; the UDP-Lite socket has its address, peer and coverage, and
+ * a datagram it sends itself comes back.  Writes the verdict to
+ * DIR/check.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <linux/rtnetlink.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,9 +48,18 @@
 
 #define ROUTE_EXTRA_GROUP	33	/* RTNLGRP_BRVLAN: past nl_groups' 32 */
 
+#ifndef IPPROTO_UDPLITE
+#define IPPROTO_UDPLITE		136
+#endif
+#define UDPLITE_SEND_CSCOV	10
+#define UDPLITE_RECV_CSCOV	11
+#define LITE_COVERAGE		12	/* the header and 4 bytes */
+
 struct held {
 	int route, uevent, peer;
 	unsigned int route_id, uevent_id;
+	int ping, lite;
+	struct sockaddr_in ping_local, lite_local;
 };
 
 static int die(const char *what)
@@ -51,6 +71,15 @@ static int die(const char *what)
 static int set_int(int fd, int level, int name, int val)
 {
 	return setsockopt(fd, level, name, &val, sizeof(val));
+}
+
+static int get_int(int fd, int level, int name)
+{
+	socklen_t len = sizeof(int);
+	int v = -1;
+
+	getsockopt(fd, level, name, &v, &len);
+	return v;
 }
 
 static unsigned int port_id(int fd)
@@ -124,11 +153,7 @@ static unsigned long long groups_of(int fd)
 
 static int flag_of(int fd, int name)
 {
-	socklen_t len = sizeof(int);
-	int v = -1;
-
-	getsockopt(fd, SOL_NETLINK, name, &v, &len);
-	return v;
+	return get_int(fd, SOL_NETLINK, name);
 }
 
 /* An RTM_GETLINK dump on @fd: whether its answer names "lo". */
@@ -198,6 +223,115 @@ static void check_netlink(struct check_report *r, const struct held *h)
 		check_fail(r, "route: an RTM_GETLINK dump does not list lo");
 }
 
+static struct sockaddr_in loopback(void)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET };
+
+	in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return in;
+}
+
+static struct sockaddr_in local_of(int fd)
+{
+	struct sockaddr_in in = { 0 };
+	socklen_t len = sizeof(in);
+
+	getsockname(fd, (struct sockaddr *)&in, &len);
+	return in;
+}
+
+/* A ping socket and a UDP-Lite one, each on 127.0.0.1 and connected. */
+static void open_inet(struct held *h)
+{
+	struct sockaddr_in lo = loopback();
+
+	h->ping = socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+	if (h->ping < 0)
+		die("ping socket (is the group in net.ipv4.ping_group_range?)");
+	if (bind(h->ping, (struct sockaddr *)&lo, sizeof(lo)) ||
+	    connect(h->ping, (struct sockaddr *)&lo, sizeof(lo)))
+		die("ping socket setup");
+	h->ping_local = local_of(h->ping);
+
+	h->lite = socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE);
+	if (h->lite < 0)
+		die("UDP-Lite socket");
+	if (bind(h->lite, (struct sockaddr *)&lo, sizeof(lo)))
+		die("UDP-Lite bind");
+	h->lite_local = local_of(h->lite);
+	if (connect(h->lite, (struct sockaddr *)&h->lite_local, sizeof(h->lite_local)) ||
+	    set_int(h->lite, IPPROTO_UDPLITE, UDPLITE_SEND_CSCOV, LITE_COVERAGE) ||
+	    set_int(h->lite, IPPROTO_UDPLITE, UDPLITE_RECV_CSCOV, LITE_COVERAGE))
+		die("UDP-Lite setup");
+}
+
+static bool same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
+{
+	return a->sin_family == b->sin_family && a->sin_port == b->sin_port &&
+	       a->sin_addr.s_addr == b->sin_addr.s_addr;
+}
+
+static bool wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 5000) == 1;
+}
+
+/* An echo request on the ping socket: whether its reply comes back. */
+static bool echo_answered(int fd)
+{
+	struct icmphdr req = { .type = ICMP_ECHO }, reply;
+	char buf[64];
+	ssize_t n;
+
+	req.un.echo.sequence = htons(7);
+	memcpy(buf, &req, sizeof(req));
+	memcpy(buf + sizeof(req), "crib", 4);
+	if (send(fd, buf, sizeof(req) + 4, 0) < 0 || !wait_readable(fd))
+		return false;
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n < (ssize_t)sizeof(reply) + 4)
+		return false;
+	memcpy(&reply, buf, sizeof(reply));
+	return reply.type == ICMP_ECHOREPLY && reply.un.echo.sequence == htons(7) &&
+	       !memcmp(buf + sizeof(reply), "crib", 4);
+}
+
+static void check_inet(struct check_report *r, const struct held *h)
+{
+	struct sockaddr_in now, peer;
+	socklen_t len = sizeof(peer);
+	char buf[32];
+
+	check_kind(r, "ping", h->ping, SOCK_DGRAM, IPPROTO_ICMP);
+	check_kind(r, "UDP-Lite", h->lite, SOCK_DGRAM, IPPROTO_UDPLITE);
+	now = local_of(h->ping);
+	if (!same_addr(&now, &h->ping_local) || !now.sin_port)
+		check_fail(r, "ping: bound to %s id %u, not id %u", inet_ntoa(now.sin_addr),
+			   ntohs(now.sin_port), ntohs(h->ping_local.sin_port));
+	/* getpeername() says ENOTCONN (no port); send() without an address works */
+	if (!echo_answered(h->ping))
+		check_fail(r, "ping: no echo reply from 127.0.0.1 to send() on the "
+			   "connected socket");
+	now = local_of(h->lite);
+	if (!same_addr(&now, &h->lite_local))
+		check_fail(r, "UDP-Lite: bound to port %u, not %u", ntohs(now.sin_port),
+			   ntohs(h->lite_local.sin_port));
+	len = sizeof(peer);
+	if (getpeername(h->lite, (struct sockaddr *)&peer, &len) ||
+	    !same_addr(&peer, &h->lite_local))
+		check_fail(r, "UDP-Lite: not connected to itself");
+	if (get_int(h->lite, IPPROTO_UDPLITE, UDPLITE_SEND_CSCOV) != LITE_COVERAGE ||
+	    get_int(h->lite, IPPROTO_UDPLITE, UDPLITE_RECV_CSCOV) != LITE_COVERAGE)
+		check_fail(r, "UDP-Lite: coverage %d sent, %d received, not %d",
+			   get_int(h->lite, IPPROTO_UDPLITE, UDPLITE_SEND_CSCOV),
+			   get_int(h->lite, IPPROTO_UDPLITE, UDPLITE_RECV_CSCOV), LITE_COVERAGE);
+	if (send(h->lite, "lite", 4, 0) != 4 || !wait_readable(h->lite) ||
+	    recv(h->lite, buf, sizeof(buf), 0) != 4 || memcmp(buf, "lite", 4))
+		check_fail(r, "UDP-Lite: a datagram to itself did not come back");
+}
+
 int main(int argc, char **argv)
 {
 	struct check_report report = { { 0 } };
@@ -210,8 +344,9 @@ int main(int argc, char **argv)
 	}
 	check_on_request();
 	open_netlink(&h);
-	snprintf(text, sizeof(text), "%d %d %d %u %u\n", h.route, h.uevent, h.peer, h.route_id,
-		 h.uevent_id);
+	open_inet(&h);
+	snprintf(text, sizeof(text), "%d %d %d %u %u %d %d\n", h.route, h.uevent, h.peer,
+		 h.route_id, h.uevent_id, h.ping, h.lite);
 	snprintf(path, sizeof(path), "%s/ready", argv[1]);
 	if (write_ready(path, text))
 		die("ready");
@@ -220,6 +355,7 @@ int main(int argc, char **argv)
 		check_requested = 0;
 		memset(&report, 0, sizeof(report));
 		check_netlink(&report, &h);
+		check_inet(&report, &h);
 		check_write(&report, argv[1]);
 	}
 }
