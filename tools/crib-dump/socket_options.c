@@ -73,12 +73,13 @@ static void put_timeout(struct socket_entry *e, int name, uint64_t timeo, unsign
 
 /*
  * SO_PEEK_OFF exists only where the family's ops have set_peek_off: UNIX,
- * TCP, UDP and UDP-Lite; on others (netlink, ping's raw socket ops)
+ * TCP, UDP and UDP-Lite; on others (netlink, packet, raw IP, ping's raw socket ops)
  * getsockopt() fails with EOPNOTSUPP.
  */
 static bool has_peek_off(const struct socket_entry *e)
 {
-	return e->kind != SOCKET_NETLINK && e->kind != SOCKET_PING;
+	return e->kind != SOCKET_NETLINK && e->kind != SOCKET_PING && e->kind != SOCKET_RAW &&
+	       e->kind != SOCKET_PACKET;
 }
 
 static void socket_level(struct socket_entry *e, unsigned int hz)

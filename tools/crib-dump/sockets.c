@@ -9,7 +9,8 @@
  *
  * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
  * seqpacket sockets, netlink sockets of any protocol (netlink.c), ICMP
- * echo and UDP-Lite sockets (inet_dgram.c).  Refused, each with its reason: other families and
+ * echo, UDP-Lite and raw IP sockets (inet_dgram.c), packet sockets
+ * (packet.c).  Refused, each with its reason: other families and
  * protocols, connections waiting to be accepted, TCP data sent but not
  * yet acknowledged (CRIB programs cannot read the retransmit queue), UNIX
  * descriptors in flight, urgent or out-of-band data, queued socket errors.
@@ -160,8 +161,15 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			e->kind = SOCKET_PING;
 			return 0;
 		}
+		if (k->type == SOCK_RAW) {
+			e->kind = SOCKET_RAW;
+			return 0;
+		}
 	} else if (k->family == AF_NETLINK && (k->type == SOCK_RAW || k->type == SOCK_DGRAM)) {
 		e->kind = SOCKET_NETLINK;
+		return 0;
+	} else if (k->family == AF_PACKET && (k->type == SOCK_RAW || k->type == SOCK_DGRAM)) {
+		e->kind = SOCKET_PACKET;
 		return 0;
 	}
 	if (fam)
@@ -303,6 +311,8 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			return netlink_read(job, e);
 		if (inet_dgram_is(e))
 			return inet_dgram_read(job, e);
+		if (e->kind == SOCKET_PACKET)
+			return packet_read(job, e);
 		ret = read_queues(job, e);
 		if (ret <= 0)
 			return ret;
@@ -323,6 +333,8 @@ static void read_options(struct socket_entry *e, unsigned int hz)
 		netlink_options(e);
 	else if (inet_dgram_is(e))
 		inet_dgram_options(e);
+	else if (e->kind == SOCKET_PACKET)
+		packet_options_put(e);
 }
 
 /*
@@ -482,6 +494,9 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		netlink_sockaddrs(e, &s.local, &s.peer);
 		/* netlink's own states: NETLINK_CONNECTED (1) or not (0) */
 		s.state = k->state == 1 ? CRIB_SK_ESTABLISHED : CRIB_SK_CLOSE;
+	} else if (e->kind == SOCKET_PACKET) {
+		packet_sockaddr(e, &s.local);
+		s.state = CRIB_SK_CLOSE;
 	} else if (!gave_port_back(k)) {
 		inet_sockaddr(k->local_inet, &s.local);
 		inet_sockaddr(k->peer_inet, &s.peer);

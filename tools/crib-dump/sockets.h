@@ -6,7 +6,7 @@
  * turns it into the options as getsockopt() returns them, socket_walk.c
  * walks the queues, socket_queues.c holds their data, which each protocol
  * builds from the walks and checks: tcp.c, udp.c, unix.c; netlink.c and
- * inet_dgram.c (ping, UDP-Lite) read what those sockets have besides.  network.c locks the TCP
+ * inet_dgram.c (ping, UDP-Lite, raw IP) read what those sockets have besides.  network.c locks the TCP
  * connections of a process the dump kills.
  */
 #ifndef CRIB_DUMP_SOCKETS_TOOL_H
@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <net/if.h>
 
 #include <crib/format.h>
 
@@ -33,6 +34,8 @@ enum socket_kind {
 	SOCKET_NETLINK,
 	SOCKET_PING,			/* ICMP echo: SOCK_DGRAM, IPPROTO_ICMP(V6) */
 	SOCKET_UDPLITE,
+	SOCKET_RAW,			/* SOCK_RAW over IPv4 or IPv6, any protocol */
+	SOCKET_PACKET,
 };
 
 /* One message of a datagram queue, or all bytes of a stream queue. */
@@ -64,6 +67,22 @@ struct netlink_state {
 	uint32_t groups_len;		/* bytes of it the kernel filled */
 };
 
+/* An option inet_dgram.c reads with getsockopt() on a copy of the descriptor. */
+struct proto_opt {
+	int level, name;
+	uint8_t value[32];		/* struct icmp6_filter is the largest */
+	uint32_t len;
+};
+
+#define PROTO_OPTS_MAX	3
+
+/* What packet.c reads of a packet socket. */
+struct packet_state {
+	char ifname[IF_NAMESIZE];	/* bound to, "" any */
+	uint16_t num;			/* the protocol bound, host order */
+	int options[6];			/* PACKET_VERSION ... PACKET_QDISC_BYPASS */
+};
+
 #define SOCKOPT_MAX	64
 #define SOCKOPT_BUF	1024
 
@@ -84,8 +103,9 @@ struct socket_entry {
 	size_t n_filter;
 	bool filter_locked;		/* SO_LOCK_FILTER */
 	struct netlink_state nl;	/* SOCKET_NETLINK */
-	int udplite_send_cscov;		/* SOCKET_UDPLITE */
-	int udplite_recv_cscov;
+	struct proto_opt proto_opts[PROTO_OPTS_MAX];	/* inet_dgram.c: UDP-Lite's, raw's */
+	size_t n_proto_opts;
+	struct packet_state pk;		/* SOCKET_PACKET */
 };
 
 /*
@@ -186,12 +206,17 @@ void netlink_options(struct socket_entry *e);
 void netlink_sockaddrs(const struct socket_entry *e, struct crib_sockaddr *local,
 		       struct crib_sockaddr *peer);
 
-/* Ping and UDP-Lite sockets (inet_dgram.c), as netlink's above. */
+/* Ping, UDP-Lite and raw IP sockets (inet_dgram.c), as netlink's above. */
 bool inet_dgram_is(const struct socket_entry *e);
 const char *inet_dgram_name(const struct socket_entry *e);
 const char *inet_dgram_unsupported(const struct socket_entry *e);
 int inet_dgram_read(struct dump_job *job, struct socket_entry *e);
 void inet_dgram_options(struct socket_entry *e);
+
+/* Packet sockets (packet.c), as netlink's above; the local address is bound to. */
+int packet_read(struct dump_job *job, struct socket_entry *e);
+void packet_options_put(struct socket_entry *e);
+void packet_sockaddr(const struct socket_entry *e, struct crib_sockaddr *local);
 
 /* A TCP connection, which the network lock holds (network.c). */
 bool network_lockable(const struct socket_entry *e);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * IP sockets other than TCP and UDP: ICMP echo ("ping") and UDP-Lite
- * sockets, made with their protocol, their options set (UDP-Lite's
- * checksum coverage among them), bound to their address and port (a ping
- * socket's port is its echo identifier) and connected to their peer.  A
+ * IP sockets other than TCP and UDP: ICMP echo ("ping"), UDP-Lite and raw
+ * IP sockets, made with their protocol, their options set (UDP-Lite's
+ * checksum coverage, a raw socket's header inclusion, checksum offset and
+ * ICMP filters among them), bound to their address and port (a ping
+ * socket's port is its echo identifier; a raw socket's, its protocol, the
+ * kernel ignores) and connected to their peer.  A
  * snapshot holds nothing queued on them (crib-dump refuses it).
  *
  * The kernel lets a process make a ping socket only when one of its
@@ -26,7 +28,11 @@ static bool is_inet(const struct crib_socket *s)
 
 bool inet_dgram_is(const struct crib_socket *s)
 {
-	if (!is_inet(s) || s->type != SOCK_DGRAM)
+	if (!is_inet(s))
+		return false;
+	if (s->type == SOCK_RAW)
+		return true;
+	if (s->type != SOCK_DGRAM)
 		return false;
 	return s->protocol == IPPROTO_UDPLITE || s->protocol == IPPROTO_ICMP ||
 	       s->protocol == IPPROTO_ICMPV6;

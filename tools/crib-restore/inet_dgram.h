@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * IP sockets other than TCP and UDP: ICMP echo and UDP-Lite (inet_dgram.c).
+ * IP sockets other than TCP and UDP: ICMP echo, UDP-Lite, raw (inet_dgram.c).
  */
 #ifndef CRIB_RESTORE_INET_DGRAM_H
 #define CRIB_RESTORE_INET_DGRAM_H

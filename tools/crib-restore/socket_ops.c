@@ -39,11 +39,14 @@ const char *socket_kind_name(const struct crib_socket *s)
 	if ((s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM)
 		return dgram_name(s);
 	if (s->family == AF_INET)
-		return s->type == SOCK_STREAM ? "inet tcp" : "inet";
+		return s->type == SOCK_STREAM ? "inet tcp" : s->type == SOCK_RAW ? "inet raw" : "inet";
 	if (s->family == AF_INET6)
-		return s->type == SOCK_STREAM ? "inet6 tcp" : "inet6";
+		return s->type == SOCK_STREAM ? "inet6 tcp" :
+		       s->type == SOCK_RAW ? "inet6 raw" : "inet6";
 	if (s->family == AF_NETLINK)
 		return "netlink";
+	if (s->family == AF_PACKET)
+		return "packet";
 	return "socket";
 }
 

@@ -22,6 +22,7 @@
 
 #include "inet_dgram.h"
 #include "netlink.h"
+#include "packet.h"
 #include "plan.h"
 #include "socket_filter.h"
 #include "socket_ops.h"
@@ -65,6 +66,8 @@ static int check_socket(const struct restore_tree *tree, const struct plan_socke
 		return netlink_check(tree, ps, err);
 	if (inet_dgram_is(&ps->s))
 		return inet_dgram_check(tree, ps, err);
+	if (packet_is(&ps->s))
+		return packet_check(tree, ps, err);
 	return tool_fail(err, 0, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
 			 "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
 			 (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
@@ -112,6 +115,8 @@ static int create_pass(struct sock_job *j)
 			ret = netlink_create(j, ps);
 		else if (inet_dgram_is(&ps->s))
 			ret = inet_dgram_create(j, ps);
+		else if (packet_is(&ps->s))
+			ret = packet_create(j, ps);
 		else
 			ret = unix_create(j, ps);
 		if (ret)
