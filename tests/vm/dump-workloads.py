@@ -6,6 +6,7 @@ then the default mode, which kills the process once dumped.  TAP."""
 import ctypes
 import os
 import resource
+import socket
 import signal
 import stat
 import sys
@@ -614,18 +615,36 @@ def proc_net_row(name, pid, fd):
     return None
 
 
-def check_inet_dgram(pid, sock, name, protocol):
-    """A ping or UDP-Lite socket's record against /proc/net/icmp or
-    /proc/net/udplite: addresses, port (a ping socket's identifier), state."""
+def check_inet_dgram(pid, sock, name, protocol, sock_type=2):
+    """A ping, UDP-Lite or raw socket's record against /proc/net/icmp,
+    udplite or raw: addresses, port (a ping socket's identifier, a raw
+    socket's protocol), state."""
     def hexaddr(a):
         return "%08X:%04X" % (int.from_bytes(bytes.fromhex(a["addr"]), "little"),
                               a.get("port", 0))
     row = proc_net_row(name, pid, sock["fd"])
-    t.eq((sock["family"], sock["type"], sock["protocol"]), (2, 2, protocol),
-         "sockfamilies: %s socket, AF_INET SOCK_DGRAM protocol %d" % (name, protocol))
+    t.eq((sock["family"], sock["type"], sock["protocol"]), (2, sock_type, protocol),
+         "sockfamilies: %s socket, AF_INET type %d protocol %d" % (name, sock_type, protocol))
     t.eq((hexaddr(sock["local"]), hexaddr(sock["peer"]), sock["state"]), row,
          "sockfamilies: %s socket's addresses and state as /proc/net/%s shows them"
          % (name, name))
+
+
+def check_packet(pid, sock):
+    """A packet socket's record against /proc/net/packet: type, protocol
+    bound, interface; and the options the workload set."""
+    ino = os.stat("/proc/%d/fd/%d" % (pid, sock["fd"])).st_ino
+    rows = [line.split() for line in read("/proc/net/packet").splitlines()[1:]]
+    row = next((r for r in rows if int(r[8]) == ino), None)
+    want = (int(row[2]), int(row[3], 16), int(row[4])) if row else None
+    name = bytes.fromhex(sock["local"]["addr"]).decode()
+    t.eq((sock["type"], sock["local"]["port"], socket.if_nametoindex(name)), want,
+         "sockfamilies: the packet socket's type, protocol and interface as "
+         "/proc/net/packet shows them")
+    opts = {o["name"]: int.from_bytes(bytes.fromhex(o["value"]), "little")
+            for o in sock["options"] if o["level"] == 263}
+    t.eq(opts, {10: 1, 8: 1, 9: 1, 12: 0, 17: 0, 20: 1},
+         "sockfamilies: PACKET_VERSION, AUXDATA, ORIGDEV, RESERVE, TIMESTAMP, QDISC_BYPASS")
 
 
 def test_sockfamilies():
@@ -634,7 +653,8 @@ def test_sockfamilies():
     with open("/proc/sys/net/ipv4/ping_group_range", "w") as f:
         f.write("0 2147483647")
     w = Workload("sockfamilies", "@DIR@")
-    route, uevent, peer, route_id, uevent_id, ping, lite = (int(x) for x in w.ready.split())
+    route, uevent, peer, route_id, uevent_id, ping, lite, raw, packet = \
+        (int(x) for x in w.ready.split())
     try:
         pid = w.pid
         rc, err = dump(pid, w.path("snap"), "--leave-running")
@@ -658,10 +678,16 @@ def test_sockfamilies():
              (1, 16, route_id), "sockfamilies: the connected socket's peer")
         check_inet_dgram(pid, socks[ping], "icmp", 1)
         check_inet_dgram(pid, socks[lite], "udplite", 136)
+        check_inet_dgram(pid, socks[raw], "raw", 1, 3)
+        raw_opts = {(o["level"], o["name"]): int.from_bytes(bytes.fromhex(o["value"]), "little")
+                    for o in socks[raw]["options"] if (o["level"], o["name"]) in ((0, 3), (255, 1))}
+        t.eq(raw_opts, {(0, 3): 0, (255, 1): 0xffffffff & ~1},
+             "sockfamilies: the raw socket's IP_HDRINCL and ICMP_FILTER")
         coverage = {o["name"]: int.from_bytes(bytes.fromhex(o["value"]), "little")
                     for o in socks[lite]["options"] if o["level"] == 136}
         t.eq(coverage, {10: 12, 11: 12}, "sockfamilies: UDP-Lite's checksum coverage, "
              "sent and received")
+        check_packet(pid, socks[packet])
         t.check(w.alive() and not_traced(pid), "sockfamilies: left running, not traced")
     finally:
         w.stop()

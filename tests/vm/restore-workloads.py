@@ -683,7 +683,8 @@ class SockFamilies(Case):
     """Netlink sockets: a route socket bound to a chosen port id in three
     groups (one past 32) with flags on, a uevent socket whose port id the
     kernel chose, a route socket connected to the first; an ICMP echo
-    socket and a UDP-Lite one with its checksum coverage."""
+    socket and a UDP-Lite one with its checksum coverage; a raw ICMP socket
+    with its filter; a packet socket bound to lo."""
     workload = ("sockfamilies", "@DIR@")
     checks_original = True
 
@@ -706,7 +707,9 @@ class SockFamilies(Case):
         t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
              "sockfamilies: its own check passes (type, protocol, port ids, groups, "
              "flags, peer, an RTM_GETLINK dump; the ping socket's identifier and an "
-             "echo reply; UDP-Lite's coverage and a datagram to itself)")
+             "echo reply; UDP-Lite's coverage and a datagram to itself; the raw socket's "
+             "filter, seeing the echo reply only; the packet socket's binding, options and "
+             "a frame over lo)")
 
 
 def netlink_lines(pid, fds):

@@ -14,20 +14,30 @@
  * ROUTEID.  PINGFD, an ICMP echo socket on 127.0.0.1 connected to it
  * (net.ipv4.ping_group_range must hold the workload's group); LITEFD, a
  * UDP-Lite socket on 127.0.0.1 connected to itself, with a checksum
- * coverage of LITE_COVERAGE bytes both ways.  Writes "ROUTEFD UEVENTFD
- * PEERFD ROUTEID UEVENTID PINGFD LITEFD" to DIR/ready.
+ * coverage of LITE_COVERAGE bytes both ways; RAWFD, a raw ICMP socket
+ * bound to 127.0.0.1 whose ICMP_FILTER lets echo replies through only.
+ * PACKETFD, a raw packet socket bound to lo for the local experimental
+ * ethertype PACKET_PROTO, with PACKET_VERSION, PACKET_AUXDATA,
+ * PACKET_ORIGDEV and PACKET_QDISC_BYPASS set.  Writes "ROUTEFD UEVENTFD
+ * PEERFD ROUTEID UEVENTID PINGFD LITEFD RAWFD PACKETFD" to DIR/ready.
  *
  * SIGUSR1: it checks each: its type and protocol, its port id, the groups
  * it is in and its flags, PEERFD's peer; the route socket answers an
  * RTM_GETLINK dump that lists the loopback interface.  The ping socket
  * has its echo identifier, and an echo request send() sends without an
  * address (the peer's, 127.0.0.1) gets its reply; the UDP-Lite socket has its address, peer and coverage, and
- * a datagram it sends itself comes back.  Writes the verdict to
- * DIR/check.
+ * a datagram it sends itself comes back; the raw socket has its address,
+ * filter and no IP_HDRINCL, and sees the echo reply and not the request;
+ * the packet socket is bound to lo and PACKET_PROTO with its options, and
+ * gets back a frame it sends over lo.
+ * Writes the verdict to DIR/check.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
 #include <poll.h>
@@ -54,11 +64,15 @@
 #define UDPLITE_SEND_CSCOV	10
 #define UDPLITE_RECV_CSCOV	11
 #define LITE_COVERAGE		12	/* the header and 4 bytes */
+#define SOL_RAW_LEVEL		255
+#define ICMP_FILTER_OPT		1	/* <linux/icmp.h>: a bit per type, set to drop */
+#define RAW_FILTER		(~(1u << ICMP_ECHOREPLY))
+#define PACKET_PROTO		0x88b5	/* IEEE 802 local experimental ethertype 1 */
 
 struct held {
 	int route, uevent, peer;
 	unsigned int route_id, uevent_id;
-	int ping, lite;
+	int ping, lite, raw, packet;
 	struct sockaddr_in ping_local, lite_local;
 };
 
@@ -263,6 +277,90 @@ static void open_inet(struct held *h)
 	    set_int(h->lite, IPPROTO_UDPLITE, UDPLITE_SEND_CSCOV, LITE_COVERAGE) ||
 	    set_int(h->lite, IPPROTO_UDPLITE, UDPLITE_RECV_CSCOV, LITE_COVERAGE))
 		die("UDP-Lite setup");
+
+	h->raw = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+	if (h->raw < 0)
+		die("raw socket");
+	if (bind(h->raw, (struct sockaddr *)&lo, sizeof(lo)) ||
+	    set_int(h->raw, SOL_RAW_LEVEL, ICMP_FILTER_OPT, (int)RAW_FILTER))
+		die("raw socket setup");
+}
+
+static bool wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 5000) == 1;
+}
+
+static void open_packet(struct held *h)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(PACKET_PROTO) };
+
+	h->packet = socket(AF_PACKET, SOCK_RAW, htons(PACKET_PROTO));
+	if (h->packet < 0)
+		die("packet socket");
+	ll.sll_ifindex = (int)if_nametoindex("lo");
+	if (bind(h->packet, (struct sockaddr *)&ll, sizeof(ll)) ||
+	    set_int(h->packet, SOL_PACKET, PACKET_VERSION, TPACKET_V2) ||
+	    set_int(h->packet, SOL_PACKET, PACKET_AUXDATA, 1) ||
+	    set_int(h->packet, SOL_PACKET, PACKET_ORIGDEV, 1) ||
+	    set_int(h->packet, SOL_PACKET, PACKET_QDISC_BYPASS, 1))
+		die("packet socket setup");
+}
+
+/* A frame of PACKET_PROTO sent over lo comes back to the packet socket. */
+static bool frame_comes_back(int fd)
+{
+	unsigned char frame[ETH_HLEN + 8] = { 0 }, got[256];
+	ssize_t n;
+
+	frame[12] = PACKET_PROTO >> 8;
+	frame[13] = PACKET_PROTO & 0xff;
+	memcpy(frame + ETH_HLEN, "cribcrib", 8);
+	if (send(fd, frame, sizeof(frame), 0) != (ssize_t)sizeof(frame) || !wait_readable(fd))
+		return false;
+	n = recv(fd, got, sizeof(got), 0);
+	while (recv(fd, got + 128, 128, MSG_DONTWAIT) > 0)
+		;	/* left empty for a dump */
+	return n >= (ssize_t)sizeof(frame) && !memcmp(got + ETH_HLEN, "cribcrib", 8);
+}
+
+static void check_packet(struct check_report *r, const struct held *h)
+{
+	struct sockaddr_ll ll = { 0 };
+	socklen_t len = sizeof(ll);
+
+	/* SO_PROTOCOL says 0: a packet socket keeps its protocol with its binding */
+	check_kind(r, "packet", h->packet, SOCK_RAW, 0);
+	if (getsockname(h->packet, (struct sockaddr *)&ll, &len) ||
+	    ll.sll_ifindex != (int)if_nametoindex("lo") || ll.sll_protocol != htons(PACKET_PROTO))
+		check_fail(r, "packet: bound to interface %d protocol %#x, not lo and %#x",
+			   ll.sll_ifindex, ntohs(ll.sll_protocol), PACKET_PROTO);
+	if (get_int(h->packet, SOL_PACKET, PACKET_VERSION) != TPACKET_V2 ||
+	    get_int(h->packet, SOL_PACKET, PACKET_AUXDATA) != 1 ||
+	    get_int(h->packet, SOL_PACKET, PACKET_ORIGDEV) != 1 ||
+	    get_int(h->packet, SOL_PACKET, PACKET_QDISC_BYPASS) != 1)
+		check_fail(r, "packet: PACKET_VERSION %d, AUXDATA %d, ORIGDEV %d, QDISC_BYPASS %d",
+			   get_int(h->packet, SOL_PACKET, PACKET_VERSION),
+			   get_int(h->packet, SOL_PACKET, PACKET_AUXDATA),
+			   get_int(h->packet, SOL_PACKET, PACKET_ORIGDEV),
+			   get_int(h->packet, SOL_PACKET, PACKET_QDISC_BYPASS));
+	if (!frame_comes_back(h->packet))
+		check_fail(r, "packet: a frame sent over lo did not come back");
+}
+
+/* The ICMP types of what the raw socket holds, as a bitmap; it is left empty. */
+static unsigned int raw_drain(int fd)
+{
+	unsigned int types = 0;
+	char buf[256];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 20 + 8)
+		types |= 1u << ((unsigned char)buf[(buf[0] & 0xf) * 4] & 31);
+	return types;
 }
 
 static bool same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
@@ -271,11 +369,24 @@ static bool same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
 	       a->sin_addr.s_addr == b->sin_addr.s_addr;
 }
 
-static bool wait_readable(int fd)
+/* After an echo: the raw socket saw its reply, its filter dropped the request. */
+static void check_raw(struct check_report *r, const struct held *h)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct sockaddr_in lo = loopback(), now = local_of(h->raw);
+	unsigned int types;
 
-	return poll(&p, 1, 5000) == 1;
+	check_kind(r, "raw", h->raw, SOCK_RAW, IPPROTO_ICMP);
+	if (now.sin_addr.s_addr != lo.sin_addr.s_addr)
+		check_fail(r, "raw: bound to %s, not 127.0.0.1", inet_ntoa(now.sin_addr));
+	if ((unsigned int)get_int(h->raw, SOL_RAW_LEVEL, ICMP_FILTER_OPT) != RAW_FILTER ||
+	    get_int(h->raw, IPPROTO_IP, IP_HDRINCL) != 0)
+		check_fail(r, "raw: ICMP_FILTER %#x, IP_HDRINCL %d, not %#x and 0",
+			   get_int(h->raw, SOL_RAW_LEVEL, ICMP_FILTER_OPT),
+			   get_int(h->raw, IPPROTO_IP, IP_HDRINCL), RAW_FILTER);
+	wait_readable(h->raw);
+	types = raw_drain(h->raw);
+	if (types != 1u << ICMP_ECHOREPLY)
+		check_fail(r, "raw: saw ICMP types %#x, not only the echo reply", types);
 }
 
 /* An echo request on the ping socket: whether its reply comes back. */
@@ -311,6 +422,7 @@ static void check_inet(struct check_report *r, const struct held *h)
 		check_fail(r, "ping: bound to %s id %u, not id %u", inet_ntoa(now.sin_addr),
 			   ntohs(now.sin_port), ntohs(h->ping_local.sin_port));
 	/* getpeername() says ENOTCONN (no port); send() without an address works */
+	raw_drain(h->raw);
 	if (!echo_answered(h->ping))
 		check_fail(r, "ping: no echo reply from 127.0.0.1 to send() on the "
 			   "connected socket");
@@ -330,6 +442,7 @@ static void check_inet(struct check_report *r, const struct held *h)
 	if (send(h->lite, "lite", 4, 0) != 4 || !wait_readable(h->lite) ||
 	    recv(h->lite, buf, sizeof(buf), 0) != 4 || memcmp(buf, "lite", 4))
 		check_fail(r, "UDP-Lite: a datagram to itself did not come back");
+	check_raw(r, h);
 }
 
 int main(int argc, char **argv)
@@ -345,8 +458,9 @@ int main(int argc, char **argv)
 	check_on_request();
 	open_netlink(&h);
 	open_inet(&h);
-	snprintf(text, sizeof(text), "%d %d %d %u %u %d %d\n", h.route, h.uevent, h.peer,
-		 h.route_id, h.uevent_id, h.ping, h.lite);
+	open_packet(&h);
+	snprintf(text, sizeof(text), "%d %d %d %u %u %d %d %d %d\n", h.route, h.uevent, h.peer,
+		 h.route_id, h.uevent_id, h.ping, h.lite, h.raw, h.packet);
 	snprintf(path, sizeof(path), "%s/ready", argv[1]);
 	if (write_ready(path, text))
 		die("ready");
@@ -356,6 +470,7 @@ int main(int argc, char **argv)
 		memset(&report, 0, sizeof(report));
 		check_netlink(&report, &h);
 		check_inet(&report, &h);
+		check_packet(&report, &h);
 		check_write(&report, argv[1]);
 	}
 }
