@@ -1156,7 +1156,7 @@ def run_all():
 
 def main():
     return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
-                               MIGRATED, (30200, 180))
+                               MIGRATED, (30200, 160))
 
 
 if __name__ == "__main__":
