@@ -26,6 +26,9 @@
 #include "pidfd_getfd.h"
 #include "sockets.h"
 
+/* Room for a sock_diag answer: the kernel fills up to 32 KiB at a time. */
+#define DIAG_BUF	32768
+
 #ifndef SOL_NETLINK
 #define SOL_NETLINK	270
 #endif
@@ -105,16 +108,15 @@ static bool diag_entry(const struct nlmsghdr *h, uint64_t ino, struct netlink_st
 }
 
 /* Read the answers of a NETLINK_SOCK_DIAG dump on @diag until its end; 1 when found. */
-static int diag_answers(int diag, uint64_t ino, struct netlink_state *nl)
+static int diag_answers(int diag, char *buf, uint64_t ino, struct netlink_state *nl)
 {
-	static char buf[32768];
 	const struct nlmsghdr *h;
 	bool found = false;
 	ssize_t n;
 	int len;
 
 	for (;;) {
-		n = recv(diag, buf, sizeof(buf), 0);
+		n = recv(diag, buf, DIAG_BUF, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -145,13 +147,19 @@ static int read_diag(struct dump_job *job, const struct socket_entry *e,
 		.r = { .sdiag_family = AF_NETLINK, .sdiag_protocol = (uint8_t)e->k.protocol,
 		       .ndiag_show = NDIAG_SHOW_FLAGS },
 	};
+	char *buf;
 	int diag, ret;
 
+	buf = malloc(DIAG_BUF);
+	if (!buf)
+		return tool_fail(&job->err, 0, "out of memory");
 	diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (diag < 0)
+	if (diag < 0) {
+		free(buf);
 		return tool_fail(&job->err, errno, "cannot open a NETLINK_SOCK_DIAG socket");
+	}
 	ret = send(diag, &req, sizeof(req), 0) == (ssize_t)sizeof(req) ?
-	      diag_answers(diag, e->k.ino, nl) : -1;
+	      diag_answers(diag, buf, e->k.ino, nl) : -1;
 	if (ret < 0)
 		tool_fail(&job->err, errno, "process %d, fd %d: cannot read the netlink "
 			  "socket through NETLINK_SOCK_DIAG", (int)job->pid, e->k.fd);
@@ -159,6 +167,7 @@ static int read_diag(struct dump_job *job, const struct socket_entry *e,
 		tool_fail(&job->err, 0, "process %d, fd %d: NETLINK_SOCK_DIAG does not list "
 			  "the netlink socket", (int)job->pid, e->k.fd);
 	close(diag);
+	free(buf);
 	return ret == 1 ? 0 : -1;
 }
 

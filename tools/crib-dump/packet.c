@@ -21,12 +21,16 @@
 #include <linux/packet_diag.h>
 #include <linux/sock_diag.h>
 #include <net/if.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "pidfd_getfd.h"
 #include "sockets.h"
+
+/* Room for a sock_diag answer: the kernel fills up to 32 KiB at a time. */
+#define DIAG_BUF	32768
 
 #ifndef SOL_PACKET
 #define SOL_PACKET	263
@@ -80,9 +84,8 @@ static void diag_attrs(const struct nlattr *a, int rest, struct packet_diag *d)
 }
 
 /* The answers of a PACKET_SOCK_DIAG dump on @diag until its end; 1 when @ino was in it. */
-static int diag_answers(int diag, uint64_t ino, struct packet_diag *d)
+static int diag_answers(int diag, char *buf, uint64_t ino, struct packet_diag *d)
 {
-	static char buf[32768];
 	const struct packet_diag_msg *m;
 	const struct nlmsghdr *h;
 	bool found = false;
@@ -90,7 +93,7 @@ static int diag_answers(int diag, uint64_t ino, struct packet_diag *d)
 	int len;
 
 	for (;;) {
-		n = recv(diag, buf, sizeof(buf), 0);
+		n = recv(diag, buf, DIAG_BUF, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -126,13 +129,19 @@ static int read_diag(struct dump_job *job, const struct socket_entry *e, struct 
 		       .pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MCLIST |
 				     PACKET_SHOW_RING_CFG | PACKET_SHOW_FANOUT },
 	};
+	char *buf;
 	int diag, ret;
 
+	buf = malloc(DIAG_BUF);
+	if (!buf)
+		return tool_fail(&job->err, 0, "out of memory");
 	diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (diag < 0)
+	if (diag < 0) {
+		free(buf);
 		return tool_fail(&job->err, errno, "cannot open a NETLINK_SOCK_DIAG socket");
+	}
 	ret = send(diag, &req, sizeof(req), 0) == (ssize_t)sizeof(req) ?
-	      diag_answers(diag, e->k.ino, d) : -1;
+	      diag_answers(diag, buf, e->k.ino, d) : -1;
 	if (ret < 0)
 		tool_fail(&job->err, errno, "process %d, fd %d: cannot read the packet socket "
 			  "through PACKET_SOCK_DIAG", (int)job->pid, e->k.fd);
@@ -140,6 +149,7 @@ static int read_diag(struct dump_job *job, const struct socket_entry *e, struct 
 		tool_fail(&job->err, 0, "process %d, fd %d: PACKET_SOCK_DIAG does not list the "
 			  "packet socket", (int)job->pid, e->k.fd);
 	close(diag);
+	free(buf);
 	return ret == 1 ? 0 : -1;
 }
 
