@@ -16,6 +16,7 @@ static const struct crib_field sockaddr_fields[] = {
 	CRIB_F(3, CRIB_FT_UINT, 0, struct crib_sockaddr, port, 0, NULL),
 	CRIB_F(4, CRIB_FT_UINT, 0, struct crib_sockaddr, flowinfo, 0, NULL),
 	CRIB_F(5, CRIB_FT_UINT, 0, struct crib_sockaddr, scope_id, 0, NULL),
+	CRIB_F(6, CRIB_FT_UINT, 0, struct crib_sockaddr, group, 0, NULL),
 };
 static const struct crib_struct_desc sockaddr_desc =
 	CRIB_DESC("sockaddr", struct crib_sockaddr, sockaddr_fields);

@@ -435,13 +435,28 @@ static int write_sockets(struct crib_writer *w, uint64_t pid)
 	struct crib_socket_filter filter = { .sock_id = 6161,
 					     .insns = { keep_all, sizeof(keep_all) },
 					     .locked = true };
+	/* 1.10: a NETLINK_ROUTE socket, port id 4242, in RTMGRP_LINK, with NETLINK_EXT_ACK */
+	static const uint8_t link_group[4] = { 1, 0, 0, 0 };
+	static const uint8_t on[4] = { 1, 0, 0, 0 };
+	struct crib_sockopt nl_opts[] = {
+		{ .level = 270, .name = 9, .value = { link_group, 4 } },
+		{ .level = 270, .name = 11, .value = { on, 4 } },
+	};
+	struct crib_socket nl = {
+		.pid = pid, .fd = 18, .sock_id = 7171, .family = 16, .type = 3, .protocol = 0,
+		.state = 1,	/* connected: to the kernel, group 1 */
+		.local = { .family = 16, .port = 4242 },
+		.peer = { .family = 16, .port = 0, .group = 1 },
+		.options = nl_opts, .n_options = 2,
+	};
 
 	if (crib_write_socket(w, &tcp) ||
 	    crib_write_socket_stream(w, 5151, CRIB_QUEUE_RECV, "abcde", 5) ||
 	    crib_write_socket_stream(w, 5151, CRIB_QUEUE_SEND, "0123456789", 10) ||
 	    crib_write_socket(w, &udx))
 		return -1;
-	return crib_write_socket_queue(w, &q) || crib_write_socket_filter(w, &filter);
+	return crib_write_socket_queue(w, &q) || crib_write_socket_filter(w, &filter) ||
+	       crib_write_socket(w, &nl);
 }
 
 static int write_signals(struct crib_writer *w, uint64_t pid)
@@ -548,7 +563,7 @@ uint64_t sample_count(uint32_t type, bool big)
 	case CRIB_REC_TTY: return 2;
 	case CRIB_REC_GHOST: return 2;
 	case CRIB_REC_GHOST_DATA: return 2;
-	case CRIB_REC_SOCKET: return 2;
+	case CRIB_REC_SOCKET: return 3;
 	case CRIB_REC_SOCKET_QUEUE: return 3;
 	case CRIB_REC_SOCKET_FILTER: return 1;
 	case CRIB_REC_SIGHAND: return 1;

@@ -304,6 +304,11 @@ static void test_roundtrip(bool big)
 				  rec.u.tty.cols == 132 && rec.u.tty.packet && !rec.u.tty.locked &&
 				  rec.u.tty.sid == 100 && rec.u.tty.fg_pgrp == 101,
 				  "roundtrip: a pseudo-terminal slave");
+		if (rec.type == CRIB_REC_SOCKET && rec.u.socket.family == 16)
+			tap_check(&t, rec.u.socket.fd == 18 && rec.u.socket.local.port == 4242 &&
+				  rec.u.socket.peer.family == 16 && rec.u.socket.peer.group == 1 &&
+				  rec.u.socket.n_options == 2 && rec.u.socket.options[0].level == 270,
+				  "roundtrip: a netlink socket, its port id, group and options");
 		if (rec.type == CRIB_REC_SHMEM)
 			tap_check(&t, rec.u.shmem.shmem_id == 1 &&
 				  rec.u.shmem.size == 2 * SAMPLE_PAGE_SIZE, "roundtrip: shmem record");
@@ -627,7 +632,7 @@ static void test_pipe(int threads, bool store)
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
-	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 80,
+	tap_check(&t, ret == 0 && pr.ret == 0 && pr.records == 81,
 		  "pipe: streamed through a pipe, compressed in %d worker threads%s, %" PRIu64
 		  " records (%s)", threads, store ? ", pages stored" : "", pr.records,
 		  pr.ret ? pr.msg : "ok");

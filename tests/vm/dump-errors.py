@@ -121,9 +121,31 @@ REFUSED_FILES = {
         "assert a.fileno() == 3\n"
         "a.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [1]))])\n",
         "fd 4: descriptors in flight (SCM_RIGHTS)"),
-    "a socket of an unsupported family": (
-        "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n",
-        "fd 3: AF_NETLINK sockets of type 3, protocol 0 are not supported"),
+    "a packet socket with a ring": (
+        "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)\n"
+        "s.setsockopt(263, 5, struct.pack('IIII', 4096, 1, 2048, 2))\n",
+        "fd 3: the packet socket has a ring (PACKET_RX_RING or PACKET_TX_RING)"),
+    "a packet socket with a membership": (
+        "s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)\n"
+        "s.setsockopt(263, 1, struct.pack('iHH8s', socket.if_nametoindex('lo'), 1, 0, b''))\n",
+        "fd 3: the packet socket has memberships (PACKET_ADD_MEMBERSHIP)"),
+    "a netlink socket with messages queued": (
+        "s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n"
+        "s.send(struct.pack('=LHHLLBxxxiII', 32, 18, 0x301, 1, 0, 0, 0, 0, 0))\n"
+        "time.sleep(0.5)\n",
+        "fd 3: netlink messages are queued ("),
+    "a UDP-Lite socket with a datagram queued": (
+        "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, 136)\n"
+        "s.bind(('127.0.0.1', 0))\n"
+        "s.sendto(b'lite', s.getsockname())\n"
+        "time.sleep(0.5)\n",
+        "fd 3: the UDP-Lite socket has data queued (1 packets received"),
+    "a raw socket with a packet queued": (
+        "s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_UDP)\n"
+        "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "u.sendto(b'raw', ('127.0.0.1', 9))\n"
+        "time.sleep(0.5)\n",
+        "fd 3: the raw socket has data queued ("),
     "a listening socket with a connection waiting to be accepted": (
         "l = socket.socket()\n"
         "l.bind(('127.0.0.1', 0))\n"

@@ -165,7 +165,7 @@ def test_events():
             t.diag(err)
             return
         doc = inspect_json(snap)
-        t.eq(doc["records"][0]["version"], [1, 9], "events: format 1.9")
+        t.eq(doc["records"][0]["version"], [1, 10], "events: format 1.10")
         files = {f["fd"]: f for f in records(doc, "file") if f["pid"] == w.pid}
         timers = {r["fd"]: r for r in records(doc, "timerfd") if r["pid"] == w.pid}
         check_files(w.pid, files, before)

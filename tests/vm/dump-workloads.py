@@ -6,6 +6,7 @@ then the default mode, which kills the process once dumped.  TAP."""
 import ctypes
 import os
 import resource
+import socket
 import signal
 import stat
 import sys
@@ -584,8 +585,117 @@ def test_pty():
                 pass
 
 
+def proc_net_netlink():
+    """/proc/net/netlink by socket inode: protocol, port id, the first
+    32 groups, whether a dump runs."""
+    rows = {}
+    for line in read("/proc/net/netlink").splitlines()[1:]:
+        f = line.split()
+        rows[int(f[9])] = {"protocol": int(f[1]), "portid": int(f[2]),
+                           "groups": int(f[3], 16), "dump": int(f[6])}
+    return rows
+
+
+def netlink_groups(sock):
+    """The first 32 groups of a record's NETLINK_LIST_MEMBERSHIPS option."""
+    for o in sock.get("options", []):
+        if o["level"] == 270 and o["name"] == 9:
+            return int.from_bytes(bytes.fromhex(o["value"])[:4], "little")
+    return None
+
+
+def proc_net_row(name, pid, fd):
+    """The row of /proc/net/NAME of the socket at pid's fd: local and remote
+    address as "hex:port" strings, and the state."""
+    ino = os.stat("/proc/%d/fd/%d" % (pid, fd)).st_ino
+    for line in read("/proc/net/" + name).splitlines()[1:]:
+        f = line.split()
+        if int(f[9]) == ino:
+            return f[1], f[2], int(f[3], 16)
+    return None
+
+
+def check_inet_dgram(pid, sock, name, protocol, sock_type=2):
+    """A ping, UDP-Lite or raw socket's record against /proc/net/icmp,
+    udplite or raw: addresses, port (a ping socket's identifier, a raw
+    socket's protocol), state."""
+    def hexaddr(a):
+        return "%08X:%04X" % (int.from_bytes(bytes.fromhex(a["addr"]), "little"),
+                              a.get("port", 0))
+    row = proc_net_row(name, pid, sock["fd"])
+    t.eq((sock["family"], sock["type"], sock["protocol"]), (2, sock_type, protocol),
+         "sockfamilies: %s socket, AF_INET type %d protocol %d" % (name, sock_type, protocol))
+    t.eq((hexaddr(sock["local"]), hexaddr(sock["peer"]), sock["state"]), row,
+         "sockfamilies: %s socket's addresses and state as /proc/net/%s shows them"
+         % (name, name))
+
+
+def check_packet(pid, sock):
+    """A packet socket's record against /proc/net/packet: type, protocol
+    bound, interface; and the options the workload set."""
+    ino = os.stat("/proc/%d/fd/%d" % (pid, sock["fd"])).st_ino
+    rows = [line.split() for line in read("/proc/net/packet").splitlines()[1:]]
+    row = next((r for r in rows if int(r[8]) == ino), None)
+    want = (int(row[2]), int(row[3], 16), int(row[4])) if row else None
+    name = bytes.fromhex(sock["local"]["addr"]).decode()
+    t.eq((sock["type"], sock["local"]["port"], socket.if_nametoindex(name)), want,
+         "sockfamilies: the packet socket's type, protocol and interface as "
+         "/proc/net/packet shows them")
+    opts = {o["name"]: int.from_bytes(bytes.fromhex(o["value"]), "little")
+            for o in sock["options"] if o["level"] == 263}
+    t.eq(opts, {10: 1, 8: 1, 9: 1, 12: 0, 17: 0, 20: 1},
+         "sockfamilies: PACKET_VERSION, AUXDATA, ORIGDEV, RESERVE, TIMESTAMP, QDISC_BYPASS")
+
+
+def test_sockfamilies():
+    """The sockfamilies workload's netlink sockets: type, protocol, port
+    id and groups as /proc/net/netlink shows them, the peer's port id."""
+    with open("/proc/sys/net/ipv4/ping_group_range", "w") as f:
+        f.write("0 2147483647")
+    w = Workload("sockfamilies", "@DIR@")
+    route, uevent, peer, route_id, uevent_id, ping, lite, raw, packet = \
+        (int(x) for x in w.ready.split())
+    try:
+        pid = w.pid
+        rc, err = dump(pid, w.path("snap"), "--leave-running")
+        if not t.eq(rc, 0, "sockfamilies: crib-dump --leave-running exits 0"):
+            t.diag(err)
+            return
+        doc = inspect_json(w.path("snap"))
+        socks = {s["fd"]: s for s in records(doc, "socket")}
+        proc = proc_net_netlink()
+        fds = (route, uevent, peer)
+        got = {fd: {"protocol": socks[fd]["protocol"], "portid": socks[fd]["local"]["port"],
+                    "groups": netlink_groups(socks[fd]), "dump": 0} for fd in fds}
+        want = {fd: proc[os.stat("/proc/%d/fd/%d" % (pid, fd)).st_ino] for fd in fds}
+        t.eq(got, want, "sockfamilies: protocol, port id and groups as /proc/net/netlink "
+             "shows them, no dump running")
+        t.eq([(socks[fd]["family"], socks[fd]["type"]) for fd in fds],
+             [(16, 3), (16, 2), (16, 2)], "sockfamilies: AF_NETLINK, raw and datagram")
+        t.eq((socks[route]["local"]["port"], socks[uevent]["local"]["port"]),
+             (route_id, uevent_id), "sockfamilies: the port ids the workload saw")
+        t.eq((socks[peer]["state"], socks[peer]["peer"]["family"], socks[peer]["peer"]["port"]),
+             (1, 16, route_id), "sockfamilies: the connected socket's peer")
+        check_inet_dgram(pid, socks[ping], "icmp", 1)
+        check_inet_dgram(pid, socks[lite], "udplite", 136)
+        check_inet_dgram(pid, socks[raw], "raw", 1, 3)
+        raw_opts = {(o["level"], o["name"]): int.from_bytes(bytes.fromhex(o["value"]), "little")
+                    for o in socks[raw]["options"] if (o["level"], o["name"]) in ((0, 3), (255, 1))}
+        t.eq(raw_opts, {(0, 3): 0, (255, 1): 0xffffffff & ~1},
+             "sockfamilies: the raw socket's IP_HDRINCL and ICMP_FILTER")
+        coverage = {o["name"]: int.from_bytes(bytes.fromhex(o["value"]), "little")
+                    for o in socks[lite]["options"] if o["level"] == 136}
+        t.eq(coverage, {10: 12, 11: 12}, "sockfamilies: UDP-Lite's checksum coverage, "
+             "sent and received")
+        check_packet(pid, socks[packet])
+        t.check(w.alive() and not_traced(pid), "sockfamilies: left running, not traced")
+    finally:
+        w.stop()
+
+
 for test in (test_idle, test_counter, test_heap, test_maps, test_pipe, test_threads,
-             test_seccomp, test_threadattrs, test_locks, test_pidfds, test_pty):
+             test_seccomp, test_threadattrs, test_locks, test_pidfds, test_pty,
+             test_sockfamilies):
     try:
         test()
     except Exception as e:  # a broken workload is one failure, not the end of the run

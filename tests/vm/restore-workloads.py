@@ -672,6 +672,60 @@ class Pty(Case):
             reap(child)
 
 
+def allow_ping():
+    """ICMP echo sockets for every group: the workload's, and
+    crib-restore's, which makes the socket again."""
+    with open("/proc/sys/net/ipv4/ping_group_range", "w") as f:
+        f.write("0 2147483647")
+
+
+class SockFamilies(Case):
+    """Netlink sockets: a route socket bound to a chosen port id in three
+    groups (one past 32) with flags on, a uevent socket whose port id the
+    kernel chose, a route socket connected to the first; an ICMP echo
+    socket and a UDP-Lite one with its checksum coverage; a raw ICMP socket
+    with its filter; a packet socket bound to lo."""
+    workload = ("sockfamilies", "@DIR@")
+    checks_original = True
+
+    def start(self, parent=None):
+        allow_ping()
+        return super().start(parent)
+
+    def prepare(self, notes):
+        allow_ping()
+
+    def notes(self, w):
+        fds = [int(x) for x in w.ready.split()[:3]]
+        return {"fds": fds, "netlink": netlink_lines(w.pid, fds)}
+
+    def check(self, pid, notes):
+        t.eq(netlink_lines(pid, notes["fds"]), notes["netlink"],
+             "sockfamilies: each netlink socket in /proc/net/netlink as it was "
+             "(protocol, port id, first groups)")
+        redump("sockfamilies", pid, in_dir(notes, "snap.crib"))
+        t.eq(self_check(pid, in_dir(notes, "check"), 90), "ok\n",
+             "sockfamilies: its own check passes (type, protocol, port ids, groups, "
+             "flags, peer, an RTM_GETLINK dump; the ping socket's identifier and an "
+             "echo reply; UDP-Lite's coverage and a datagram to itself; the raw socket's "
+             "filter, seeing the echo reply only; the packet socket's binding, options and "
+             "a frame over lo)")
+
+
+def netlink_lines(pid, fds):
+    """The /proc/net/netlink fields (protocol, port id, groups) of each
+    descriptor's socket, by descriptor, JSON-able."""
+    rows = {}
+    for line in read("/proc/net/netlink").splitlines()[1:]:
+        f = line.split()
+        rows[f[9]] = f[1:4]
+    out = {}
+    for fd in fds:
+        ino = re.fullmatch(r"socket:\[(\d+)\]", os.readlink("/proc/%d/fd/%d" % (pid, fd)))
+        out[str(fd)] = rows.get(ino.group(1)) if ino else None
+    return out
+
+
 class HeapFast(Heap):
     """Pages stored, not compressed, and read back through a pipe."""
     dump_args = ("--fast",)
@@ -696,7 +750,7 @@ MIGRATED = (Idle("idle"), Counter("counter"), Heap("heap"), HeapFast("heap --fas
             ChurnPreCopy("churn --pre-copy"),
             Maps("maps"), Pipe("pipe"), Threads("threads"), Attrs("attrs"), Signals("signals"),
             Seccomp("seccomp"), SocketFilter("socket filter"), ThreadAttrs("threadattrs"),
-            Pidfds("pidfds"), Events("events"))
+            Pidfds("pidfds"), SockFamilies("sockfamilies"), Events("events"))
 # In one boot, also a process of an ordinary user, one with SIGTRAP pending and
 # a server holding a reset connection; events has a test of its own.
 CASES = MIGRATED[:1] + (Unprivileged("unprivileged"),) + MIGRATED[1:-1] + \
@@ -773,7 +827,7 @@ def test_verify_difference():
 # Where CRIB_RESTORE_FAULT can make a restore fail, in the order a restore
 # passes them: crib-restore before any process (the unlinked files made
 # again), the new process before the restorer, the restorer, the tracer.
-FAULT_STEPS = ("ghosts", "descriptions", "fork", "session", "terminal", "files", "locks", "attributes",
+FAULT_STEPS = ("ghosts", "sockets", "descriptions", "fork", "session", "terminal", "files", "locks", "attributes",
                "start", "rseq", "unmap", "vdso", "map", "fill", "protect", "mm", "sigaction", "itimer",
                "seccomp", "thread", "posix-timer", "sigqueue", "rlimit", "membarrier",
                "thread-state", "sched", "ioprio", "spec-ctrl", "creds", "securebits", "done",
@@ -843,6 +897,34 @@ def test_pidfd_fault():
         t.diag(err)
     for p in (child, sibling, pid):
         reap(p)
+
+
+def test_sockets_fault():
+    """A restore made to fail once every socket is made (netlink ones
+    among them) leaves no process and no socket bound to their port ids;
+    the snapshot restores afterwards."""
+    allow_ping()
+    w = Workload("sockfamilies", "@DIR@")
+    pid = w.pid
+    route_id = int(w.ready.split()[3])
+    snap = w.path("snap.crib")
+    rc, err = dump(pid, snap)
+    w.proc.wait()
+    if not t.eq(rc, 0, "sockets fault: dumped the sockfamilies workload"):
+        t.diag(err)
+        return
+    rc, err = restore(snap, env=dict(os.environ, CRIB_RESTORE_FAULT="sockets"))
+    t.check(rc == 1 and "CRIB_RESTORE_FAULT=sockets)" in err, "fault at sockets: exit 1", err)
+    ports = [line.split()[2] for line in read("/proc/net/netlink").splitlines()[1:]]
+    t.check(pid_free(pid) and str(route_id) not in ports,
+            "fault at sockets: no process left, the chosen port id free")
+    rc, err = restore(snap)
+    if t.eq(rc, 0, "sockets fault: the snapshot restores afterwards"):
+        t.eq(self_check(pid, w.path("check"), 90), "ok\n",
+             "sockets fault: its own check passes")
+    else:
+        t.diag(err)
+    reap(pid)
 
 
 def locks_free(directory):
@@ -1067,13 +1149,14 @@ def run_all():
     for case in CASES:
         guarded(t, run_case, case)
     for test in (test_wait, test_verify_difference, test_faults, test_lock_failures,
-                 test_pidfd_fault, test_pty_fault, test_direct, test_refusals):
+                 test_pidfd_fault, test_sockets_fault, test_pty_fault, test_direct,
+                 test_refusals):
         guarded(t, test)
 
 
 def main():
     return main_with_migration(t, __doc__, run_all, migrate_dump_one, migrate_restore_one,
-                               MIGRATED, (30200, 180))
+                               MIGRATED, (30200, 160))
 
 
 if __name__ == "__main__":

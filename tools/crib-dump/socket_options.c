@@ -71,6 +71,17 @@ static void put_timeout(struct socket_entry *e, int name, uint64_t timeo, unsign
 	sockopt_put(e, SOL_SOCKET, name, &tv, sizeof(tv));
 }
 
+/*
+ * SO_PEEK_OFF exists only where the family's ops have set_peek_off: UNIX,
+ * TCP, UDP and UDP-Lite; on others (netlink, packet, raw IP, ping's raw socket ops)
+ * getsockopt() fails with EOPNOTSUPP.
+ */
+static bool has_peek_off(const struct socket_entry *e)
+{
+	return e->kind != SOCKET_NETLINK && e->kind != SOCKET_PING && e->kind != SOCKET_RAW &&
+	       e->kind != SOCKET_PACKET;
+}
+
 static void socket_level(struct socket_entry *e, unsigned int hz)
 {
 	/* on or off, each from its bit (format 1.7) */
@@ -108,7 +119,8 @@ static void socket_level(struct socket_entry *e, unsigned int hz)
 	sockopt_put_int(e, SOL_SOCKET, SO_TIMESTAMPNS, sock_bit(e, DUMP_SO_TIMESTAMPNS) &&
 		!sock_bit(e, DUMP_SO_TSTAMP_NEW));
 	sockopt_put_int(e, SOL_SOCKET, SO_RXQ_OVFL, sock_bit(e, DUMP_SO_RXQ_OVFL));
-	sockopt_put_int(e, SOL_SOCKET, SO_PEEK_OFF, k->peek_off);
+	if (has_peek_off(e))
+		sockopt_put_int(e, SOL_SOCKET, SO_PEEK_OFF, k->peek_off);
 	sockopt_put_int(e, SOL_SOCKET, SO_BINDTOIFINDEX, k->bound_dev_if);
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
 		sockopt_put_int(e, SOL_SOCKET, flags[i].name, sock_bit(e, flags[i].bit));

@@ -8,7 +8,9 @@
  * records of each.
  *
  * Supported: TCP and UDP over IPv4 and IPv6, UNIX stream, datagram and
- * seqpacket sockets.  Refused, each with its reason: other families and
+ * seqpacket sockets, netlink sockets of any protocol (netlink.c), ICMP
+ * echo, UDP-Lite and raw IP sockets (inet_dgram.c), packet sockets
+ * (packet.c).  Refused, each with its reason: other families and
  * protocols, connections waiting to be accepted, TCP data sent but not
  * yet acknowledged (CRIB programs cannot read the retransmit queue), UNIX
  * descriptors in flight, urgent or out-of-band data, queued socket errors.
@@ -150,6 +152,25 @@ static int classify(struct dump_job *job, struct socket_entry *e)
 			e->kind = SOCKET_UDP;
 			return 0;
 		}
+		if (k->type == SOCK_DGRAM && k->protocol == IPPROTO_UDPLITE && k->is_udp) {
+			e->kind = SOCKET_UDPLITE;
+			return 0;
+		}
+		if (k->type == SOCK_DGRAM && (k->protocol == IPPROTO_ICMP ||
+					      k->protocol == IPPROTO_ICMPV6)) {
+			e->kind = SOCKET_PING;
+			return 0;
+		}
+		if (k->type == SOCK_RAW) {
+			e->kind = SOCKET_RAW;
+			return 0;
+		}
+	} else if (k->family == AF_NETLINK && (k->type == SOCK_RAW || k->type == SOCK_DGRAM)) {
+		e->kind = SOCKET_NETLINK;
+		return 0;
+	} else if (k->family == AF_PACKET && (k->type == SOCK_RAW || k->type == SOCK_DGRAM)) {
+		e->kind = SOCKET_PACKET;
+		return 0;
 	}
 	if (fam)
 		return tool_fail(&job->err, 0, "cannot dump fd %d: %s sockets of type %u, protocol %u are not supported",
@@ -202,6 +223,8 @@ static int refuse_unsupported(struct dump_job *job, const struct socket_entry *e
 		why = tcp_unsupported(e);
 	else if (e->kind == SOCKET_UDP)
 		why = udp_unsupported(e);
+	else if (inet_dgram_is(e))
+		why = inet_dgram_unsupported(e);
 	else
 		why = unix_unsupported(e);
 	if (why)
@@ -283,6 +306,13 @@ static int read_socket(struct dump_job *job, struct socket_entry *e)
 			return -1;
 		if (e->kind == SOCKET_TCP && tcp_wait_acked(job, e))
 			return -1;
+		/* no queue to walk: queued messages are refused */
+		if (e->kind == SOCKET_NETLINK)
+			return netlink_read(job, e);
+		if (inet_dgram_is(e))
+			return inet_dgram_read(job, e);
+		if (e->kind == SOCKET_PACKET)
+			return packet_read(job, e);
 		ret = read_queues(job, e);
 		if (ret <= 0)
 			return ret;
@@ -299,6 +329,12 @@ static void read_options(struct socket_entry *e, unsigned int hz)
 		tcp_options(e, hz);
 	else if (e->kind == SOCKET_UDP)
 		udp_options(e);
+	else if (e->kind == SOCKET_NETLINK)
+		netlink_options(e);
+	else if (inet_dgram_is(e))
+		inet_dgram_options(e);
+	else if (e->kind == SOCKET_PACKET)
+		packet_options_put(e);
 }
 
 /*
@@ -454,6 +490,13 @@ static int write_socket(struct dump_job *job, const struct socket_entry *e)
 		unix_sockaddr(&k->unix_local, &s.local);
 		unix_sockaddr(&k->unix_peer, &s.peer);
 		s.peer_id = k->peer_ino;
+	} else if (e->kind == SOCKET_NETLINK) {
+		netlink_sockaddrs(e, &s.local, &s.peer);
+		/* netlink's own states: NETLINK_CONNECTED (1) or not (0) */
+		s.state = k->state == 1 ? CRIB_SK_ESTABLISHED : CRIB_SK_CLOSE;
+	} else if (e->kind == SOCKET_PACKET) {
+		packet_sockaddr(e, &s.local);
+		s.state = CRIB_SK_CLOSE;
 	} else if (!gave_port_back(k)) {
 		inet_sockaddr(k->local_inet, &s.local);
 		inet_sockaddr(k->peer_inet, &s.peer);

@@ -5,7 +5,8 @@
  * socket_records.c collects what dump_sockets sends, socket_options.c
  * turns it into the options as getsockopt() returns them, socket_walk.c
  * walks the queues, socket_queues.c holds their data, which each protocol
- * builds from the walks and checks: tcp.c, udp.c, unix.c.  network.c locks the TCP
+ * builds from the walks and checks: tcp.c, udp.c, unix.c; netlink.c and
+ * inet_dgram.c (ping, UDP-Lite, raw IP) read what those sockets have besides.  network.c locks the TCP
  * connections of a process the dump kills.
  */
 #ifndef CRIB_DUMP_SOCKETS_TOOL_H
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <net/if.h>
 
 #include <crib/format.h>
 
@@ -29,6 +31,11 @@ enum socket_kind {
 	SOCKET_UNIX_STREAM,
 	SOCKET_UNIX_DGRAM,
 	SOCKET_UNIX_SEQPACKET,
+	SOCKET_NETLINK,
+	SOCKET_PING,			/* ICMP echo: SOCK_DGRAM, IPPROTO_ICMP(V6) */
+	SOCKET_UDPLITE,
+	SOCKET_RAW,			/* SOCK_RAW over IPv4 or IPv6, any protocol */
+	SOCKET_PACKET,
 };
 
 /* One message of a datagram queue, or all bytes of a stream queue. */
@@ -47,6 +54,33 @@ struct sock_queue {
 	ARRAY(struct sock_chunk);
 	uint64_t bytes;
 	bool stream;			/* one run of bytes, not messages */
+};
+
+/* What netlink.c reads of a netlink socket besides what dump_sockets reads. */
+struct netlink_state {
+	uint32_t portid;		/* bound port id, 0 unbound */
+	uint32_t dst_portid;		/* connected to, 0 the kernel */
+	uint32_t dst_group;		/* connected to, 0 none */
+	bool dump_running;		/* NDIAG_FLAG_CB_RUNNING */
+	int flags[7];			/* NETLINK_PKTINFO ... NETLINK_GET_STRICT_CHK */
+	uint32_t groups[32];		/* NETLINK_LIST_MEMBERSHIPS */
+	uint32_t groups_len;		/* bytes of it the kernel filled */
+};
+
+/* An option inet_dgram.c reads with getsockopt() on a copy of the descriptor. */
+struct proto_opt {
+	int level, name;
+	uint8_t value[32];		/* struct icmp6_filter is the largest */
+	uint32_t len;
+};
+
+#define PROTO_OPTS_MAX	3
+
+/* What packet.c reads of a packet socket. */
+struct packet_state {
+	char ifname[IF_NAMESIZE];	/* bound to, "" any */
+	uint16_t num;			/* the protocol bound, host order */
+	int options[6];			/* PACKET_VERSION ... PACKET_QDISC_BYPASS */
 };
 
 #define SOCKOPT_MAX	64
@@ -68,6 +102,10 @@ struct socket_entry {
 	struct sock_filter *filter;	/* socket_options.c: its classic program, or NULL */
 	size_t n_filter;
 	bool filter_locked;		/* SO_LOCK_FILTER */
+	struct netlink_state nl;	/* SOCKET_NETLINK */
+	struct proto_opt proto_opts[PROTO_OPTS_MAX];	/* inet_dgram.c: UDP-Lite's, raw's */
+	size_t n_proto_opts;
+	struct packet_state pk;		/* SOCKET_PACKET */
 };
 
 /*
@@ -156,6 +194,29 @@ const char *unix_unsupported(const struct socket_entry *e);
 int unix_queues(struct dump_job *job, struct socket_entry *e, const struct skb_list *walks);
 /* A UNIX name as the record holds it. */
 void unix_sockaddr(const struct dump_unix_addr *u, struct crib_sockaddr *a);
+
+/*
+ * What dump_sockets does not read of a netlink socket, refusing queued
+ * messages and a dump in progress: 0, or -1 with the job's error set.
+ */
+int netlink_read(struct dump_job *job, struct socket_entry *e);
+/* The netlink level of @e's options (after socket_options_build()). */
+void netlink_options(struct socket_entry *e);
+/* The port id bound and the port id and group connected to, as the record holds them. */
+void netlink_sockaddrs(const struct socket_entry *e, struct crib_sockaddr *local,
+		       struct crib_sockaddr *peer);
+
+/* Ping, UDP-Lite and raw IP sockets (inet_dgram.c), as netlink's above. */
+bool inet_dgram_is(const struct socket_entry *e);
+const char *inet_dgram_name(const struct socket_entry *e);
+const char *inet_dgram_unsupported(const struct socket_entry *e);
+int inet_dgram_read(struct dump_job *job, struct socket_entry *e);
+void inet_dgram_options(struct socket_entry *e);
+
+/* Packet sockets (packet.c), as netlink's above; the local address is bound to. */
+int packet_read(struct dump_job *job, struct socket_entry *e);
+void packet_options_put(struct socket_entry *e);
+void packet_sockaddr(const struct socket_entry *e, struct crib_sockaddr *local);
 
 /* A TCP connection, which the network lock holds (network.c). */
 bool network_lockable(const struct socket_entry *e);

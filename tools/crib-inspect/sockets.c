@@ -41,6 +41,18 @@ const char *sockaddr_str(const struct crib_sockaddr *a, char *buf, size_t len)
 					      p[i] << 8 | p[i + 1]);
 		if (n < len)
 			snprintf(buf + n, len - n, "]:%" PRIu64, a->port);
+	} else if (a->family == 16) {
+		/* netlink: the port id, and the group a socket is connected to */
+		n = (size_t)snprintf(buf, len, "portid:%" PRIu64, a->port);
+		if (a->group && n < len)
+			snprintf(buf + n, len - n, ",group:%" PRIu64, a->group);
+	} else if (a->family == 17) {
+		/* packet: the interface bound to, by name, and the protocol */
+		n = (size_t)snprintf(buf, len, "%s", a->addr.len ? "" : "*");
+		for (i = 0; i < a->addr.len && n + 1 < len; i++)
+			buf[n++] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?';
+		if (n < len)
+			snprintf(buf + n, len - n, ":0x%04" PRIx64, a->port);
 	} else if (a->family == 1) {
 		if (!a->addr.len) {
 			snprintf(buf, len, "(unnamed)");
@@ -68,8 +80,15 @@ static const char *proto_str(const struct crib_socket *s, char *buf, size_t len)
 
 	if ((s->family == 2 || s->family == 10) && s->type == 1 && s->protocol == 6)
 		snprintf(buf, len, "tcp%s", v6);
+	else if ((s->family == 2 || s->family == 10) && s->type == 2 && s->protocol == 136)
+		snprintf(buf, len, "udplite%s", v6);
+	else if ((s->family == 2 || s->family == 10) && s->type == 2 &&
+		 (s->protocol == 1 || s->protocol == 58))
+		snprintf(buf, len, "ping%s", v6);
 	else if ((s->family == 2 || s->family == 10) && s->type == 2)
 		snprintf(buf, len, "udp%s", v6);
+	else if ((s->family == 2 || s->family == 10) && s->type == 3)
+		snprintf(buf, len, "raw%s/%" PRIu64, v6, s->protocol);
 	else if (s->family == 2 || s->family == 10)
 		snprintf(buf, len, "inet%s/%s/%" PRIu64, v6, type, s->protocol);
 	else if (s->family == 1)

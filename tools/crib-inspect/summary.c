@@ -375,12 +375,42 @@ static const char *sockopt_name(uint64_t level, uint64_t name)
 		{ 6, 18, "TCP_USER_TIMEOUT" }, { 6, 25, "TCP_NOTSENT_LOWAT" },
 		{ 6, 16, "TCP_THIN_LINEAR_TIMEOUTS" }, { 6, 13, "TCP_CONGESTION" },
 		{ 17, 1, "UDP_CORK" }, { 17, 103, "UDP_SEGMENT" }, { 17, 104, "UDP_GRO" },
+		{ 0, 3, "IP_HDRINCL" }, { 255, 1, "ICMP_FILTER" }, { 41, 7, "IPV6_CHECKSUM" },
+		{ 41, 36, "IPV6_HDRINCL" }, { 58, 1, "ICMPV6_FILTER" },
+		{ 136, 10, "UDPLITE_SEND_CSCOV" }, { 136, 11, "UDPLITE_RECV_CSCOV" },
+		{ 263, 10, "PACKET_VERSION" }, { 263, 8, "PACKET_AUXDATA" },
+		{ 263, 9, "PACKET_ORIGDEV" }, { 263, 12, "PACKET_RESERVE" },
+		{ 263, 17, "PACKET_TIMESTAMP" }, { 263, 20, "PACKET_QDISC_BYPASS" },
+		{ 270, 3, "NETLINK_PKTINFO" }, { 270, 4, "NETLINK_BROADCAST_ERROR" },
+		{ 270, 5, "NETLINK_NO_ENOBUFS" }, { 270, 8, "NETLINK_LISTEN_ALL_NSID" },
+		{ 270, 9, "NETLINK_LIST_MEMBERSHIPS" }, { 270, 10, "NETLINK_CAP_ACK" },
+		{ 270, 11, "NETLINK_EXT_ACK" }, { 270, 12, "NETLINK_GET_STRICT_CHK" },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].level == level && names[i].name == name)
 			return names[i].text;
 	return NULL;
+}
+
+/* NETLINK_LIST_MEMBERSHIPS: the groups joined, by number, from its bitmap of u32 words. */
+static void print_netlink_groups(const struct crib_sockopt *o)
+{
+	const uint8_t *v = o->value.data;
+	bool first = true;
+	uint32_t word;
+
+	for (size_t w = 0; w + 4 <= o->value.len; w += 4) {
+		memcpy(&word, v + w, 4);
+		for (unsigned int bit = 0; bit < 32; bit++) {
+			if (!(word & (1u << bit)))
+				continue;
+			printf("%s%zu", first ? "" : ",", w * 8 + bit + 1);
+			first = false;
+		}
+	}
+	if (first)
+		printf("none");
 }
 
 /* One option: an int as a number, a name (TCP_CONGESTION) as text, else a size. */
@@ -394,7 +424,9 @@ static void print_sockopt(const struct crib_sockopt *o)
 		printf(" %s=", name);
 	else
 		printf(" %" PRIu64 "/%" PRIu64 "=", o->level, o->name);
-	if (o->value.len == 4) {
+	if (o->level == 270 && o->name == 9) {
+		print_netlink_groups(o);
+	} else if (o->value.len == 4) {
 		memcpy(&i, v, 4);	/* native byte order, as the spec says */
 		printf("%" PRId32, i);
 	} else if (o->level == 6 && o->name == 13) {

@@ -28,6 +28,7 @@ static const struct fault_site_name {
 	uint32_t step;		/* FAULT_RESTORER: the enum rst_step */
 } sites[] = {
 	{ "ghosts",		FAULT_GHOSTS,		0 },
+	{ "sockets",		FAULT_SOCKETS,		0 },
 	{ "descriptions",	FAULT_DESCRIPTIONS,	0 },
 	{ "fork",		FAULT_FORK,		0 },
 	{ "session",		FAULT_SESSION,		0 },

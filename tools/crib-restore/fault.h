@@ -17,6 +17,7 @@
 enum fault_site {
 	FAULT_NONE = 0,
 	FAULT_GHOSTS,		/* crib-restore, once the unlinked files are made again */
+	FAULT_SOCKETS,		/* crib-restore, once every socket is made, of every family */
 	FAULT_DESCRIPTIONS,	/* crib-restore, once every description is made, epolls filled */
 	FAULT_FORK,		/* the child, once it forked its children */
 	FAULT_SESSION,		/* the child, once its session and group are made */

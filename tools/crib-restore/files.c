@@ -565,7 +565,8 @@ static int raise_nofile(rlim_t need, struct tool_error *err)
 	return 0;
 }
 
-int files_make(const struct restore_tree *tree, struct udp_refill *refill, int base,
+int files_make(const struct restore_tree *tree, struct udp_refill *refill,
+	       const struct restore_fault *fault, int base,
 	       struct tool_error *err)
 {
 	int temp = base + (int)tree->descs.n + 64;
@@ -578,7 +579,7 @@ int files_make(const struct restore_tree *tree, struct udp_refill *refill, int b
 		return tool_fail(err, 0, "out of memory");
 	if (raise_nofile((rlim_t)temp + 2 * tree->sockets.n + 1024, err))
 		goto out;
-	if (sockets_create(tree, refill, temp, sockets, err))
+	if (sockets_create(tree, refill, fault, temp, sockets, err))
 		goto out;
 	for (i = 0; i < tree->descs.n; i++) {
 		d = &tree->descs.items[i];

@@ -11,12 +11,14 @@
 #include "plan.h"
 
 struct restore_ctx;
+struct restore_fault;
 struct udp_refill;
 
 int files_link(struct restore_tree *tree, struct tool_error *err);
 /* The lowest descriptor number above every one the snapshot and crib-restore use. */
 int files_park_base(const struct restore_tree *tree);
-int files_make(const struct restore_tree *tree, struct udp_refill *refill, int base,
+int files_make(const struct restore_tree *tree, struct udp_refill *refill,
+	       const struct restore_fault *fault, int base,
 	       struct tool_error *err);
 int files_install(const struct restore_tree *tree, const struct restore_plan *plan, int base,
 		  struct tool_error *err);

@@ -103,9 +103,10 @@ struct plan_addr {
 	uint64_t family;
 	uint8_t addr[128];	/* 4 or 16 bytes, or the sun_path bytes */
 	size_t len;
-	uint16_t port;
+	uint32_t port;		/* a port, 16 bits; AF_NETLINK: a port id */
 	uint32_t flowinfo;
 	uint32_t scope_id;
+	uint32_t group;		/* AF_NETLINK: a multicast group */
 };
 
 /* One datagram, or a run of stream bytes. */

@@ -17,18 +17,36 @@
 #include "socket_ops.h"
 #include "socket_plan.h"
 
+/* An IP datagram socket by its family and protocol. */
+static const char *dgram_name(const struct crib_socket *s)
+{
+	bool v6 = s->family == AF_INET6;
+
+	if (s->protocol == IPPROTO_UDPLITE)
+		return v6 ? "inet6 udplite" : "inet udplite";
+	if (s->protocol == IPPROTO_ICMP || s->protocol == IPPROTO_ICMPV6)
+		return v6 ? "inet6 ping" : "inet ping";
+	return v6 ? "inet6 udp" : "inet udp";
+}
+
 const char *socket_kind_name(const struct crib_socket *s)
 {
+
 	if (s->family == AF_UNIX)
 		return s->type == SOCK_STREAM ? "unix stream" :
 		       s->type == SOCK_DGRAM ? "unix dgram" :
 		       s->type == SOCK_SEQPACKET ? "unix seqpacket" : "unix";
+	if ((s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM)
+		return dgram_name(s);
 	if (s->family == AF_INET)
-		return s->type == SOCK_STREAM ? "inet tcp" :
-		       s->type == SOCK_DGRAM ? "inet udp" : "inet";
+		return s->type == SOCK_STREAM ? "inet tcp" : s->type == SOCK_RAW ? "inet raw" : "inet";
 	if (s->family == AF_INET6)
 		return s->type == SOCK_STREAM ? "inet6 tcp" :
-		       s->type == SOCK_DGRAM ? "inet6 udp" : "inet6";
+		       s->type == SOCK_RAW ? "inet6 raw" : "inet6";
+	if (s->family == AF_NETLINK)
+		return "netlink";
+	if (s->family == AF_PACKET)
+		return "packet";
 	return "socket";
 }
 
@@ -52,7 +70,7 @@ size_t sock_index(const struct sock_job *j, const struct plan_socket *ps)
 static socklen_t inet6_sockaddr(const struct plan_addr *a, struct sockaddr_in6 *in6)
 {
 	in6->sin6_family = AF_INET6;
-	in6->sin6_port = htons(a->port);
+	in6->sin6_port = htons((uint16_t)a->port);
 	if (a->family == AF_INET) {
 		/* an IPv4 address on an IPv6 socket: v4-mapped */
 		in6->sin6_addr.s6_addr[10] = 0xff;
@@ -82,7 +100,7 @@ socklen_t plan_sockaddr(const struct plan_addr *a, int family, struct sockaddr_s
 	if (family == AF_INET6)
 		return inet6_sockaddr(a, (struct sockaddr_in6 *)ss);
 	in->sin_family = AF_INET;
-	in->sin_port = htons(a->port);
+	in->sin_port = htons((uint16_t)a->port);
 	memcpy(&in->sin_addr, a->addr, 4);
 	return sizeof(*in);
 }

@@ -8,6 +8,7 @@
  * had set; TCP_CONGESTION takes the name without its padding.
  */
 #include <errno.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -17,6 +18,10 @@
 #include "plan.h"
 #include "socket_ops.h"
 #include "socket_options.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
 
 static int set_one(int fd, const struct crib_sockopt *o)
 {
@@ -49,10 +54,13 @@ static bool same_value(int fd, const struct crib_sockopt *o)
  * Options a socket of this kind has a value for that nothing may set: an
  * accepted TCP socket's IP_MULTICAST_TTL is the TTL of the SYN it came
  * from, and the kernel refuses to set it on any TCP socket (it is never
- * used there).
+ * used there); a netlink socket's NETLINK_LIST_MEMBERSHIPS is read only,
+ * its groups joined one by one (netlink.c).
  */
 static bool unsettable(const struct plan_socket *ps, const struct crib_sockopt *o)
 {
+	if (o->level == SOL_NETLINK && o->name == NETLINK_LIST_MEMBERSHIPS)
+		return true;	/* joined group by group (netlink.c) */
 	return ps->s.type == SOCK_STREAM && o->level == IPPROTO_IP &&
 	       o->name == IP_MULTICAST_TTL;
 }

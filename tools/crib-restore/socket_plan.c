@@ -30,15 +30,19 @@ bool plan_sockopt_int(const struct plan_socket *ps, int level, int name, int *va
 
 static int copy_addr(struct plan_addr *out, const struct crib_sockaddr *in)
 {
+	/* a netlink port id is 32 bits, an IP port 16 */
+	uint64_t port_max = in->family == AF_NETLINK ? UINT32_MAX : 0xffff;
+
 	memset(out, 0, sizeof(*out));
 	if (!in->family)
 		return 0;
-	if (in->addr.len > sizeof(out->addr) || in->port > 0xffff)
+	if (in->addr.len > sizeof(out->addr) || in->port > port_max || in->group > UINT32_MAX)
 		return -1;
 	out->family = in->family;
 	memcpy(out->addr, in->addr.data, in->addr.len);
 	out->len = in->addr.len;
-	out->port = (uint16_t)in->port;
+	out->port = (uint32_t)in->port;
+	out->group = (uint32_t)in->group;
 	out->flowinfo = (uint32_t)in->flowinfo;
 	out->scope_id = (uint32_t)in->scope_id;
 	return 0;

@@ -21,6 +21,9 @@
  */
 #include <stdlib.h>
 
+#include "inet_dgram.h"
+#include "netlink.h"
+#include "packet.h"
 #include "plan.h"
 #include "socket_filter.h"
 #include "socket_ops.h"
@@ -32,7 +35,8 @@
 
 static bool is_udp(const struct crib_socket *s)
 {
-	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM;
+	return (s->family == AF_INET || s->family == AF_INET6) && s->type == SOCK_DGRAM &&
+	       !inet_dgram_is(s);
 }
 
 static int check_socket(const struct restore_tree *tree, const struct plan_socket *ps,
@@ -59,6 +63,12 @@ static int check_socket(const struct restore_tree *tree, const struct plan_socke
 		return udp_check(tree, ps, err);
 	if (ps->s.family == AF_UNIX)
 		return unix_check(tree, ps, err);
+	if (netlink_is(&ps->s))
+		return netlink_check(tree, ps, err);
+	if (inet_dgram_is(&ps->s))
+		return inet_dgram_check(tree, ps, err);
+	if (packet_is(&ps->s))
+		return packet_check(tree, ps, err);
 	return tool_fail(err, 0, "fd %llu: %s sockets (family %llu, type %llu) cannot be "
 			 "restored", (unsigned long long)ps->s.fd, socket_kind_name(&ps->s),
 			 (unsigned long long)ps->s.family, (unsigned long long)ps->s.type);
@@ -100,7 +110,16 @@ static int create_pass(struct sock_job *j)
 		ps = &j->tree->sockets.items[i];
 		if (!first_of(j, i) || crib_socket_is_tcp(&ps->s))
 			continue;
-		ret = is_udp(&ps->s) ? udp_create(j, ps) : unix_create(j, ps);
+		if (is_udp(&ps->s))
+			ret = udp_create(j, ps);
+		else if (netlink_is(&ps->s))
+			ret = netlink_create(j, ps);
+		else if (inet_dgram_is(&ps->s))
+			ret = inet_dgram_create(j, ps);
+		else if (packet_is(&ps->s))
+			ret = packet_create(j, ps);
+		else
+			ret = unix_create(j, ps);
 		if (ret)
 			return -1;
 	}
@@ -166,8 +185,9 @@ static int tcp_pass(struct sock_job *j)
 	return 0;
 }
 
-int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, int temp_base,
-		   int *fds, struct tool_error *err)
+int sockets_create(const struct restore_tree *tree, struct udp_refill *refill,
+		   const struct restore_fault *fault, int temp_base, int *fds,
+		   struct tool_error *err)
 {
 	struct sock_job j = {
 		.tree = tree, .refill = refill, .temp_base = temp_base, .fds = fds, .err = err,
@@ -178,6 +198,9 @@ int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, i
 		fds[i] = -1;
 	if (create_pass(&j) || fill_pass(&j) || tcp_pass(&j) || filter_pass(&j))
 		return -1;
+	if (fault && fault->site == FAULT_SOCKETS)
+		return tool_fail(err, 0, "injected fault (CRIB_RESTORE_FAULT=%s) once every "
+				 "socket was made", fault->name);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #ifndef CRIB_RESTORE_SOCKETS_TOOL_H
 #define CRIB_RESTORE_SOCKETS_TOOL_H
 
+#include "fault.h"
 #include "plan.h"
 
 struct udp_refill;
@@ -24,10 +25,12 @@ int sockets_check(const struct restore_tree *tree, struct tool_error *err);
 /*
  * Create every socket of the tree, parked at or above @temp_base; @fds[i]
  * gets the descriptor of tree->sockets.items[i] (see sockets.c).  TCP
- * connections are left in repair mode.
+ * connections are left in repair mode.  @fault (a testing aid) may make
+ * it fail once they are all made.
  */
-int sockets_create(const struct restore_tree *tree, struct udp_refill *refill, int temp_base,
-		   int *fds, struct tool_error *err);
+int sockets_create(const struct restore_tree *tree, struct udp_refill *refill,
+		   const struct restore_fault *fault, int temp_base, int *fds,
+		   struct tool_error *err);
 /*
  * Once every process is in place: take the TCP connections out of repair
  * mode, on @fds (crib-restore's copies, as sockets_create() made them).

@@ -753,7 +753,7 @@ pid_t restore_tree(const struct restore_tree *tree, struct udp_refill *refill,
 		goto out;
 	tr.ctx.park_base = files_park_base(tree);
 	if (ghosts_make(tree, err) || fault(&tr, FAULT_GHOSTS, "the unlinked files were made") ||
-	    files_make(tree, refill, tr.ctx.park_base, err) ||
+	    files_make(tree, refill, &opt->fault, tr.ctx.park_base, err) ||
 	    fault(&tr, FAULT_DESCRIPTIONS, "every open file description was made") ||
 	    prepare(&tr) || clocks_prepare(tree, opt, err))
 		goto out;

@@ -137,8 +137,8 @@ static uint32_t build_headers(const struct plan_socket *ps, const struct plan_ch
 		nh = sizeof(*ip6);
 	}
 	uh = (struct udphdr *)(buf + nh);
-	uh->source = htons(c->src.port);
-	uh->dest = htons(ps->local.port);
+	uh->source = htons((uint16_t)c->src.port);
+	uh->dest = htons((uint16_t)ps->local.port);
 	uh->len = htons((uint16_t)(sizeof(*uh) + c->len));
 	return nh + (uint32_t)sizeof(*uh);
 }

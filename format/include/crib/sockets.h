@@ -14,7 +14,8 @@ struct crib_writer;
 /*
  * A socket address.  addr holds 4 bytes (AF_INET), 16 bytes (AF_INET6) or
  * the sun_path bytes (AF_UNIX, abstract names keep their leading NUL).
- * family 0 means no address.
+ * AF_NETLINK (1.10): port is the port id, group the multicast group a
+ * socket is connected to.  family 0 means no address.
  */
 struct crib_sockaddr {
 	uint64_t family;
@@ -22,6 +23,7 @@ struct crib_sockaddr {
 	uint64_t port;
 	uint64_t flowinfo;
 	uint64_t scope_id;
+	uint64_t group;			/* 1.10, AF_NETLINK: a multicast group */
 };
 
 /* A socket option as getsockopt(2) returned it. */

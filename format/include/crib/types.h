@@ -22,7 +22,7 @@ extern "C" {
 #define CRIB_PREAMBLE_LEN	16
 
 #define CRIB_VERSION_MAJOR	1
-#define CRIB_VERSION_MINOR	9	/* 1.9: pidfds, pseudo-terminals (spec §2.2) */
+#define CRIB_VERSION_MINOR	10	/* 1.10: netlink, ICMP echo, UDP-Lite, raw IP, packet sockets (spec §2.2) */
 
 /* Limits every reader enforces (spec/format.md, "Limits"). */
 #define CRIB_LIMIT_RECORD	(2u << 20)	/* encoded bytes of one record */
