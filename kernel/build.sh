@@ -136,6 +136,7 @@ apply_series() {
 		log "putting the tree back to the applied series"
 	fi
 	git_src am --abort >/dev/null 2>&1 || true
+	save_times "$base" "$applied.times"
 	git_src reset -q --hard "$base"
 	head -n "$keep" "$applied" >"$applied.new" || true
 	for ((i = keep; i < ${#patches[@]}; i++)); do
@@ -150,7 +151,33 @@ apply_series() {
 		# A checked patch stays checked if the run stops later.
 		[ "$check_series" = 1 ] && cp "$applied.new" "$applied"
 	done
+	restore_times "$applied.times"
 	mv "$applied.new" "$applied"
+}
+
+# Rewinding the tree and applying the patches again rewrites every file
+# the later patches touch, and make would rebuild whatever includes them
+# (security.h, btf.h: most of the kernel).  A file that comes back with
+# the content it had gets its modification time back.
+# save_times BASE LIST: the files changed since BASE, with time and blob.
+save_times() {
+	local f
+	git_src diff --name-only "$1" HEAD | while IFS= read -r f; do
+		[ -f "$src/$f" ] || continue
+		printf '%s %s %s\n' "$(stat -c %.9Y "$src/$f")" \
+			"$(git_src hash-object "$src/$f")" "$f"
+	done >"$2"
+}
+
+# restore_times LIST: put back the time of each file whose content is unchanged.
+restore_times() {
+	local mtime blob f
+	while read -r mtime blob f; do
+		if [ -f "$src/$f" ] && [ "$(git_src hash-object "$src/$f")" = "$blob" ]; then
+			touch -d "@$mtime" "$src/$f"
+		fi
+	done <"$1"
+	rm -f "$1"
 }
 
 # tinyconfig + fragments; every option a fragment asks for must survive.
