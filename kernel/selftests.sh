@@ -5,8 +5,10 @@
 #  - tools/testing/selftests/crib, with the system libbpf, bpftool and
 #    clang: test_dump_task, test_dump_all_socket, test_restore_udp_socket;
 #  - the CRIB tests of tools/testing/selftests/bpf (prog_tests/crib*.c,
-#    progs/crib*.c) in its test_progs runner, linked as test_bpf_crib with
-#    tests/kernel/test_progs_tap.c, which prints their results as TAP.
+#    progs/crib*.c) and the series' verifier tests of upstream iterators
+#    (iter_element_life.c) in its test_progs runner, linked as
+#    test_bpf_crib with tests/kernel/test_progs_tap.c, which prints their
+#    results as TAP.
 #    Only what those tests need is built: the runner and its helpers, the
 #    tree's libbpf (which knows the CRIB program type), the CRIB programs.
 #    All of test_progs, with its hundreds of programs, would take far
@@ -45,14 +47,19 @@ make -s -C "$src/tools/lib/bpf" OUTPUT="$tp/libbpf/" DESTDIR="$tp/root" prefix= 
 	-j"$jobs" "$tp/libbpf/libbpf.a" install_headers
 cp "$vmlinux_h" "$tp/vmlinux.h"
 
-# The list of tests the runner knows: those of prog_tests/crib*.c.
+# The series' tests: CRIB's and the verifier's rules on upstream iterators.
+tests="$sel/prog_tests/crib*.c $sel/prog_tests/iter_element_life.c"
+progs="$sel/progs/crib*.c $sel/progs/iter_element_life.c"
+# The list of tests the runner knows: those of the series' prog_tests.
+# shellcheck disable=SC2086
 sed -n 's/^void \(serial_\)\{0,1\}test_\([a-z0-9_]*\)(void)$/DEFINE_TEST(\2)/p' \
-	"$sel"/prog_tests/crib*.c >"$tp/prog_tests/tests.h.new"
+	$tests >"$tp/prog_tests/tests.h.new"
 cmp -s "$tp/prog_tests/tests.h.new" "$tp/prog_tests/tests.h" 2>/dev/null ||
 	mv "$tp/prog_tests/tests.h.new" "$tp/prog_tests/tests.h"
 rm -f "$tp/prog_tests/tests.h.new"
 
-for prog in "$sel"/progs/crib*.c; do
+# shellcheck disable=SC2086
+for prog in $progs; do
 	name=$(basename "$prog" .c)
 	"$clang" -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 \
 		-I"$tp" -I"$tp/root/include" -I"$sel" -I"$src/tools/include/uapi" \
@@ -67,7 +74,7 @@ objs='' pids=''
 for c in test_progs.c cgroup_helpers.c trace_helpers.c network_helpers.c \
 	 testing_helpers.c btf_helpers.c cap_helpers.c unpriv_helpers.c \
 	 netlink_helpers.c jit_disasm_helpers.c test_loader.c xsk.c disasm.c \
-	 disasm_helpers.c json_writer.c "$sel"/prog_tests/crib*.c; do
+	 disasm_helpers.c json_writer.c $tests; do
 	c=${c#"$sel"/}
 	o=$tp/$(echo "$c" | tr / _ | sed 's/\.c$/.o/')
 	# shellcheck disable=SC2086
