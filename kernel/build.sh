@@ -136,6 +136,9 @@ apply_series() {
 		log "putting the tree back to the applied series"
 	fi
 	git_src am --abort >/dev/null 2>&1 || true
+	# A tree copied or touched behind git's back has stale stat data in
+	# the index, and reset would rewrite every such file: all of them.
+	git_src update-index -q --refresh >/dev/null || true
 	save_times "$base" "$applied.times"
 	git_src reset -q --hard "$base"
 	head -n "$keep" "$applied" >"$applied.new" || true
