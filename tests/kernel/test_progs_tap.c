@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CRIB tests of the kernel's BPF selftests (tools/testing/selftests/bpf,
- * run by its test_progs runner), as TAP for the guest test suite.
+ * The series' tests in the kernel's BPF selftests (run by the test_progs
+ * runner of tools/testing/selftests/bpf): CRIB's, and the verifier's rules on
+ * upstream iterators (iter_element_life), as TAP for the guest test suite.
  * kernel/selftests.sh links test_progs, its main renamed test_progs_main,
- * with only the CRIB tests into this program; it runs them in a child and
+ * with only those tests into this program; it runs them in a child and
  * turns each subtest result line ("#12/3 crib_verifier/name:OK") into a
  * TAP check, passing the rest of the output on as comments.  A skipped
  * subtest is a failure: it checked nothing.
@@ -37,7 +38,7 @@ static bool subtest_result(char *line, char **name, char **result)
 
 int main(void)
 {
-	char *argv[] = { "test_progs", "-t", "crib", NULL };
+	char *argv[] = { "test_progs", "-t", "crib,iter_element_life", NULL };
 	char line[4096], *name, *result;
 	bool summary = false;
 	struct tap t = {};
