@@ -24,10 +24,8 @@
 #include <unistd.h>
 
 #include "pidfd_getfd.h"
+#include "sock_diag.h"
 #include "sockets.h"
-
-/* Room for a sock_diag answer: the kernel fills up to 32 KiB at a time. */
-#define DIAG_BUF	32768
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK	270
@@ -80,14 +78,22 @@ static int read_sockopts(struct dump_job *job, const struct socket_entry *e, int
 	return 0;
 }
 
-/* One NETLINK_SOCK_DIAG message: whether it is @ino's, and then what it says. */
-static bool diag_entry(const struct nlmsghdr *h, uint64_t ino, struct netlink_state *nl)
+/* What a NETLINK_SOCK_DIAG answer is looked at for: a socket's inode, and its state. */
+struct netlink_lookup {
+	uint64_t ino;
+	struct netlink_state *nl;
+};
+
+/* One NETLINK_SOCK_DIAG answer: whether it is the socket looked for, and then what it says. */
+static bool diag_entry(const struct nlmsghdr *h, void *ctx)
 {
 	const struct netlink_diag_msg *m = NLMSG_DATA(h);
+	const struct netlink_lookup *look = ctx;
+	struct netlink_state *nl = look->nl;
 	const struct nlattr *a;
 	int rest;
 
-	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) || m->ndiag_ino != ino)
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) || m->ndiag_ino != look->ino)
 		return false;
 	nl->portid = m->ndiag_portid;
 	nl->dst_portid = m->ndiag_dst_portid;
@@ -107,33 +113,6 @@ static bool diag_entry(const struct nlmsghdr *h, uint64_t ino, struct netlink_st
 	return true;
 }
 
-/* Read the answers of a NETLINK_SOCK_DIAG dump on @diag until its end; 1 when found. */
-static int diag_answers(int diag, char *buf, uint64_t ino, struct netlink_state *nl)
-{
-	const struct nlmsghdr *h;
-	bool found = false;
-	ssize_t n;
-	int len;
-
-	for (;;) {
-		n = recv(diag, buf, DIAG_BUF, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		len = (int)n;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return found;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				errno = EPROTO;
-				return -1;
-			}
-			found |= diag_entry(h, ino, nl);
-		}
-	}
-}
-
 /* The port ids, group and dump state of @e from NETLINK_SOCK_DIAG. */
 static int read_diag(struct dump_job *job, const struct socket_entry *e,
 		     struct netlink_state *nl)
@@ -147,27 +126,16 @@ static int read_diag(struct dump_job *job, const struct socket_entry *e,
 		.r = { .sdiag_family = AF_NETLINK, .sdiag_protocol = (uint8_t)e->k.protocol,
 		       .ndiag_show = NDIAG_SHOW_FLAGS },
 	};
-	char *buf;
-	int diag, ret;
+	struct netlink_lookup look = { .ino = e->k.ino, .nl = nl };
+	int ret;
 
-	buf = malloc(DIAG_BUF);
-	if (!buf)
-		return tool_fail(&job->err, 0, "out of memory");
-	diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (diag < 0) {
-		free(buf);
-		return tool_fail(&job->err, errno, "cannot open a NETLINK_SOCK_DIAG socket");
-	}
-	ret = send(diag, &req, sizeof(req), 0) == (ssize_t)sizeof(req) ?
-	      diag_answers(diag, buf, e->k.ino, nl) : -1;
+	ret = sock_diag_dump(&req, sizeof(req), diag_entry, &look);
 	if (ret < 0)
 		tool_fail(&job->err, errno, "process %d, fd %d: cannot read the netlink "
 			  "socket through NETLINK_SOCK_DIAG", (int)job->pid, e->k.fd);
 	else if (!ret)
 		tool_fail(&job->err, 0, "process %d, fd %d: NETLINK_SOCK_DIAG does not list "
 			  "the netlink socket", (int)job->pid, e->k.fd);
-	close(diag);
-	free(buf);
 	return ret == 1 ? 0 : -1;
 }
 

@@ -27,10 +27,9 @@
 #include <unistd.h>
 
 #include "pidfd_getfd.h"
+#include "sock_diag.h"
 #include "sockets.h"
 
-/* Room for a sock_diag answer: the kernel fills up to 32 KiB at a time. */
-#define DIAG_BUF	32768
 
 #ifndef SOL_PACKET
 #define SOL_PACKET	263
@@ -83,38 +82,24 @@ static void diag_attrs(const struct nlattr *a, int rest, struct packet_diag *d)
 	}
 }
 
-/* The answers of a PACKET_SOCK_DIAG dump on @diag until its end; 1 when @ino was in it. */
-static int diag_answers(int diag, char *buf, uint64_t ino, struct packet_diag *d)
-{
-	const struct packet_diag_msg *m;
-	const struct nlmsghdr *h;
-	bool found = false;
-	ssize_t n;
-	int len;
+/* What a PACKET_SOCK_DIAG answer is looked at for: a socket's inode, and its state. */
+struct packet_lookup {
+	uint64_t ino;
+	struct packet_diag *d;
+};
 
-	for (;;) {
-		n = recv(diag, buf, DIAG_BUF, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		len = (int)n;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return found;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				errno = EPROTO;
-				return -1;
-			}
-			m = NLMSG_DATA(h);
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) || m->pdiag_ino != ino)
-				continue;
-			found = true;
-			d->num = m->pdiag_num;
-			diag_attrs((const struct nlattr *)(m + 1), (int)h->nlmsg_len -
-				   (int)NLMSG_LENGTH(sizeof(*m)), d);
-		}
-	}
+/* One PACKET_SOCK_DIAG answer: whether it is the socket looked for, and then what it says. */
+static bool diag_entry(const struct nlmsghdr *h, void *ctx)
+{
+	const struct packet_diag_msg *m = NLMSG_DATA(h);
+	const struct packet_lookup *look = ctx;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)) || m->pdiag_ino != look->ino)
+		return false;
+	look->d->num = m->pdiag_num;
+	diag_attrs((const struct nlattr *)(m + 1), (int)h->nlmsg_len -
+		   (int)NLMSG_LENGTH(sizeof(*m)), look->d);
+	return true;
 }
 
 static int read_diag(struct dump_job *job, const struct socket_entry *e, struct packet_diag *d)
@@ -129,27 +114,16 @@ static int read_diag(struct dump_job *job, const struct socket_entry *e, struct 
 		       .pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MCLIST |
 				     PACKET_SHOW_RING_CFG | PACKET_SHOW_FANOUT },
 	};
-	char *buf;
-	int diag, ret;
+	struct packet_lookup look = { .ino = e->k.ino, .d = d };
+	int ret;
 
-	buf = malloc(DIAG_BUF);
-	if (!buf)
-		return tool_fail(&job->err, 0, "out of memory");
-	diag = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (diag < 0) {
-		free(buf);
-		return tool_fail(&job->err, errno, "cannot open a NETLINK_SOCK_DIAG socket");
-	}
-	ret = send(diag, &req, sizeof(req), 0) == (ssize_t)sizeof(req) ?
-	      diag_answers(diag, buf, e->k.ino, d) : -1;
+	ret = sock_diag_dump(&req, sizeof(req), diag_entry, &look);
 	if (ret < 0)
 		tool_fail(&job->err, errno, "process %d, fd %d: cannot read the packet socket "
 			  "through PACKET_SOCK_DIAG", (int)job->pid, e->k.fd);
 	else if (!ret)
 		tool_fail(&job->err, 0, "process %d, fd %d: PACKET_SOCK_DIAG does not list the "
 			  "packet socket", (int)job->pid, e->k.fd);
-	close(diag);
-	free(buf);
 	return ret == 1 ? 0 : -1;
 }
 
